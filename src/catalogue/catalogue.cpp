@@ -1,0 +1,126 @@
+#include "catalogue/catalogue.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "catalogue/embedded_data.h"
+#include "core/checked.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_view.h"
+
+namespace vc {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+ParamClass param_class_from(const std::string& name) {
+  for (auto c : {ParamClass::Embedding, ParamClass::OutputHead, ParamClass::Attention, ParamClass::DenseMlp,
+                 ParamClass::RoutedExperts, ParamClass::SharedExperts, ParamClass::Router, ParamClass::Norms,
+                 ParamClass::Vision, ParamClass::Mtp, ParamClass::Other}) {
+    if (name == to_string(c)) return c;
+  }
+  throw std::invalid_argument("unknown parameter class '" + name + "'");
+}
+
+StatedFigure stated(const nlohmann::json& j) { return {j.at("value").get<uint64_t>(), j.at("source").get<std::string>()}; }
+
+void apply_facts(Model& m, const nlohmann::json& f) {
+  m.id = f.at("id").get<std::string>();
+  m.name = f.at("name").get<std::string>();
+  for (const auto& s : f.value("sources", std::vector<std::string>{})) m.sources.push_back(s);
+  if (f.contains("extra_params")) {  // parts the config does not describe (vision towers, MTP)
+    for (const auto& e : f["extra_params"]) {
+      ParamClass c = param_class_from(e.at("class").get<std::string>());
+      uint64_t n = e.at("value").get<uint64_t>();
+      m.params.by_class[c] = checked_add(m.params.by_class[c], n);
+      m.params.derived_total = checked_add(m.params.derived_total, n);
+      m.provenance[std::string("params.") + to_string(c)] = e.at("source").get<std::string>();
+    }
+  }
+  if (f.contains("stated")) {
+    const auto& s = f["stated"];
+    if (s.contains("total_params")) m.params.stated_total = stated(s["total_params"]);
+    if (s.contains("active_params")) m.params.stated_active = stated(s["active_params"]);
+  }
+  if (f.contains("checkpoint")) {
+    const auto& c = f["checkpoint"];
+    m.native.format = c.at("format").get<std::string>();
+    m.native.bytes = c.at("bytes").get<uint64_t>();
+    m.native.measured = c.value("measured", true);
+    m.native.source = c.at("source").get<std::string>();
+    m.native.note = c.value("note", m.native.note);
+  }
+  for (const auto& b : f.value("builds", nlohmann::json::array())) {
+    m.builds.push_back({b.at("name").get<std::string>(), b.at("format").get<std::string>(), b.at("bytes").get<uint64_t>(),
+                        b.at("source").get<std::string>(), b.value("note", "")});
+  }
+  if (f.contains("max_context")) m.max_context = f["max_context"].get<uint64_t>();
+  m.inputs = f.value("inputs", std::vector<std::string>{"text"});
+  m.license = f.value("license", "");
+  for (const auto& c : f.value("confirmed", nlohmann::json::array())) {
+    m.confirmed.push_back({c.at("spec").get<std::string>(), c.at("value").get<std::string>(), c.at("whose_word").get<std::string>()});
+  }
+  for (const auto& a : f.value("assumed", nlohmann::json::array())) {
+    m.assumed.push_back({a.at("question").get<std::string>(), a.at("what_we_can_say").get<std::string>()});
+  }
+  m.left_out = f.value("left_out", std::vector<std::string>{});
+  for (const auto& n : f.value("notes", std::vector<std::string>{})) m.notes.push_back(n);
+}
+
+}  // namespace
+
+Model model_from_facts(const std::string& facts_json, const std::string& config_json, const std::string& label) {
+  auto facts = nlohmann::json::parse(facts_json);
+  auto config = parse_config_text(config_json, label);
+  if (facts.contains("config_patch")) config.merge_patch(facts["config_patch"]);  // RFC 7386
+  Model m = model_from_config(config, label);
+  if (facts.contains("config_source")) m.provenance["config.json"] = facts["config_source"].get<std::string>();
+  apply_facts(m, facts);
+  return m;
+}
+
+Catalogue::Catalogue() {
+  for (auto path : embedded::paths_under("models/")) {
+    constexpr std::string_view suffix = "/facts.json";
+    if (path.size() < suffix.size() || path.substr(path.size() - suffix.size()) != suffix) continue;
+    std::string facts_text(embedded::file_text(path));
+    auto facts = nlohmann::json::parse(facts_text);
+    std::string dir(path.substr(0, path.size() - suffix.size()));
+    // A model without published files of its own borrows another entry's config (K3.1 Pro: K3's).
+    std::string config_path = facts.contains("config_from")
+                                  ? "models/" + facts["config_from"].get<std::string>() + "/config.json"
+                                  : dir + "/config.json";
+    std::string config_text(embedded::file_text(config_path));
+    models_.push_back(model_from_facts(facts_text, config_text, "catalogue " + config_path));
+  }
+  std::sort(models_.begin(), models_.end(), [](const Model& a, const Model& b) { return a.id < b.id; });
+}
+
+const Catalogue& Catalogue::builtin() {
+  static const Catalogue catalogue;
+  return catalogue;
+}
+
+const Model* Catalogue::find(std::string_view id_or_name) const {
+  const std::string key = lower(id_or_name);
+  for (const auto& m : models_) {
+    if (lower(m.id) == key || lower(m.name) == key) return &m;
+  }
+  return nullptr;
+}
+
+std::string Catalogue::ids() const {
+  std::string out;
+  for (const auto& m : models_) out += (out.empty() ? "" : ", ") + m.id;
+  return out;
+}
+
+}  // namespace vc

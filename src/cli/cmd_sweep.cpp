@@ -1,0 +1,61 @@
+// vramcalc sweep MODEL --contexts 8K,32K,1M: one row per context, and the saving between rows.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/scenario_flags.h"
+#include "estimate/sweep.h"
+#include "report/json_report.h"
+#include "sources/resolver.h"
+
+namespace vc::cli {
+
+Command add_sweep(CLI::App& app) {
+  auto* sub = app.add_subcommand("sweep", "Estimate MODEL at several contexts, with the saving between rows");
+  struct Opts {
+    std::string model;
+    std::vector<std::string> contexts{"8K", "32K", "128K", "1M"};
+    ScenarioFlags flags;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("MODEL", o->model, "Catalogue id or config.json")->required();
+  sub->add_option("--contexts", o->contexts, "Comma-separated contexts, e.g. 8K,32K,1M")->delimiter(',');
+  o->flags.add_to(*sub, false);
+  sub->add_flag("--json", o->json, "Print JSON");
+  return {sub, [o] {
+            Model model = resolve_model(o->model);
+            std::vector<uint64_t> contexts;
+            for (const auto& c : o->contexts) contexts.push_back(parse_tokens(c, "--contexts"));
+            auto rows = sweep(model, o->flags.to_scenario(), contexts);
+            const ByteUnits units = o->flags.byte_units();
+            if (o->json) {
+              nlohmann::json out;
+              out["schema"] = "vramcalc.sweep/1";
+              out["model"] = model.id;
+              out["rows"] = nlohmann::json::array();
+              for (const auto& r : rows) {
+                auto j = estimate_json(r.estimate);
+                j.erase("model");
+                j["saving_vs_previous_bytes"] = r.saving_vs_previous;
+                out["rows"].push_back(j);
+              }
+              fmt::print("{}\n", out.dump(2));
+              return 0;
+            }
+            fmt::print("{} ({}), weights {}\n", model.name, model.id, rows.front().estimate.weights.tier);
+            fmt::print("{:>10} {:>14} {:>14} {:>14} {:>14} {:>16}\n", "context", "cache+state", "weights", "overhead", "total", "saving vs prev");
+            for (const auto& r : rows) {
+              const auto& e = r.estimate;
+              std::string saving = r.saving_vs_previous == 0 && &r == &rows.front() ? "" :
+                  (r.saving_vs_previous >= 0 ? format_bytes(static_cast<uint64_t>(r.saving_vs_previous), units)
+                                             : "-" + format_bytes(static_cast<uint64_t>(-r.saving_vs_previous), units));
+              fmt::print("{:>10} {:>14} {:>14} {:>14} {:>14} {:>16}\n", format_tokens(e.scenario.context), format_bytes(e.context_bytes(), units),
+                         format_bytes(e.weights.bytes, units), format_bytes(e.overhead_bytes, units), format_bytes(e.total_bytes, units), saving);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace vc::cli

@@ -1,0 +1,43 @@
+// vramcalc: what it takes to run a large language model. Exit codes: 0 success, 2 bad input
+// (a flag, file or value; the message names it and what is accepted), 1 internal error.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"vramcalc: memory, hardware and speed for running large language models"};
+  app.require_subcommand(1);
+  std::vector<vc::cli::Command> commands;
+  for (auto add : {vc::cli::add_estimate, vc::cli::add_sweep, vc::cli::add_compare, vc::cli::add_models, vc::cli::add_builds,
+                   vc::cli::add_stream}) {
+    commands.push_back(add(app));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "vramcalc: {}\nRun 'vramcalc --help' (or 'vramcalc COMMAND --help') for what is accepted.\n", e.what());
+    return 2;
+  }
+  try {
+    for (const auto& c : commands) {
+      if (c.app->parsed()) return c.run();
+    }
+    return 2;
+  } catch (const vc::InputError& e) {
+    fmt::print(stderr, "vramcalc: {}\n", e.what());
+    return 2;
+  } catch (const vc::OverflowError& e) {
+    fmt::print(stderr, "vramcalc: {} (the inputs are too large to compute exactly)\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "vramcalc: internal error: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,250 @@
+#include "estimate/estimate.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <tuple>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "core/units.h"
+#include "estimate/verdict.h"
+#include "model/quant.h"
+
+namespace vc {
+namespace {
+
+std::string bytes_text(uint64_t b) { return format_count(b) + " B"; }
+
+const QuantFormat& cache_format(const std::string& name) {
+  const QuantFormat* f = QuantTable::builtin().find_type(name);
+  if (!f) {
+    throw InputError("--cache-dtype", "'" + name + "' is not a storage type; accepted: " + QuantTable::builtin().names(false));
+  }
+  return *f;
+}
+
+// Bytes per cached token of one layer at the cache dtype.
+uint64_t token_bytes(const AttentionSpec& a, const QuantFormat& fmt, const Scenario& s) {
+  switch (a.kind) {
+    case AttentionKind::Full:
+    case AttentionKind::SlidingWindow:  // K and V are separate rows
+      return checked_add(fmt.row_bytes(uint64_t{a.kv_heads} * a.head_dim_k), fmt.row_bytes(uint64_t{a.kv_heads} * a.head_dim_v));
+    case AttentionKind::Latent:
+      if (s.latent_values) return fmt.row_bytes(*s.latent_values);
+      return checked_add(fmt.row_bytes(uint64_t{a.latent_rank} + a.rope_dim), a.index_key_dim ? fmt.row_bytes(a.index_key_dim) : 0);
+    default:
+      return 0;
+  }
+}
+
+struct GroupKey {
+  AttentionKind kind;
+  uint64_t values;
+  uint64_t window;
+  std::string family;
+  bool operator<(const GroupKey& o) const { return std::tie(kind, values, window, family) < std::tie(o.kind, o.values, o.window, o.family); }
+};
+
+struct Group {
+  uint64_t layers = 0;
+  AttentionSpec spec;
+};
+
+std::string seqs_text(uint64_t n) { return fmt::format("{} sequence{}", format_count(n), n == 1 ? "" : "s"); }
+
+Line cache_line(const Group& g, const QuantFormat& fmt, const Scenario& s) {
+  const AttentionSpec& a = g.spec;
+  Line line;
+  const uint64_t per_token = token_bytes(a, fmt, s);
+  const uint64_t tokens = a.kind == AttentionKind::SlidingWindow ? std::min(s.context, a.window) : s.context;
+  line.bytes = checked_product({g.layers, per_token, tokens, s.sequences});
+  const std::string dtype = fmt.name;
+  switch (a.kind) {
+    case AttentionKind::Full:
+      line.id = "cache.full";
+      line.label = fmt::format("KV cache, full attention ({} layers)", g.layers);
+      line.formula = fmt::format("{} layers × {} kv heads × ({} K + {} V) values × {} per token ({}) × {} tokens × {} = {}",
+                                 g.layers, a.kv_heads, a.head_dim_k, a.head_dim_v, bytes_text(per_token), dtype,
+                                 format_count(tokens), seqs_text(s.sequences), bytes_text(line.bytes));
+      line.assumption = "every token of context keeps its K and V in every full-attention layer";
+      line.source = "config.json num_key_value_heads, head_dim; reference/architectures.md §1";
+      break;
+    case AttentionKind::SlidingWindow:
+      line.id = "cache.window";
+      line.label = fmt::format("KV cache, sliding window of {} ({} layers)", format_count(a.window), g.layers);
+      line.formula = fmt::format("{} layers × {} kv heads × ({} K + {} V) values × {} per token ({}) × min({} context, {} window) tokens × {} = {}",
+                                 g.layers, a.kv_heads, a.head_dim_k, a.head_dim_v, bytes_text(per_token), dtype,
+                                 format_count(s.context), format_count(a.window), seqs_text(s.sequences), bytes_text(line.bytes));
+      line.assumption = "window layers keep only the last `window` tokens (engines add a batch of slack; see the engine profiles)";
+      line.source = "config.json sliding_window and layer pattern; reference/architectures.md §2";
+      break;
+    case AttentionKind::Latent: {
+      line.id = "cache.latent";
+      line.label = fmt::format("Latent attention cache ({} layers)", g.layers);
+      const uint64_t implied = a.values_per_token();
+      std::string values = s.latent_values
+                               ? fmt::format("{} values (--latent-values; the config implies {})", format_count(*s.latent_values), implied)
+                               : (a.index_key_dim ? fmt::format("({} latent + {} rope + {} index keys) values", a.latent_rank, a.rope_dim, a.index_key_dim)
+                                                  : fmt::format("({} latent + {} rope) values", a.latent_rank, a.rope_dim));
+      line.formula = fmt::format("{} layers × {} = {} per token ({}) × {} tokens × {} = {}", g.layers, values, bytes_text(per_token), dtype,
+                                 format_count(tokens), seqs_text(s.sequences), bytes_text(line.bytes));
+      line.assumption = s.latent_values
+                            ? fmt::format("a budget of {} values per latent layer replaces what engines store ({} values)", *s.latent_values, implied)
+                            : std::string("one shared latent vector per token and layer, no separate V (vLLM MLAAttentionSpec, llama.cpp K-only MLA cache)") +
+                                  (a.index_key_dim ? fmt::format("; sparse attention keeps {}-wide index keys for every token: top-{} selection cuts compute, not storage",
+                                                                 a.index_key_dim, a.index_topk)
+                                                   : "");
+      line.source = "config.json kv_lora_rank, qk_rope_head_dim" + std::string(a.index_key_dim ? ", index_head_dim" : "") +
+                    "; reference/architectures.md §3-4";
+      break;
+    }
+    default: break;
+  }
+  return line;
+}
+
+Line state_line(const Group& g, const Scenario& s) {
+  const AttentionSpec& a = g.spec;
+  const uint64_t matrix_b = 4;  // f32 in both f32 and mixed layouts
+  const uint64_t conv_b = s.state_layout == StateLayout::F32 ? 4 : 2;
+  const uint64_t m_b = s.state_layout == StateLayout::F16 ? 2 : matrix_b;
+  const uint64_t per_layer = checked_add(checked_mul(a.state_values, m_b), checked_mul(a.conv_values, conv_b));
+  Line line;
+  line.id = "state." + std::string(a.state_family.empty() ? "linear" : a.state_family);
+  line.label = fmt::format("Recurrent state, {} ({} layers)", a.state_family, g.layers);
+  line.bytes = checked_product({g.layers, per_layer, s.sequences});
+  line.formula = fmt::format("{} layers × ({} state values × {} B + {} conv values × {} B) × {} = {}", g.layers, format_count(a.state_values), m_b,
+                             format_count(a.conv_values), conv_b, seqs_text(s.sequences), bytes_text(line.bytes));
+  line.assumption = fmt::format("a fixed state per sequence that does not grow with context; layout {} ({})", to_string(s.state_layout),
+                                s.state_layout == StateLayout::F32     ? "llama.cpp: matrix and conv in f32"
+                                : s.state_layout == StateLayout::Mixed ? "vLLM: matrix f32, conv in the 16-bit model dtype"
+                                                                       : "both 16-bit");
+  line.source = "config.json " + std::string(a.state_family == "KDA" ? "linear_attn_config.num_heads, head_dim, short_conv_kernel_size"
+                                                                      : "state geometry") +
+                "; reference/architectures.md §5-7";
+  return line;
+}
+
+}  // namespace
+
+WeightsFigure resolve_weights(const Model& model, const std::string& quant) {
+  WeightsFigure w;
+  const uint64_t params = model.params.total();
+  if (quant.empty() || quant == "native" || quant == "NATIVE") {
+    w.tier = "native " + model.native.format;
+    w.bytes = w.unclamped = model.native.bytes;
+  } else if (const Build* b = model.find_build(quant)) {
+    w.tier = "build " + b->name;
+    w.bytes = w.unclamped = b->bytes;
+    w.from_build = true;
+  } else {
+    const QuantFormat* f = QuantTable::builtin().find_tier(quant);
+    if (!f) {
+      std::string builds;
+      for (const auto& bd : model.builds) builds += (builds.empty() ? "" : ", ") + bd.name;
+      throw InputError("--quant", "'" + quant + "' is not a tier; accepted: native" + (builds.empty() ? "" : ", builds of " + model.name + " (" + builds + ")") +
+                                      ", or a format: " + QuantTable::builtin().names(true));
+    }
+    if (f->name == model.native.format) {
+      w.tier = "native " + f->name;
+      w.bytes = w.unclamped = model.native.bytes;
+    } else {
+      w.tier = f->name;
+      w.unclamped = f->bits.bytes_for(params);
+      w.clamped = w.unclamped > model.native.bytes;
+      w.bytes = w.clamped ? model.native.bytes : w.unclamped;
+    }
+  }
+  w.effective_bits = params ? static_cast<double>(w.bytes) * 8.0 / static_cast<double>(params) : 0;
+  return w;
+}
+
+Estimate estimate(const Model& model, const Scenario& s) {
+  if (s.context == 0 || s.context > kMaxContextTokens) throw InputError("--context", "must be from 1 to " + format_tokens(kMaxContextTokens) + " tokens");
+  if (s.sequences == 0 || s.sequences > kMaxSequences) throw InputError("--seqs", fmt::format("must be from 1 to {}", kMaxSequences));
+  if (s.latent_values && (*s.latent_values == 0 || *s.latent_values > (1u << 20))) throw InputError("--latent-values", "must be from 1 to 1,048,576");
+  const QuantFormat& cfmt = cache_format(s.cache_dtype);
+
+  Estimate e;
+  e.model = &model;
+  e.scenario = s;
+  e.weights = resolve_weights(model, s.quant);
+
+  {  // weights line
+    Line w;
+    w.id = "weights";
+    w.label = "Weights, " + e.weights.tier;
+    w.bytes = e.weights.bytes;
+    const uint64_t params = model.params.total();
+    if (e.weights.from_build) {
+      const Build* b = model.find_build(s.quant);
+      w.formula = fmt::format("measured size of {} = {}", b->name, bytes_text(b->bytes));
+      w.assumption = "a named build's measured bytes are used as they are";
+      w.source = b->source;
+    } else if (e.weights.tier.rfind("native", 0) == 0) {
+      w.formula = fmt::format("{} {} = {} ({:.2f} effective bits per parameter over {} params)", model.native.measured ? "measured" : "derived",
+                              model.native.format, bytes_text(w.bytes), e.weights.effective_bits, format_params(params));
+      w.assumption = model.native.note.empty() ? "the native checkpoint is what the engine loads" : model.native.note;
+      w.source = model.native.source;
+    } else {
+      const QuantFormat* f = QuantTable::builtin().find_tier(s.quant);
+      w.formula = fmt::format("min(native {}, {} params × {} bits / 8 = {}) = {}", bytes_text(model.native.bytes), format_params(params), f->bits_text(),
+                              bytes_text(e.weights.unclamped), bytes_text(w.bytes));
+      w.assumption = e.weights.clamped
+                         ? fmt::format("{} would make the weights larger than the native {} checkpoint, so the native size stands (clamp rule)", f->name, model.native.format)
+                         : fmt::format("every parameter at {} bits ({})", f->bits_text(), f->is_mix ? "a measured llama.cpp mix" : "from the block layout");
+      w.source = f->source + "; params: " + model.params.total_source();
+    }
+    e.lines.push_back(std::move(w));
+  }
+
+  // Group layers by what they keep, so each kind is one explained line.
+  std::map<GroupKey, Group> cache_groups;
+  std::map<GroupKey, Group> state_groups;
+  for (const auto& layer : model.layers) {
+    for (const AttentionSpec* a : {&layer.attention, layer.parallel_mixer ? &*layer.parallel_mixer : nullptr}) {
+      if (!a) continue;
+      if (a->kind == AttentionKind::LinearState) {
+        auto& g = state_groups[{a->kind, a->state_values * 1000003 + a->conv_values, 0, a->state_family}];
+        g.layers++;
+        g.spec = *a;
+      } else if (a->kind != AttentionKind::None) {
+        auto& g = cache_groups[{a->kind, a->values_per_token(), a->window, ""}];
+        g.layers++;
+        g.spec = *a;
+        if (a->kind == AttentionKind::Latent) e.latent_values_implied = a->values_per_token();
+      }
+    }
+  }
+  for (const auto& [key, g] : cache_groups) {
+    Line l = cache_line(g, cfmt, s);
+    e.cache_bytes = checked_add(e.cache_bytes, l.bytes);
+    e.lines.push_back(std::move(l));
+  }
+  for (const auto& [key, g] : state_groups) {
+    Line l = state_line(g, s);
+    e.state_bytes = checked_add(e.state_bytes, l.bytes);
+    e.lines.push_back(std::move(l));
+  }
+
+  const uint64_t base = checked_add(e.weights.bytes, e.context_bytes());
+  e.overhead_bytes = checked_add(mul_div_round(base, s.overhead_bp, 10000), s.overhead_fixed);
+  {
+    Line o;
+    o.id = "overhead";
+    o.label = "Runtime overhead (" + format_percent_bp(s.overhead_bp) + (s.overhead_fixed ? " + fixed" : "") + ")";
+    o.bytes = e.overhead_bytes;
+    o.formula = fmt::format("{} × ({} weights + {} cache and state){} = {}", format_percent_bp(s.overhead_bp), bytes_text(e.weights.bytes),
+                            bytes_text(e.context_bytes()), s.overhead_fixed ? " + " + bytes_text(s.overhead_fixed) : "", bytes_text(o.bytes));
+    o.assumption = "activations, engine buffers, fragmentation and CUDA context as a share of resident memory (the seeds' rule); "
+                   "the engine profiles replace this with what each engine allocates";
+    o.source = "seed 002: 'Runtime overhead (~15%)'";
+    e.lines.push_back(std::move(o));
+  }
+  e.total_bytes = checked_add(base, e.overhead_bytes);
+  e.verdict = make_verdict(e);
+  return e;
+}
+
+}  // namespace vc

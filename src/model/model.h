@@ -1,0 +1,134 @@
+#pragma once
+// A model is data: a stack of layers (attention kind + feed-forward kind), embeddings, parameter
+// counts with their sources, the native checkpoint and known builds, and what is confirmed or
+// assumed about it. Every family is mapped into this one structure (src/sources/config/).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vc {
+
+enum class AttentionKind { Full, SlidingWindow, Latent, LinearState, None };
+const char* to_string(AttentionKind kind);
+
+// What one layer's token mixer keeps in memory. Only the fields of its kind are meaningful.
+struct AttentionSpec {
+  AttentionKind kind = AttentionKind::None;
+  // Full and SlidingWindow: K and V per token are kv_heads * head_dim_k and kv_heads * head_dim_v.
+  uint32_t kv_heads = 0;
+  uint32_t head_dim_k = 0;
+  uint32_t head_dim_v = 0;
+  uint64_t window = 0;  // SlidingWindow: tokens kept
+  // Latent (MLA): one shared vector of latent_rank + rope_dim values per token, plus index keys
+  // of index_key_dim values for sparse attention (DeepSeek-V3.2 style indexer).
+  uint32_t latent_rank = 0;
+  uint32_t rope_dim = 0;
+  uint32_t index_key_dim = 0;
+  uint32_t index_topk = 0;  // sparse selection: cuts compute, not storage
+  // LinearState: a fixed state per sequence, independent of context.
+  std::string state_family;  // "KDA", "GatedDeltaNet", "Mamba2", "Mamba1"
+  uint64_t state_values = 0;  // recurrent matrix values per sequence
+  uint64_t conv_values = 0;   // short-convolution values per sequence
+
+  // Cached values per token of context (K+V for full/window, latent+rope+index for latent).
+  uint64_t values_per_token() const;
+  bool grows_with_context() const { return kind == AttentionKind::Full || kind == AttentionKind::Latent; }
+};
+
+enum class FeedForwardKind { Dense, MoE, None };
+
+struct FeedForwardSpec {
+  FeedForwardKind kind = FeedForwardKind::None;
+  uint64_t dense_width = 0;      // Dense: intermediate size
+  uint32_t experts = 0;          // MoE: routed experts
+  uint32_t experts_per_token = 0;
+  uint64_t expert_width = 0;     // MoE: one routed expert's intermediate size
+  uint64_t shared_width = 0;     // MoE: total width of the shared expert(s), 0 if none
+};
+
+struct LayerConfig {
+  AttentionSpec attention;
+  // Hybrid-head layers (Falcon-H1) run a second mixer in parallel: counted too.
+  std::optional<AttentionSpec> parallel_mixer;
+  FeedForwardSpec feed_forward;
+};
+
+enum class ParamClass { Embedding, OutputHead, Attention, DenseMlp, RoutedExperts, SharedExperts, Router, Norms, Vision, Mtp, Other };
+const char* to_string(ParamClass c);
+
+struct StatedFigure {
+  uint64_t value = 0;
+  std::string source;
+};
+
+struct Params {
+  std::map<ParamClass, uint64_t> by_class;  // derived from geometry or tensors
+  uint64_t derived_total = 0;               // language model + vision + MTP as shipped
+  uint64_t derived_active = 0;              // per token, excluding the input embedding lookup
+  std::string derived_source;               // "config.json geometry", "safetensors headers", ...
+  std::optional<StatedFigure> stated_total;   // the vendor's word, kept beside the derived figure
+  std::optional<StatedFigure> stated_active;
+  // The figure the arithmetic uses: the vendor's where stated (the seeds' rule), else derived.
+  uint64_t total() const { return stated_total ? stated_total->value : derived_total; }
+  uint64_t active() const { return stated_active ? stated_active->value : derived_active; }
+  std::string total_source() const { return stated_total ? stated_total->source : derived_source; }
+  std::string active_source() const { return stated_active ? stated_active->source : derived_source; }
+};
+
+struct Checkpoint {
+  std::string format;     // native tier name, e.g. "MXFP4", "BF16", "FP8"
+  uint64_t bytes = 0;
+  bool measured = false;  // summed from the real files, not derived from parameters
+  std::string source;
+  std::string note;       // e.g. "MXFP4 on routed experts only; bf16 elsewhere"
+};
+
+struct Build {
+  std::string name;       // "UD-IQ1_S"
+  std::string format;     // "GGUF"
+  uint64_t bytes = 0;
+  std::string source;
+  std::string note;
+};
+
+struct ConfirmedFact {
+  std::string spec;
+  std::string value;
+  std::string whose_word;
+};
+
+struct OpenQuestion {
+  std::string question;
+  std::string what_we_can_say;
+};
+
+struct Model {
+  std::string id;            // catalogue id, "kimi-k3.1-pro"
+  std::string name;          // "Kimi K3.1 Pro"
+  std::string family;        // the mapper that read it, "kimi_linear"
+  std::string architecture;  // config model_type / GGUF general.architecture
+  std::vector<LayerConfig> layers;
+  uint64_t vocab = 0;
+  uint64_t hidden = 0;
+  bool tied_embeddings = false;
+  Params params;
+  Checkpoint native;
+  std::vector<Build> builds;
+  uint64_t max_context = 0;
+  std::vector<std::string> inputs;      // "text", "image"
+  std::string license;
+  std::vector<ConfirmedFact> confirmed;
+  std::vector<OpenQuestion> assumed;
+  std::vector<std::string> left_out;    // what an estimate does not count (vision encoder, ...)
+  std::vector<std::string> sources;     // URLs and documents the entry rests on
+  std::map<std::string, std::string> provenance;  // input -> where it came from
+  std::vector<std::string> warnings;    // fields guessed by a fallback reading
+  std::vector<std::string> notes;
+
+  uint64_t layer_count(AttentionKind kind) const;
+  const Build* find_build(const std::string& name) const;
+};
+
+}  // namespace vc

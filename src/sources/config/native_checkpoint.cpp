@@ -1,0 +1,86 @@
+#include "sources/config/native_checkpoint.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "core/checked.h"
+#include "core/units.h"
+#include "model/quant.h"
+
+namespace vc {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool mentions(const nlohmann::json& list, const std::string& needle) {
+  if (!list.is_array()) return false;
+  for (const auto& e : list) {
+    if (e.is_string() && lower(e.get<std::string>()).find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string unquantized_dtype(ConfigView& cfg) {
+  std::string d = lower(cfg.str("torch_dtype", cfg.str("dtype", "bfloat16")));
+  if (d == "float32") return "F32";
+  if (d == "float16") return "F16";
+  return "BF16";
+}
+
+}  // namespace
+
+void apply_native_checkpoint(ConfigView& cfg) {
+  Model& m = cfg.model();
+  const QuantTable& table = QuantTable::builtin();
+  const std::string base = unquantized_dtype(cfg);
+  const QuantFormat* base_fmt = table.find_type(base);
+
+  const nlohmann::json* q = cfg.object("quantization_config");
+  std::string quant_name;
+  std::set<ParamClass> quantized;
+  const std::set<ParamClass> linear = {ParamClass::Attention, ParamClass::DenseMlp, ParamClass::RoutedExperts, ParamClass::SharedExperts};
+  if (q) {
+    std::string method = lower(q->value("quant_method", ""));
+    std::string format = lower(q->value("format", ""));
+    nlohmann::json skip = q->contains("ignore") ? (*q)["ignore"] : q->value("modules_to_not_convert", nlohmann::json::array());
+    if (method == "fp8") quant_name = "FP8";
+    else if (method == "mxfp4" || format.find("mxfp4") != std::string::npos) quant_name = "MXFP4";
+    else if (format.find("nvfp4") != std::string::npos || method == "modelopt") quant_name = "NVFP4";
+    else if (format == "pack-quantized") quant_name = "INT4_G32";
+    else cfg.warn("quantization_config method '" + method + "' is not modelled; the native size assumes " + base + " everywhere");
+    if (!quant_name.empty()) {
+      quantized = linear;
+      if (mentions(skip, "self_attn") || mentions(skip, "attn")) quantized.erase(ParamClass::Attention);
+      if (mentions(skip, "shared_expert")) quantized.erase(ParamClass::SharedExperts);
+      if (mentions(skip, "mlp.") || mentions(skip, "mlp\\.")) quantized.erase(ParamClass::DenseMlp);
+      if (method == "mxfp4") quantized = {ParamClass::RoutedExperts};  // gpt-oss: experts only
+    }
+  }
+
+  uint64_t bytes = 0;
+  uint64_t quantized_params = 0;
+  const QuantFormat* qfmt = quant_name.empty() ? nullptr : table.find_type(quant_name);
+  for (const auto& [cls, n] : m.params.by_class) {
+    bool is_q = qfmt && quantized.count(cls);
+    bytes = checked_add(bytes, is_q ? qfmt->bits.bytes_for(n) : base_fmt->bits.bytes_for(n));
+    if (is_q) quantized_params += n;
+  }
+  m.native.format = qfmt ? qfmt->name : base;
+  m.native.bytes = bytes;
+  m.native.measured = false;
+  m.native.source = cfg.label() + " dtype and quantization_config, times the parameter count by class";
+  if (qfmt) {
+    std::string classes;
+    for (auto c : quantized) classes += (classes.empty() ? "" : ", ") + std::string(to_string(c));
+    m.native.note = fmt::format("{} ({} bits) on {} ({} params); {} elsewhere", qfmt->name, qfmt->bits_text(), classes,
+                                format_params(quantized_params), base);
+  } else {
+    m.native.note = base + " throughout";
+  }
+}
+
+}  // namespace vc
