@@ -183,7 +183,7 @@ Estimate estimate(const Model& model, const Scenario& s) {
       w.assumption = "a named build's measured bytes are used as they are";
       w.source = b->source;
     } else if (e.weights.tier.rfind("native", 0) == 0) {
-      w.formula = fmt::format("{} {} = {} ({:.2f} effective bits per parameter over {} params)", model.native.measured ? "measured" : "derived",
+      w.formula = fmt::format("{} {} = {} ({:.2f} effective bits per parameter over {} params)", model.native.measured ? "measured" : (model.native.source.rfind("assumed", 0) == 0 ? "assumed" : "derived"),
                               model.native.format, bytes_text(w.bytes), e.weights.effective_bits, format_params(params));
       w.assumption = model.native.note.empty() ? "the native checkpoint is what the engine loads" : model.native.note;
       w.source = model.native.source;

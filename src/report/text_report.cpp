@@ -12,7 +12,7 @@ std::string estimate_text(const Estimate& e, bool explain, ByteUnits units) {
                      m.layers.size());
   out += fmt::format("Scenario: weights {}, context {} ({} tokens), {} sequence(s), cache {}, state {}, overhead {}\n\n", e.weights.tier,
                      format_tokens(s.context), format_count(s.context), s.sequences, s.cache_dtype, to_string(s.state_layout), format_percent_bp(s.overhead_bp));
-  size_t width = 10;
+  size_t width = 16;
   for (const auto& l : e.lines) width = std::max(width, l.label.size());
   for (const auto& l : e.lines) {
     out += fmt::format("  {:<{}}  {:>14}\n", l.label, width, format_bytes(l.bytes, units));
@@ -20,8 +20,8 @@ std::string estimate_text(const Estimate& e, bool explain, ByteUnits units) {
       out += fmt::format("      = {}\n      assumes: {}\n      source: {}\n", l.formula, l.assumption, l.source);
     }
   }
-  out += fmt::format("  {:<{}}  {:>14}\n", std::string(width, '-'), width, "");
-  out += fmt::format("  {:<{}}  {:>14}\n", "Cache and state (grows with context / sequences)", width, format_bytes(e.context_bytes(), units));
+  out += fmt::format("  {}\n", std::string(width + 16, '-'));
+  out += fmt::format("  {:<{}}  {:>14}\n", "Cache and state", width, format_bytes(e.context_bytes(), units));
   out += fmt::format("  {:<{}}  {:>14}\n", "Total", width, format_bytes(e.total_bytes, units));
   if (e.weights.clamped) {
     out += fmt::format("\nNote: {} would need {} for the weights, more than the native {} checkpoint; the native size stands.\n", e.weights.tier,
