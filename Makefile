@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 WERROR ?= $(if $(CI),ON,OFF)
 
-.PHONY: setup configure build run test bench clean
+.PHONY: setup configure build run test bench bench-smoke clean
 
 setup:
 	bash scripts/setup
@@ -21,7 +21,11 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
-	./$(BUILD)/vramcalc_bench
+	./$(BUILD)/vramcalc_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+
+# One short iteration of every benchmark: CI checks they build and run, not their speed.
+bench-smoke: build
+	./$(BUILD)/vramcalc_bench --benchmark_min_time=0.001
 
 clean:
 	rm -rf $(BUILD)
