@@ -1,0 +1,120 @@
+#include "engines/llamacpp_profile.h"
+
+#include <fmt/format.h>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "core/units.h"
+#include "model/quant.h"
+
+namespace vc {
+namespace {
+
+uint64_t pad_to(uint64_t n, uint64_t multiple) { return ceil_div(n, multiple) * multiple; }
+
+const QuantFormat& cache_type(const std::string& name, const std::string& flag) {
+  const QuantFormat* f = QuantTable::builtin().find_type(name);
+  if (!f) throw InputError(flag, "'" + name + "' is not a ggml type; accepted: " + QuantTable::builtin().names(false));
+  return *f;
+}
+
+// ggml stores a row of `values` in whole blocks; llama.cpp refuses a cache type whose block does
+// not divide the head width ("K cache type q8_0 with block size 32 does not divide n_embd_head_k").
+uint64_t row_bytes(const QuantFormat& f, uint64_t values, uint64_t head_width, const char* which) {
+  if (head_width % f.block_elems != 0) {
+    throw InputError(std::string(which) == "K" ? "-ctk" : "-ctv",
+                     fmt::format("llama.cpp refuses it: {} cache type {} with block size {} does not divide the head width {}", which, f.name,
+                                 f.block_elems, head_width));
+  }
+  return f.row_bytes(values);
+}
+
+}  // namespace
+
+LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
+  if (s.n_seq == 0 || s.n_seq > 256) throw InputError("-np", "must be from 1 to 256");
+  if (s.n_ctx == 0 || s.n_ctx > kMaxContextTokens) throw InputError("-c", "must be from 1 to " + format_tokens(kMaxContextTokens));
+  if (s.n_ubatch == 0 || s.n_ubatch > (1u << 20)) throw InputError("-ub", "must be from 1 to 1,048,576");
+  const QuantFormat& tk = cache_type(s.type_k, "-ctk");
+  const QuantFormat& tv = cache_type(s.type_v, "-ctv");
+
+  LlamaCppMemory m;
+  // Each sequence gets n_ctx / n_seq cells unless the cache is unified (llama_context: n_ctx_seq).
+  m.n_ctx_seq = s.kv_unified ? s.n_ctx : s.n_ctx / s.n_seq;
+  const uint64_t streams = s.kv_unified ? 1 : s.n_seq;
+  m.kv_cells = m.n_ctx_seq;
+  m.rs_cells = std::max<uint64_t>(1, s.n_seq);
+
+  uint64_t full_layers = 0, swa_layers = 0, rs_layers = 0;
+  for (const auto& layer : model.layers) {
+    for (const AttentionSpec* a : {&layer.attention, layer.parallel_mixer ? &*layer.parallel_mixer : nullptr}) {
+      if (!a) continue;
+      switch (a->kind) {
+        case AttentionKind::Full: {
+          uint64_t k = row_bytes(tk, uint64_t{a->kv_heads} * a->head_dim_k, a->head_dim_k, "K");
+          uint64_t v = row_bytes(tv, uint64_t{a->kv_heads} * a->head_dim_v, a->head_dim_v, "V");
+          m.kv_k_bytes = checked_add(m.kv_k_bytes, checked_product({k, m.kv_cells, streams}));
+          m.kv_v_bytes = checked_add(m.kv_v_bytes, checked_product({v, m.kv_cells, streams}));
+          ++full_layers;
+          break;
+        }
+        case AttentionKind::Latent: {
+          // MLA is one K-only head of kv_lora + rope values (V is a view of K); the DSA indexer
+          // keys are a second K-only cache of the same type.
+          if (tk.name != tv.name) throw InputError("-ctv", "llama.cpp refuses different K and V cache types for latent attention: V is a view of K");
+          const uint64_t width = uint64_t{a->latent_rank} + a->rope_dim;
+          uint64_t k = row_bytes(tk, width, width, "K");
+          if (a->index_key_dim) k = checked_add(k, row_bytes(tk, a->index_key_dim, a->index_key_dim, "K"));
+          m.kv_k_bytes = checked_add(m.kv_k_bytes, checked_product({k, m.kv_cells, streams}));
+          ++full_layers;
+          break;
+        }
+        case AttentionKind::SlidingWindow: {
+          // llama_kv_cache_iswa: pad256(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch)).
+          uint64_t cells = s.swa_full ? m.n_ctx_seq
+                                      : std::min(m.n_ctx_seq, pad_to(checked_add(checked_mul(a->window, s.kv_unified ? s.n_seq : 1), s.n_ubatch), 256));
+          m.swa_cells = cells;
+          uint64_t k = row_bytes(tk, uint64_t{a->kv_heads} * a->head_dim_k, a->head_dim_k, "K");
+          uint64_t v = row_bytes(tv, uint64_t{a->kv_heads} * a->head_dim_v, a->head_dim_v, "V");
+          m.swa_k_bytes = checked_add(m.swa_k_bytes, checked_product({k, cells, streams}));
+          m.swa_v_bytes = checked_add(m.swa_v_bytes, checked_product({v, cells, streams}));
+          ++swa_layers;
+          break;
+        }
+        case AttentionKind::LinearState:
+          // llama_memory_recurrent: R (conv) and S (state) rows in f32, one per sequence.
+          m.rs_r_bytes = checked_add(m.rs_r_bytes, checked_product({a->conv_values, 4, m.rs_cells}));
+          m.rs_s_bytes = checked_add(m.rs_s_bytes, checked_product({a->state_values, 4, m.rs_cells}));
+          ++rs_layers;
+          break;
+        case AttentionKind::None: break;
+      }
+    }
+  }
+  // Logits for one output row per sequence during generation, f32.
+  m.output_bytes = checked_product({model.vocab, 4, s.n_seq});
+
+  auto add = [&](std::string id, std::string label, uint64_t bytes, std::string formula, std::string assumption) {
+    m.lines.push_back({std::move(id), std::move(label), bytes, std::move(formula), std::move(assumption),
+                       "llama.cpp src/llama-kv-cache.cpp, llama-kv-cache-iswa.cpp, llama-memory-recurrent.cpp (commit 34af94cd); docs/engines.md"});
+  };
+  if (full_layers) {
+    add("llamacpp.kv", fmt::format("KV cache ({} layers, {} cells x {} stream(s))", full_layers, m.kv_cells, streams), m.kv_k_bytes + m.kv_v_bytes,
+        fmt::format("K {} + V {} over {} cells per stream", format_count(m.kv_k_bytes), format_count(m.kv_v_bytes), m.kv_cells),
+        "n_ctx is split evenly over -np sequences unless --kv-unified; MLA layers keep K only");
+  }
+  if (swa_layers) {
+    add("llamacpp.swa", fmt::format("Sliding-window KV ({} layers, {} cells)", swa_layers, m.swa_cells), m.swa_k_bytes + m.swa_v_bytes,
+        fmt::format("K {} + V {}", format_count(m.swa_k_bytes), format_count(m.swa_v_bytes)),
+        s.swa_full ? "--swa-full keeps the whole context" : "window + ubatch tokens, padded to 256 cells");
+  }
+  if (rs_layers) {
+    add("llamacpp.rs", fmt::format("Recurrent state ({} layers, {} sequence(s))", rs_layers, m.rs_cells), m.rs_r_bytes + m.rs_s_bytes,
+        fmt::format("R {} + S {} (f32)", format_count(m.rs_r_bytes), format_count(m.rs_s_bytes)), "one f32 state row per sequence, independent of context");
+  }
+  add("llamacpp.output", "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, s.n_seq),
+      "host memory; one row of logits per sequence while generating");
+  return m;
+}
+
+}  // namespace vc

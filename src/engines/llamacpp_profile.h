@@ -1,0 +1,40 @@
+#pragma once
+// What llama.cpp allocates for a model's context (the "context" buffers: KV cache and recurrent
+// state, plus the logits output buffer), reproduced rule by rule from its allocation code and
+// validated against its own logs (shared/reference/llamacpp/runs.json). Rules and sources:
+// docs/engines.md.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "estimate/estimate.h"
+#include "model/model.h"
+
+namespace vc {
+
+struct LlamaCppSettings {
+  uint64_t n_ctx = 4096;     // -c (total over all sequences)
+  uint64_t n_seq = 1;        // -np
+  uint64_t n_ubatch = 512;   // -ub
+  std::string type_k = "F16";  // -ctk
+  std::string type_v = "F16";  // -ctv
+  bool swa_full = false;     // --swa-full
+  bool kv_unified = false;   // --kv-unified
+};
+
+struct LlamaCppMemory {
+  uint64_t n_ctx_seq = 0;        // cells per sequence of the full-attention cache
+  uint64_t kv_cells = 0;         // per sequence
+  uint64_t kv_k_bytes = 0, kv_v_bytes = 0;
+  uint64_t swa_cells = 0;        // per sequence, window layers
+  uint64_t swa_k_bytes = 0, swa_v_bytes = 0;
+  uint64_t rs_cells = 0;
+  uint64_t rs_r_bytes = 0, rs_s_bytes = 0;  // conv (R) and recurrent (S) state, f32
+  uint64_t output_bytes = 0;     // logits buffer: n_vocab x 4 B per output row
+  std::vector<Line> lines;
+  uint64_t context_bytes() const { return kv_k_bytes + kv_v_bytes + swa_k_bytes + swa_v_bytes + rs_r_bytes + rs_s_bytes; }
+};
+
+LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& settings);
+
+}  // namespace vc

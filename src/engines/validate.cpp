@@ -1,0 +1,110 @@
+#include "engines/validate.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "catalogue/catalogue.h"
+#include "catalogue/embedded_data.h"
+#include "core/error.h"
+#include "engines/llamacpp_profile.h"
+#include "engines/vllm_profile.h"
+#include "sources/resolver.h"
+
+namespace vc {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+nlohmann::json read_json(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  if (!in) throw InputError(p.string(), "cannot open; validate expects DIR/llamacpp/runs.json and DIR/engine-logs/cases.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(p.string(), std::string("not valid JSON: ") + e.what());
+  }
+}
+
+ValidationRow row(std::string id, std::string figure, double printed, double ours, double target, std::string note = "") {
+  ValidationRow r{std::move(id), std::move(figure), printed, ours, 0, target, false, std::move(note)};
+  r.error_percent = printed != 0 ? (ours - printed) / printed * 100.0 : (ours == 0 ? 0 : 100.0);
+  r.met = std::fabs(r.error_percent) <= target;
+  return r;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>& out) {
+  auto runs = read_json(dir / "llamacpp" / "runs.json");
+  for (const auto& r : runs) {
+    const std::string id = r.value("id", "?");
+    if (!r.contains("measured_bytes") || !r["measured_bytes"].contains("buffers")) continue;  // refused contexts: no figures
+    const auto& st = r["settings"];
+    LlamaCppSettings s;
+    s.n_ctx = st.value("ctx", 4096);
+    s.n_seq = st.value("np", 1);
+    s.n_ubatch = st.value("ubatch", 512);
+    s.type_k = upper(st.value("ctk", "f16"));
+    s.type_v = upper(st.value("ctv", "f16"));
+    s.swa_full = st.value("swa_full", false);
+    const std::filesystem::path file = dir / "llamacpp" / "gguf" / r.value("model_file", "");
+    try {
+      Model m = resolve_model(file.string());
+      LlamaCppMemory mem = llamacpp_memory(m, s);
+      const auto& bufs = r["measured_bytes"]["buffers"];
+      double printed = 0;
+      for (const auto& [name, b] : bufs.items()) printed += b.value("context", 0.0);
+      out.push_back(row(id, "context_bytes (KV + recurrent)", printed, static_cast<double>(mem.context_bytes()), 0.5));
+      double model_bytes = 0;
+      for (const auto& [name, b] : bufs.items()) if (name.find("Mapped") != std::string::npos) model_bytes += b.value("model", 0.0);
+      if (model_bytes > 0) out.push_back(row(id, "weights_bytes (mapped model buffer)", model_bytes, static_cast<double>(m.native.bytes), 0.1));
+    } catch (const InputError& e) {
+      out.push_back(row(id, "context_bytes (KV + recurrent)", 1, 0, 0.5, std::string("not computed: ") + e.what()));
+    }
+  }
+}
+
+void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow>& out) {
+  auto cases = read_json(dir / "engine-logs" / "cases.json");
+  auto aliases = nlohmann::json::parse(embedded::file_text("engine_aliases.json"))["aliases"];
+  for (const auto& c : cases) {
+    const std::string id = c.value("id", "?");
+    if (c.value("engine", "") != "vllm") continue;
+    const auto& p = c["printed"];
+    if (!p.contains("available_kv_cache_gib") || !p.contains("kv_cache_tokens")) continue;
+    const std::string repo = c.value("model_source", "");
+    if (!aliases.contains(repo)) continue;
+    const Model* m = Catalogue::builtin().find(aliases[repo].get<std::string>());
+    if (!m) continue;
+    const auto& st = c["settings"];
+    VllmSettings s;
+    s.available_kv_bytes = static_cast<uint64_t>(p["available_kv_cache_gib"].get<double>() * kGiB);
+    s.tensor_parallel = st.value("tensor_parallel_size", 1);
+    s.pipeline_parallel = st.value("pipeline_parallel_size", 1);
+    s.kv_cache_dtype = st.contains("kv_cache_dtype") && st["kv_cache_dtype"].is_string() ? st["kv_cache_dtype"].get<std::string>() : "auto";
+    if (st.contains("max_model_len") && st["max_model_len"].is_number()) s.max_model_len = st["max_model_len"].get<uint64_t>();
+    VllmKv kv = vllm_kv(*m, s);
+    std::string note = kv.note;
+    if (s.pipeline_parallel > 1) note = "pipeline parallel: vLLM sizes blocks from the stage with the least free memory; we assume the printed availability is that stage's";
+    out.push_back(row(id, "kv_cache_tokens (vLLM)", p["kv_cache_tokens"].get<double>(), static_cast<double>(kv.tokens), 2.0, note));
+  }
+}
+
+}  // namespace
+
+std::vector<ValidationRow> validate_reference(const std::string& reference_dir) {
+  std::vector<ValidationRow> rows;
+  llamacpp_rows(reference_dir, rows);
+  engine_log_rows(reference_dir, rows);
+  return rows;
+}
+
+}  // namespace vc

@@ -1,0 +1,23 @@
+#pragma once
+// `vramcalc validate DIR`: every reference case (llama.cpp runs on tiny GGUF models, engine logs
+// from public threads) recomputed and compared with what the engine printed or measured.
+#include <string>
+#include <vector>
+
+namespace vc {
+
+struct ValidationRow {
+  std::string case_id;
+  std::string figure;      // "context_bytes", "kv_cache_tokens", ...
+  double printed = 0;      // what the engine printed or measured
+  double ours = 0;
+  double error_percent = 0;
+  double target_percent = 0;
+  bool met = false;
+  std::string note;        // why a case is skipped or missed
+};
+
+// `reference_dir` holds llamacpp/runs.json (+ gguf/) and engine-logs/cases.json.
+std::vector<ValidationRow> validate_reference(const std::string& reference_dir);
+
+}  // namespace vc

@@ -1,0 +1,53 @@
+#include "engines/vllm_profile.h"
+
+#include <algorithm>
+
+#include "core/checked.h"
+#include "core/error.h"
+
+namespace vc {
+
+VllmKv vllm_kv(const Model& model, const VllmSettings& s) {
+  if (s.block_size == 0 || s.block_size > 4096) throw InputError("--block-size", "must be from 1 to 4096");
+  if (s.tensor_parallel == 0 || s.tensor_parallel > 1024) throw InputError("-tp", "must be from 1 to 1024");
+  if (s.pipeline_parallel == 0 || s.pipeline_parallel > model.layers.size()) throw InputError("-pp", "must be from 1 to the layer count");
+  const uint64_t dtype_bytes = (s.kv_cache_dtype == "fp8" || s.kv_cache_dtype == "fp8_e4m3" || s.kv_cache_dtype == "fp8_e5m2") ? 1 : 2;
+  VllmKv kv;
+  // Pipeline stages hold contiguous layer ranges; the first (largest) stage bounds the cache.
+  const uint64_t layers_per_stage = ceil_div(model.layers.size(), s.pipeline_parallel);
+  uint64_t per_token = 0;
+  for (uint64_t i = 0; i < std::min<uint64_t>(layers_per_stage, model.layers.size()); ++i) {
+    const AttentionSpec& a = model.layers[i].attention;
+    switch (a.kind) {
+      case AttentionKind::Full:
+      case AttentionKind::SlidingWindow: {
+        // KV heads are split across TP ranks, and replicated when fewer than the TP degree.
+        uint64_t heads = std::max<uint64_t>(1, a.kv_heads / s.tensor_parallel);
+        per_token = checked_add(per_token, checked_product({heads, uint64_t{a.head_dim_k} + a.head_dim_v, dtype_bytes}));
+        if (a.kind == AttentionKind::SlidingWindow) {
+          kv.exact = false;
+          kv.note = "window layers counted as full attention (vLLM without the hybrid allocator); with it, window layers hold fewer blocks";
+        }
+        break;
+      }
+      case AttentionKind::Latent:
+        // MLAAttentionSpec: one latent+rope vector, replicated on every TP rank.
+        per_token = checked_add(per_token, checked_mul(uint64_t{a.latent_rank} + a.rope_dim, dtype_bytes));
+        break;
+      case AttentionKind::LinearState:
+        kv.exact = false;
+        kv.note = "hybrid model: vLLM pads attention pages to the state page size; tokens are approximate";
+        break;
+      case AttentionKind::None: break;
+    }
+  }
+  if (per_token == 0) throw InputError("MODEL", "has no attention layers with a per-token cache for vLLM's paged KV");
+  kv.bytes_per_token = per_token;
+  kv.bytes_per_block = checked_mul(per_token, s.block_size);
+  kv.num_blocks = s.available_kv_bytes / kv.bytes_per_block;
+  kv.tokens = kv.num_blocks * s.block_size;
+  kv.max_concurrency = s.max_model_len ? static_cast<double>(kv.tokens) / static_cast<double>(s.max_model_len) : 0;
+  return kv;
+}
+
+}  // namespace vc

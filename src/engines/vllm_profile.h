@@ -1,0 +1,32 @@
+#pragma once
+// vLLM's paged KV cache: how many tokens fit in the memory it has left for the cache, per GPU.
+// Page rules from vllm/v1/kv_cache_interface.py (FullAttentionSpec, MLAAttentionSpec); docs/engines.md.
+#include <cstdint>
+#include <string>
+
+#include "model/model.h"
+
+namespace vc {
+
+struct VllmSettings {
+  uint64_t available_kv_bytes = 0;  // "Available KV cache memory" per GPU
+  uint64_t block_size = 16;
+  std::string kv_cache_dtype = "auto";  // auto (= model dtype, 16-bit), fp8
+  uint64_t tensor_parallel = 1;
+  uint64_t pipeline_parallel = 1;
+  uint64_t max_model_len = 8192;
+};
+
+struct VllmKv {
+  uint64_t bytes_per_token = 0;   // per GPU, over the layers that GPU holds
+  uint64_t bytes_per_block = 0;
+  uint64_t num_blocks = 0;
+  uint64_t tokens = 0;            // "GPU KV cache size: N tokens"
+  double max_concurrency = 0;     // "Maximum concurrency for N tokens per request: Xx"
+  bool exact = true;              // false when a rule is uncertain (window layers, hybrids)
+  std::string note;
+};
+
+VllmKv vllm_kv(const Model& model, const VllmSettings& settings);
+
+}  // namespace vc
