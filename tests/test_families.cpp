@@ -171,6 +171,10 @@ TEST(Families, DeepSeekV3) {
   EXPECT_EQ(m.layers[2].feed_forward.kind, FeedForwardKind::Dense);  // first_k_dense_replace 3
   EXPECT_EQ(m.layers[3].feed_forward.kind, FeedForwardKind::MoE);
   EXPECT_EQ(m.layers[3].feed_forward.shared_width, 2048u);
+  // Native FP8 (block 128x128: 8 + 32/16384 bits) on attention, MLPs, experts and the MTP layer
+  // (680.68 B params -> 680.84 GB) plus bf16 embeddings, head, routers, norms (1.96 B -> 3.92 GB).
+  EXPECT_EQ(m.native.format, "FP8");
+  EXPECT_NEAR(billions(m.native.bytes), 684.76, 0.05);
 }
 
 // Section 4: V3.2 adds one 128-value index key per layer: llama.cpp f16 61 * (1,152 + 256) = 85,888.
