@@ -17,6 +17,30 @@ const std::map<std::string, Mapper>& mapper_table() {
   static const std::map<std::string, Mapper> table = {
       {"kimi_linear", families::map_kimi_linear},
       {"kimi_k3", families::map_kimi_linear},
+      {"llama", families::map_llama},
+      {"mistral", families::map_llama},
+      {"qwen2", families::map_qwen2},
+      {"qwen2_moe", families::map_qwen2},
+      {"qwen3", families::map_qwen3},
+      {"qwen3_moe", families::map_qwen3},
+      {"qwen3_next", families::map_qwen3_next},
+      {"qwen3_5", families::map_qwen3_next},
+      {"qwen3_5_text", families::map_qwen3_next},
+      {"qwen3_5_moe", families::map_qwen3_next},
+      {"qwen3_5_moe_text", families::map_qwen3_next},
+      {"deepseek_v3", families::map_deepseek},
+      {"kimi_k2", families::map_deepseek},
+      {"deepseek_v32", families::map_deepseek},
+      {"glm_moe_dsa", families::map_deepseek},
+      {"gpt_oss", families::map_gpt_oss},
+      {"gemma3", families::map_gemma3},
+      {"gemma3_text", families::map_gemma3},
+      {"mixtral", families::map_mixtral},
+      {"glm4_moe", families::map_glm4_moe},
+      {"minimax_m2", families::map_minimax_m2},
+      {"nemotron_h", families::map_nemotron_h},
+      {"jamba", families::map_jamba},
+      {"falcon_h1", families::map_falcon_h1},
   };
   return table;
 }
@@ -50,17 +74,19 @@ Model model_from_config(const nlohmann::json& config, const std::string& label) 
   const auto& table = mapper_table();
   auto it = table.find(type);
   if (it == table.end()) it = table.find(outer);
-  if (it == table.end()) {
-    std::string names;
-    for (const auto& [k, v] : table) names += (names.empty() ? "" : ", ") + k;
-    throw InputError(label + ": model_type", "'" + type + "' has no mapper; supported: " + names);
-  }
   model.architecture = outer;
-  model.family = it->first;
   ConfigView cfg(config, label, model);
-  it->second(cfg);
+  if (it == table.end()) {  // unknown: the generic reading, which warns about every guess
+    model.family = "generic";
+    families::map_generic(cfg);
+  } else {
+    model.family = it->first;
+    it->second(cfg);
+  }
   if (model.layers.empty()) throw InputError(label, "the mapper found no layers");
-  model.max_context = cfg.u64_or("max_position_embeddings", 0, uint64_t{1} << 34, "not in the config");
+  if (model.max_context == 0) {  // a mapper may have filled in its family's default
+    model.max_context = cfg.u64_or("max_position_embeddings", 0, uint64_t{1} << 34, "not in the config");
+  }
   apply_native_checkpoint(cfg);
   return model;
 }

@@ -157,6 +157,13 @@ std::optional<double> ConfigView::opt_f64(const std::string& key) {
   return v->get<double>();
 }
 
+const nlohmann::json* ConfigView::raw(const std::string& key) {
+  std::string where;
+  const auto* v = find(key, where);
+  if (v) note_source(key, where);
+  return v;
+}
+
 const nlohmann::json* ConfigView::object(const std::string& key) const {
   std::string where;
   const auto* v = find(key, where);

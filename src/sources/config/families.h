@@ -6,5 +6,19 @@
 namespace vc::families {
 
 void map_kimi_linear(ConfigView& cfg);  // kimi_linear, kimi_k3: KDA + MLA (+ index keys) + MoE
+void map_llama(ConfigView& cfg);        // llama, mistral: GQA (+ Mistral window) + gated MLP
+void map_qwen2(ConfigView& cfg);        // qwen2, qwen2_moe: GQA with q/k/v biases, optional MoE
+void map_qwen3(ConfigView& cfg);        // qwen3, qwen3_moe: GQA with q/k norms, optional MoE
+void map_qwen3_next(ConfigView& cfg);   // qwen3_next, qwen3_5(_moe): Gated DeltaNet + gated GQA + MoE
+void map_deepseek(ConfigView& cfg);     // deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa: MLA (+ indexer) + MoE
+void map_gpt_oss(ConfigView& cfg);      // gpt_oss: alternating window/full GQA with sinks + MXFP4 experts
+void map_gemma3(ConfigView& cfg);       // gemma3, gemma3_text: 5 local : 1 global
+void map_mixtral(ConfigView& cfg);      // mixtral: GQA + 8 experts
+void map_glm4_moe(ConfigView& cfg);     // glm4_moe: GQA with biases + shared-expert MoE
+void map_minimax_m2(ConfigView& cfg);   // minimax_m2: GQA + 256 experts
+void map_nemotron_h(ConfigView& cfg);   // nemotron_h: Mamba2 / attention / MLP / MoE by pattern
+void map_jamba(ConfigView& cfg);        // jamba: Mamba1 + periodic attention + periodic MoE
+void map_falcon_h1(ConfigView& cfg);    // falcon_h1: attention and Mamba2 in parallel on every layer
+void map_generic(ConfigView& cfg);      // fallback for unknown model_type, with warnings
 
 }  // namespace vc::families

@@ -42,7 +42,9 @@ void apply_native_checkpoint(ConfigView& cfg) {
   const nlohmann::json* q = cfg.object("quantization_config");
   std::string quant_name;
   std::set<ParamClass> quantized;
-  const std::set<ParamClass> linear = {ParamClass::Attention, ParamClass::DenseMlp, ParamClass::RoutedExperts, ParamClass::SharedExperts};
+  // MTP layers are decoder layers too: DeepSeek-V3's layer 61 ships in FP8 like the stack.
+  const std::set<ParamClass> linear = {ParamClass::Attention, ParamClass::DenseMlp, ParamClass::RoutedExperts, ParamClass::SharedExperts,
+                                       ParamClass::Mtp};
   if (q) {
     std::string method = lower(q->value("quant_method", ""));
     std::string format = lower(q->value("format", ""));

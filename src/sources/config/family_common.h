@@ -1,0 +1,58 @@
+#pragma once
+// Blocks that many families share: reading grouped-query attention geometry, embeddings, the
+// expert count and top-k under their various key names, and tallying a routed-expert layer. Each
+// family file still says which blocks it has and where; these only keep the arithmetic in one place.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/param_tally.h"
+#include "sources/config/config_view.h"
+
+namespace vc::families {
+
+struct GqaGeometry {
+  uint64_t heads = 0;
+  uint64_t kv_heads = 0;
+  uint64_t head_dim = 0;
+};
+
+// num_attention_heads, num_key_value_heads (absent => heads, i.e. MHA, the transformers default),
+// head_dim (absent => hidden / heads, the transformers and llama.cpp default). `head_dim_key`
+// names the key a family uses (Nemotron-H: attention_head_dim).
+GqaGeometry read_gqa(ConfigView& cfg, uint64_t hidden, const std::string& head_dim_key = "head_dim");
+
+AttentionSpec full_attention(const GqaGeometry& g);
+AttentionSpec window_attention(const GqaGeometry& g, uint64_t window);
+
+// Reads vocab_size, hidden_size, tie_word_embeddings into the model; tallies the input embedding
+// (0 active: a lookup), the output head when untied, and the final norm.
+void read_embeddings(ConfigView& cfg, ParamTally& tally, bool tied_default = false);
+
+// The first present key among `keys`, required; the message names them all when none is.
+uint64_t first_u64(ConfigView& cfg, const std::vector<std::string>& keys, uint64_t max);
+
+struct MoeGeometry {
+  uint64_t experts = 0;
+  uint64_t top_k = 0;
+  uint64_t expert_width = 0;
+  uint64_t shared_width = 0;  // total width of the shared expert(s), 0 if none
+};
+
+// Checks top_k <= experts (naming `top_k_key`).
+void check_moe(ConfigView& cfg, const MoeGeometry& g, const std::string& top_k_key);
+FeedForwardSpec moe_spec(const MoeGeometry& g);
+FeedForwardSpec dense_spec(uint64_t width);
+
+// A gated (SwiGLU) MoE layer: all experts in the total, k of them active; shared experts and the
+// router (n x hidden, + n when `router_bias`) always active.
+void tally_glu_moe(ParamTally& tally, uint64_t hidden, const MoeGeometry& g, bool router_bias);
+
+// Which model layers are MoE in Qwen-style configs: not in mlp_only_layers, and
+// (i + 1) % decoder_sparse_step == 0.
+std::vector<bool> qwen_moe_layers(ConfigView& cfg, uint64_t layers);
+
+// Layer kinds from a layer_types list of `count` strings; each must be one of `accepted`.
+std::vector<std::string> read_layer_types(ConfigView& cfg, uint64_t count, const std::vector<std::string>& accepted);
+
+}  // namespace vc::families

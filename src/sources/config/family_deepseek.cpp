@@ -1,0 +1,84 @@
+// DeepSeek-V3 / R1, Kimi K2 and the sparse-attention descendants (model_type deepseek_v3, kimi_k2,
+// deepseek_v32, glm_moe_dsa): every layer is multi-head latent attention caching one vector of
+// kv_lora_rank + qk_rope_head_dim values (576), not num_key_value_heads per-head K/V. V3.2 and
+// GLM-5 add a lightning indexer on every layer: one more key of index_head_dim values per token.
+// The first first_k_dense_replace layers are dense; the rest carry n_routed_experts plus
+// n_shared_experts of moe_intermediate_size each. num_nextn_predict_layers MTP layers ship in the
+// checkpoint but are not in the decoding stack: counted as Mtp, not as layers.
+// Formulas: reference/architectures.md sections 3, 4 and 8.
+#include <fmt/format.h>
+
+#include "core/checked.h"
+#include "sources/config/families.h"
+#include "sources/config/family_common.h"
+#include "sources/config/limits.h"
+
+namespace vc::families {
+
+void map_deepseek(ConfigView& cfg) {
+  Model& m = cfg.model();
+  ParamTally tally;
+  read_embeddings(cfg, tally);
+  const uint64_t hidden = m.hidden;
+  const uint64_t layers = cfg.u64("num_hidden_layers", limits::kLayers);
+  const uint64_t heads = cfg.u64("num_attention_heads", limits::kHeads);
+  const uint64_t kv_lora = cfg.u64("kv_lora_rank", limits::kHeadDim);
+  const uint64_t q_lora = cfg.opt_u64("q_lora_rank", limits::kHidden).value_or(0);
+  const uint64_t rope = cfg.u64("qk_rope_head_dim", limits::kHeadDim);
+  const uint64_t nope = cfg.u64("qk_nope_head_dim", limits::kHeadDim);
+  const uint64_t v_dim = cfg.u64("v_head_dim", limits::kHeadDim);
+  const uint64_t index_dim = cfg.opt_u64("index_head_dim", limits::kHeadDim).value_or(0);
+  const uint64_t index_heads = index_dim ? cfg.u64("index_n_heads", limits::kHeads) : 0;
+  const uint64_t index_topk = index_dim ? cfg.u64("index_topk", UINT32_MAX) : 0;
+
+  const uint64_t dense_width = cfg.u64("intermediate_size", limits::kWidth);
+  const uint64_t first_dense = cfg.opt_u64("first_k_dense_replace", limits::kLayers).value_or(0);
+  const uint64_t freq = cfg.u64_or("moe_layer_freq", 1, limits::kLayers, "DeepSeek default: every layer after the dense ones");
+  MoeGeometry moe;
+  moe.experts = cfg.u64("n_routed_experts", limits::kExperts);
+  moe.top_k = cfg.u64("num_experts_per_tok", limits::kExperts);
+  moe.expert_width = cfg.u64("moe_intermediate_size", limits::kWidth);
+  moe.shared_width = checked_mul(cfg.opt_u64("n_shared_experts", 64).value_or(0), moe.expert_width);
+  check_moe(cfg, moe, "num_experts_per_tok");
+  // noaux_tc routing (V3 onwards) adds e_score_correction_bias, one value per expert.
+  const bool router_bias = cfg.str("topk_method", "noaux_tc") == "noaux_tc";
+
+  uint64_t attn = mla_params(hidden, heads, q_lora, kv_lora, nope, rope, v_dim);
+  if (index_dim) {  // indexer: wq_b, wk, k_norm (weight and bias), weights_proj
+    attn = checked_add(attn, checked_product({q_lora ? q_lora : hidden, index_heads, index_dim}));
+    attn = checked_add(attn, checked_add(checked_mul(hidden, index_dim), 2 * index_dim));
+    attn = checked_add(attn, checked_mul(hidden, index_heads));
+  }
+  auto is_sparse = [&](uint64_t il) { return il >= first_dense && il % freq == 0; };
+  auto layer_params = [&](ParamTally& t, uint64_t il) {
+    t.add_always_active(ParamClass::Attention, attn);
+    if (is_sparse(il)) tally_glu_moe(t, hidden, moe, router_bias);
+    else t.add_always_active(ParamClass::DenseMlp, glu_params(hidden, dense_width));
+    t.add_always_active(ParamClass::Norms, 2 * hidden);
+  };
+
+  for (uint64_t il = 0; il < layers; ++il) {
+    LayerConfig layer;
+    AttentionSpec& a = layer.attention;
+    a.kind = AttentionKind::Latent;
+    a.latent_rank = static_cast<uint32_t>(kv_lora);
+    a.rope_dim = static_cast<uint32_t>(rope);
+    a.index_key_dim = static_cast<uint32_t>(index_dim);
+    a.index_topk = static_cast<uint32_t>(index_topk);
+    layer.feed_forward = is_sparse(il) ? moe_spec(moe) : dense_spec(dense_width);
+    layer_params(tally, il);
+    m.layers.push_back(std::move(layer));
+  }
+
+  // MTP module: one more decoder layer (numbered after the stack) + eh_proj (2h -> h) and its
+  // enorm, hnorm and shared-head norm; embedding and head are shared with the main model.
+  const uint64_t mtp = cfg.opt_u64("num_nextn_predict_layers", limits::kLayers).value_or(0);
+  for (uint64_t i = 0; i < mtp; ++i) {
+    ParamTally t;
+    layer_params(t, layers + i);
+    tally.add(ParamClass::Mtp, checked_add(t.total(), checked_add(checked_product({2, hidden, hidden}), 3 * hidden)), 0);
+  }
+  tally.write_to(m.params, cfg.label() + " geometry (DeepSeek mapper)");
+}
+
+}  // namespace vc::families

@@ -1,0 +1,48 @@
+#include "sources/config/family_mamba.h"
+
+#include "core/checked.h"
+
+namespace vc::families {
+
+uint64_t Mamba2Geometry::d_inner() const { return checked_mul(heads, head_dim); }
+
+AttentionSpec mamba2_state(const Mamba2Geometry& g) {
+  AttentionSpec a;
+  a.kind = AttentionKind::LinearState;
+  a.state_family = "Mamba2";
+  const uint64_t bc = checked_product({2, g.groups, g.state});
+  a.state_values = checked_mul(g.d_inner(), g.state);
+  a.conv_values = checked_mul(g.kernel - 1, checked_add(g.d_inner(), bc));
+  return a;
+}
+
+uint64_t mamba2_params(uint64_t hidden, const Mamba2Geometry& g, bool conv_bias) {
+  const uint64_t d_inner = g.d_inner();
+  const uint64_t conv_dim = checked_add(d_inner, checked_product({2, g.groups, g.state}));
+  uint64_t p = checked_mul(hidden, checked_add(checked_add(d_inner, conv_dim), g.heads));  // z, xBC, dt
+  p = checked_add(p, checked_mul(conv_dim, g.kernel));
+  if (conv_bias) p = checked_add(p, conv_dim);
+  p = checked_add(p, 3 * g.heads + d_inner);  // dt_bias, A_log, D, norm
+  return checked_add(p, checked_mul(d_inner, hidden));
+}
+
+AttentionSpec mamba1_state(const Mamba1Geometry& g) {
+  AttentionSpec a;
+  a.kind = AttentionKind::LinearState;
+  a.state_family = "Mamba1";
+  a.state_values = checked_mul(g.d_inner, g.state);
+  a.conv_values = checked_mul(g.kernel - 1, g.d_inner);
+  return a;
+}
+
+uint64_t mamba1_params(uint64_t hidden, const Mamba1Geometry& g, bool conv_bias) {
+  uint64_t p = checked_product({2, hidden, g.d_inner});
+  p = checked_add(p, checked_mul(g.d_inner, g.kernel));
+  if (conv_bias) p = checked_add(p, g.d_inner);
+  p = checked_add(p, checked_mul(g.d_inner, g.dt_rank + 2 * g.state));     // x_proj
+  p = checked_add(p, checked_add(checked_mul(g.dt_rank, g.d_inner), g.d_inner));  // dt_proj
+  p = checked_add(p, checked_add(checked_mul(g.d_inner, g.state), g.d_inner));    // A_log, D
+  return checked_add(p, checked_mul(g.d_inner, hidden));
+}
+
+}  // namespace vc::families

@@ -1,0 +1,416 @@
+// Every family mapper against the hand-worked figures of shared/reference/architectures.md (cited
+// by section), the exact published parameter counts where they exist, and the catalogue's
+// bookkeeping. Cache figures are bytes per token of context at f16 (2 B per value), summed over
+// the layers whose cache grows with context; state figures are bytes per sequence.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "catalogue/catalogue.h"
+#include "core/error.h"
+#include "estimate/estimate.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_view.h"
+
+using namespace vc;
+
+namespace {
+
+const Model& cat(const char* id) {
+  const Model* m = Catalogue::builtin().find(id);
+  if (!m) throw std::runtime_error(std::string("catalogue has no ") + id);
+  return *m;
+}
+
+// f16 cache bytes per token over the layers whose cache grows with context (full, latent).
+uint64_t growing_f16_bytes_per_token(const Model& m) {
+  uint64_t values = 0;
+  for (const auto& l : m.layers) {
+    for (const AttentionSpec* a : {&l.attention, l.parallel_mixer ? &*l.parallel_mixer : nullptr}) {
+      if (a && a->grows_with_context()) values += a->values_per_token();
+    }
+  }
+  return values * 2;
+}
+
+// Recurrent state bytes for one sequence through vc::estimate, in the given layout.
+uint64_t state_bytes(const Model& m, StateLayout layout) {
+  Scenario s;
+  s.context = 1;
+  s.state_layout = layout;
+  return estimate(m, s).state_bytes;
+}
+
+// vc::estimate's cache at a context of one token (window layers hold that one token too).
+uint64_t estimate_cache_one_token(const Model& m) {
+  Scenario s;
+  s.context = 1;
+  return estimate(m, s).cache_bytes;
+}
+
+double billions(uint64_t n) { return static_cast<double>(n) / 1e9; }
+double megabytes(uint64_t n) { return static_cast<double>(n) / 1e6; }
+uint64_t param(const Model& m, ParamClass c) {
+  auto it = m.params.by_class.find(c);
+  return it == m.params.by_class.end() ? 0 : it->second;
+}
+
+Model from_text(const std::string& json) { return model_from_config(parse_config_text(json, "test config.json"), "test config.json"); }
+
+Model from_reference(const std::string& file) {
+  std::ifstream in(std::string(VRAMCALC_REFERENCE_DIR) + "/configs/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return from_text(ss.str());
+}
+
+bool any_warning_names(const Model& m, const std::string& key) {
+  for (const auto& w : m.warnings) if (w.find(key) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+// architectures.md section 1: Llama 3.1 has no head_dim key; 4096 / 32 = 128.
+TEST(Families, Llama31CacheAndExactParams) {
+  const Model& m8 = cat("llama-3.1-8b");
+  EXPECT_EQ(m8.family, "llama");
+  EXPECT_EQ(m8.layer_count(AttentionKind::Full), 32u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m8), 131072u);   // 32 * 8 * 128 * 2 * 2
+  EXPECT_EQ(estimate_cache_one_token(m8), 131072u);
+  // Exact totals: Hugging Face safetensors metadata of meta-llama/Llama-3.1-{8B,70B,405B}.
+  EXPECT_EQ(m8.params.derived_total, 8'030'261'248u);
+  const Model& m70 = cat("llama-3.1-70b");
+  EXPECT_EQ(growing_f16_bytes_per_token(m70), 327680u);  // 80 layers
+  EXPECT_EQ(m70.params.derived_total, 70'553'706'496u);
+  const Model& m405 = cat("llama-3.1-405b");
+  EXPECT_EQ(growing_f16_bytes_per_token(m405), 516096u);  // 126 layers
+  EXPECT_EQ(m405.params.derived_total, 405'853'388'800u);
+}
+
+// Section 1: explicit head_dim 128 beats hidden/heads = 80 (which would give 163,840).
+TEST(Families, Qwen3DenseUsesExplicitHeadDim) {
+  EXPECT_EQ(growing_f16_bytes_per_token(cat("qwen3-32b")), 262144u);
+  EXPECT_EQ(growing_f16_bytes_per_token(cat("qwen3-8b")), 147456u);  // 36 * 8 * 128 * 4
+}
+
+// Sections 1 and 8: Qwen3-235B-A22B 192,512 B/token; 235.1 B total, 22.2 B active (the
+// reference's active figure counts the input embedding; ours leaves the lookup out).
+TEST(Families, Qwen3MoeParams) {
+  const Model& m = cat("qwen3-235b-a22b");
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 192512u);
+  EXPECT_NEAR(billions(m.params.derived_total), 235.1, 0.05);
+  EXPECT_NEAR(billions(m.params.derived_active + param(m, ParamClass::Embedding)), 22.2, 0.05);
+  EXPECT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::MoE);
+  EXPECT_EQ(m.layers[0].feed_forward.experts, 128u);
+  EXPECT_EQ(m.layers[0].feed_forward.experts_per_token, 8u);
+}
+
+// mlp_only_layers and decoder_sparse_step decide which layers are sparse (transformers Qwen3Moe:
+// sparse iff not listed and (i + 1) % step == 0). Hand-made 4-layer config.
+TEST(Families, QwenMoeLayerSelection) {
+  Model m = from_text(R"({"model_type":"qwen3_moe","num_hidden_layers":4,"hidden_size":64,"num_attention_heads":4,
+    "num_key_value_heads":2,"head_dim":16,"intermediate_size":128,"vocab_size":100,"num_experts":4,"num_experts_per_tok":2,
+    "moe_intermediate_size":32,"decoder_sparse_step":2,"mlp_only_layers":[3]})");
+  ASSERT_EQ(m.layers.size(), 4u);
+  EXPECT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);  // (0+1) % 2 != 0
+  EXPECT_EQ(m.layers[1].feed_forward.kind, FeedForwardKind::MoE);
+  EXPECT_EQ(m.layers[2].feed_forward.kind, FeedForwardKind::Dense);
+  EXPECT_EQ(m.layers[3].feed_forward.kind, FeedForwardKind::Dense);  // listed in mlp_only_layers
+  // Params by hand: embed + head 2*100*64 = 12,800; final norm 64; per layer attention
+  // q 64*64 + k 64*32 + v 64*32 + o 64*64 = 12,288 + q/k norms 32 = 12,320, norms 128;
+  // dense 3*64*128 = 24,576 (x3); MoE layer 4 experts * 3*64*32 = 24,576 + router 4*64 = 256.
+  EXPECT_EQ(m.params.derived_total, 12800u + 64 + 4 * (12320 + 128) + 3 * 24576 + 24576 + 256);
+}
+
+// Section 6: Qwen3-Next-80B-A3B: 12 full + 36 Gated DeltaNet; 24,576 B/token; state 79.0 MB f32,
+// 39.5 MB all-16-bit.
+TEST(Families, Qwen3NextHybrid) {
+  const Model& m = cat("qwen3-next-80b-a3b");
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 12u);
+  EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 36u);
+  EXPECT_EQ(m.layers[3].attention.kind, AttentionKind::Full);  // (3 + 1) % 4 == 0
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 24576u);
+  EXPECT_EQ(state_bytes(m, StateLayout::F32), 36u * 548864 * 4);  // 79,036,416
+  EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::F32)), 79.0, 0.05);
+  EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::F16)), 39.5, 0.05);
+}
+
+// Section 6: Qwen3.5-397B-A17B: 45 GDN (64 value heads) + 15 full; 30,720 B/token; 192 MB per
+// sequence with bf16 conv and f32 state. MTP layer counted apart; total without it ~396 B
+// (the vendor's 397 B includes the vision encoder).
+TEST(Families, Qwen35Hybrid) {
+  const Model& m = cat("qwen3.5-397b-a17b");
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 15u);
+  EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 45u);
+  EXPECT_EQ(m.layers.size(), 60u);  // the MTP layer is not in the stack
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 30720u);
+  EXPECT_EQ(state_bytes(m, StateLayout::Mixed), 45u * (36864 * 2 + 1048576 * 4));
+  EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::Mixed)), 192.1, 0.05);
+  EXPECT_GT(param(m, ParamClass::Mtp), 0u);
+  EXPECT_NEAR(billions(m.params.derived_total - param(m, ParamClass::Mtp)), 396.3, 0.5);
+}
+
+// Sections 3 and 8: DeepSeek-V3: 61 MLA layers x 576 values = 70,272 B/token (not 128 heads of
+// per-head K/V); 671.0 B total and 36.6 B active without the input embedding (37.5 B with);
+// the MTP layer adds 11.6 B and is not a layer of the stack.
+TEST(Families, DeepSeekV3) {
+  const Model& m = cat("deepseek-v3");
+  EXPECT_EQ(m.layers.size(), 61u);
+  EXPECT_EQ(m.layer_count(AttentionKind::Latent), 61u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 70272u);
+  EXPECT_EQ(estimate_cache_one_token(m), 70272u);
+  const uint64_t mtp = param(m, ParamClass::Mtp);
+  EXPECT_NEAR(billions(mtp), 11.6, 0.05);
+  EXPECT_NEAR(billions(m.params.derived_total - mtp), 671.0, 0.05);
+  EXPECT_NEAR(billions(m.params.derived_active), 36.6, 0.05);
+  // With the input embedding we get 37.55 B; the reference prints 37.5 B (its 36.6 B + 0.93 B).
+  EXPECT_NEAR(billions(m.params.derived_active + param(m, ParamClass::Embedding)), 37.5, 0.06);
+  EXPECT_EQ(m.layers[2].feed_forward.kind, FeedForwardKind::Dense);  // first_k_dense_replace 3
+  EXPECT_EQ(m.layers[3].feed_forward.kind, FeedForwardKind::MoE);
+  EXPECT_EQ(m.layers[3].feed_forward.shared_width, 2048u);
+  // Native FP8 (block 128x128: 8 + 32/16384 bits) on attention, MLPs, experts and the MTP layer
+  // (680.68 B params -> 680.84 GB) plus bf16 embeddings, head, routers, norms (1.96 B -> 3.92 GB).
+  EXPECT_EQ(m.native.format, "FP8");
+  EXPECT_NEAR(billions(m.native.bytes), 684.76, 0.05);
+}
+
+// Section 4: V3.2 adds one 128-value index key per layer: llama.cpp f16 61 * (1,152 + 256) = 85,888.
+TEST(Families, DeepSeekV32IndexKeys) {
+  const Model& m = cat("deepseek-v3.2");
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 85888u);
+  EXPECT_EQ(m.layers[0].attention.index_key_dim, 128u);
+  EXPECT_EQ(m.layers[60].attention.index_topk, 2048u);
+}
+
+// Sections 3 and 8: Kimi K2 70,272 B/token; 1,026 B total; 32.9 B active (with input embedding).
+TEST(Families, KimiK2) {
+  const Model& m = cat("kimi-k2");
+  EXPECT_EQ(m.family, "kimi_k2");
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 70272u);
+  EXPECT_NEAR(billions(m.params.derived_total), 1026.4, 0.5);
+  EXPECT_NEAR(billions(m.params.derived_active + param(m, ParamClass::Embedding)), 32.9, 0.05);
+  EXPECT_EQ(param(m, ParamClass::Mtp), 0u);  // num_nextn_predict_layers 0
+}
+
+// Section 5: Kimi-Linear-48B-A3B: 7 MLA + 20 KDA; 8,064 B/token; 44.9 MB f32 state.
+TEST(Families, KimiLinear) {
+  const Model& m = cat("kimi-linear-48b-a3b");
+  EXPECT_EQ(m.layer_count(AttentionKind::Latent), 7u);
+  EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 20u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 8064u);
+  EXPECT_EQ(state_bytes(m, StateLayout::F32), 20u * 561152 * 4);
+  EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::F32)), 44.9, 0.05);
+  EXPECT_EQ(m.max_context, 1048576u);  // facts: config model_max_length
+}
+
+// Sections 2 and 8: gpt-oss-120b: 18 full layers (36,864 B/token) + 18 window-128 layers;
+// 116.8 B total, 114.7 B in experts, 5.13 B active without the input embedding (5.71 B with).
+TEST(Families, GptOss) {
+  const Model& m = cat("gpt-oss-120b");
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 18u);
+  EXPECT_EQ(m.layer_count(AttentionKind::SlidingWindow), 18u);
+  EXPECT_EQ(m.layers[0].attention.kind, AttentionKind::SlidingWindow);
+  EXPECT_EQ(m.layers[0].attention.window, 128u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 36864u);
+  EXPECT_NEAR(billions(m.params.derived_total), 116.8, 0.05);
+  EXPECT_NEAR(billions(param(m, ParamClass::RoutedExperts)), 114.7, 0.05);
+  EXPECT_NEAR(billions(m.params.derived_active), 5.13, 0.005);
+  EXPECT_NEAR(billions(m.params.derived_active + param(m, ParamClass::Embedding)), 5.71, 0.005);
+  EXPECT_EQ(m.native.format, "MXFP4");
+  EXPECT_EQ(growing_f16_bytes_per_token(cat("gpt-oss-20b")), 24576u);  // 12 full layers
+}
+
+// Section 2: gemma-3-27b: layer i global iff (i+1) % 6 == 0 -> 10 global of 62 (81,920 B/token),
+// 52 local with a 1,024 window.
+TEST(Families, Gemma3Pattern) {
+  const Model& m = cat("gemma-3-27b");
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 10u);
+  EXPECT_EQ(m.layer_count(AttentionKind::SlidingWindow), 52u);
+  EXPECT_EQ(m.layers[5].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(m.layers[4].attention.kind, AttentionKind::SlidingWindow);
+  EXPECT_EQ(m.layers[4].attention.window, 1024u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 81920u);
+  EXPECT_EQ(m.vocab, 262208u);  // Gemma3TextConfig default (the config omits it)
+  EXPECT_TRUE(m.tied_embeddings);
+}
+
+// Section 2: Mistral-7B-v0.3 sets sliding_window null: all 32 layers full, 131,072 B/token.
+// A v0.1-style 4,096 window makes every layer a window layer.
+TEST(Families, MistralWindow) {
+  const Model& m = cat("mistral-7b-v0.3");
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 32u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 131072u);
+  Model v01 = from_text(R"({"model_type":"mistral","num_hidden_layers":32,"hidden_size":4096,"num_attention_heads":32,
+    "num_key_value_heads":8,"intermediate_size":14336,"vocab_size":32000,"sliding_window":4096})");
+  EXPECT_EQ(v01.layer_count(AttentionKind::SlidingWindow), 32u);
+  EXPECT_EQ(v01.layers[0].attention.window, 4096u);
+}
+
+// Sections 1 and 8: Mixtral 8x7B: 131,072 B/token; 46.7 B total, 12.9 B per token (Mistral AI).
+TEST(Families, Mixtral) {
+  const Model& m = cat("mixtral-8x7b");
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 131072u);
+  EXPECT_NEAR(billions(m.params.derived_total), 46.7, 0.05);
+  EXPECT_NEAR(billions(m.params.derived_active + param(m, ParamClass::Embedding)), 12.9, 0.05);
+}
+
+// Section 1 (GQA) for GLM-4.7 / MiniMax-M2.5: 92 * 8 * 128 * 4 = 376,832 and 62 * 8 * 128 * 4
+// = 253,952 B/token. Vendor sizes (GLM-4.5 355 B / 32 B; MiniMax-M2 230 B / 10 B) within 2%.
+TEST(Families, Glm47AndMiniMaxM25) {
+  const Model& glm = cat("glm-4.7");
+  EXPECT_EQ(growing_f16_bytes_per_token(glm), 376832u);
+  EXPECT_NEAR(billions(glm.params.derived_total), 355.0, 355.0 * 0.02);
+  EXPECT_GT(param(glm, ParamClass::Mtp), 0u);
+  const Model& mm = cat("minimax-m2.5");
+  EXPECT_EQ(growing_f16_bytes_per_token(mm), 253952u);
+  EXPECT_NEAR(billions(mm.params.derived_total), 230.0, 230.0 * 0.02);
+  EXPECT_NEAR(billions(mm.params.derived_active), 10.0, 10.0 * 0.05);
+}
+
+// Section 7: Nemotron-H-56B: 54 M, 10 *, 54 -; 40,960 B/token; 919 MB f32 state.
+TEST(Families, NemotronH56B) {
+  const Model& m = cat("nemotron-h-56b");
+  EXPECT_EQ(m.layers.size(), 118u);
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 10u);
+  EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 54u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 40960u);
+  EXPECT_EQ(state_bytes(m, StateLayout::F32), 54u * 4255744 * 4);
+  EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::F32)), 919.0, 0.5);
+  EXPECT_EQ(m.layers[0].attention.state_family, "Mamba2");
+}
+
+// Section 7: Nemotron-3-Nano-30B-A3B: 23 M, 6 *, 23 E; 6,144 B/token; 49.1 MB (bf16 conv + f32 SSM).
+TEST(Families, Nemotron3Nano) {
+  const Model& m = cat("nemotron-3-nano-30b-a3b");
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 6u);
+  EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 23u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 6144u);
+  EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::Mixed)), 49.1, 0.05);
+  // NVIDIA model card: 31.6 B total, about 3.2 B active.
+  EXPECT_NEAR(billions(m.params.derived_total), 31.6, 0.05);
+  EXPECT_NEAR(billions(m.params.derived_active), 3.2, 0.05);
+}
+
+// Section 7: Jamba 1.5 Mini: attention at 4, 12, 20, 28 (period 8, offset 4); Mamba1 d_inner
+// 2 * 4096 = 8192: conv 3 * 8192 = 24,576 and SSM 8192 * 16 = 131,072 values per layer.
+TEST(Families, Jamba) {
+  const Model& m = cat("jamba-1.5-mini");
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 4u);
+  EXPECT_EQ(m.layers[4].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(m.layers[12].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(m.layers[1].feed_forward.kind, FeedForwardKind::MoE);  // period 2, offset 1
+  EXPECT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 4u * 8 * 128 * 4);
+  EXPECT_EQ(state_bytes(m, StateLayout::F32), 28u * (24576 + 131072) * 4);
+  // AI21: 52 B total, 12 B active.
+  EXPECT_NEAR(billions(m.params.derived_total), 52.0, 52.0 * 0.02);
+}
+
+// Section 7: Falcon-H1 runs attention and Mamba2 on every layer (partial config): KV
+// 44 * 2 * 128 * 4 = 45,056 B/token; state per layer conv 3 * (3072 + 2 * 256) = 10,752,
+// SSM 24 * 128 * 256 = 786,432 values.
+TEST(Families, FalconH1Parallel) {
+  Model m = from_reference("Falcon-H1-7B-Instruct.PARTIAL.json");
+  EXPECT_EQ(m.layers.size(), 44u);
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 44u);
+  EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 44u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 45056u);
+  EXPECT_EQ(state_bytes(m, StateLayout::F32), 44u * (10752 + 786432) * 4);
+}
+
+// Section 4: GLM-5 (glm_moe_dsa) is MLA + an indexer on every layer: 78 * (1,152 + 256) B/token.
+TEST(Families, Glm5Dsa) {
+  Model m = from_reference("GLM-5.json");
+  EXPECT_EQ(m.layer_count(AttentionKind::Latent), 78u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 78u * 1408);
+}
+
+TEST(Families, UnknownArchitectureFallsBackWithWarnings) {
+  Model m = from_text(R"({"model_type":"mystery_lm","num_hidden_layers":4,"hidden_size":256,"num_attention_heads":8,"vocab_size":1000})");
+  EXPECT_EQ(m.family, "generic");
+  EXPECT_EQ(m.layers.size(), 4u);
+  EXPECT_TRUE(any_warning_names(m, "mystery_lm"));
+  EXPECT_TRUE(any_warning_names(m, "num_key_value_heads"));
+  EXPECT_TRUE(any_warning_names(m, "head_dim"));
+  EXPECT_TRUE(any_warning_names(m, "intermediate_size"));
+  EXPECT_FALSE(any_warning_names(m, "vocab_size"));  // present, so not guessed
+  // MHA guess: 4 layers * 8 heads * (256 / 8 = 32) * 2 * 2 B.
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 4096u);
+}
+
+TEST(Families, UnknownArchitectureWithoutLayerCountIsAnInputError) {
+  try {
+    from_text(R"({"model_type":"mystery_lm","hidden_size":256,"num_attention_heads":8})");
+    FAIL() << "accepted a config without num_hidden_layers";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.subject().find("num_hidden_layers"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Families, BadLayerListsNameTheKey) {
+  try {
+    from_text(R"({"model_type":"gpt_oss","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,
+      "head_dim":16,"intermediate_size":64,"vocab_size":10,"num_local_experts":4,"num_experts_per_tok":2,"sliding_window":128,
+      "layer_types":["sliding_attention"]})");
+    FAIL() << "accepted a short layer_types";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.subject().find("layer_types"), std::string::npos) << e.what();
+  }
+  try {
+    from_text(R"({"model_type":"nemotron_h","num_hidden_layers":2,"hidden_size":64,"num_attention_heads":4,"vocab_size":10,
+      "intermediate_size":64,"hybrid_override_pattern":"-X"})");
+    FAIL() << "accepted pattern character X";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.subject().find("hybrid_override_pattern"), std::string::npos) << e.what();
+  }
+}
+
+// Every catalogue entry loads, carries its config's provenance, and has a source on every stated
+// figure, extra parameter class and checkpoint size.
+TEST(Catalogue, EveryEntryLoadsWithSources) {
+  const auto& models = Catalogue::builtin().models();
+  for (const char* id : {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen3-8b", "qwen3-32b", "qwen3-235b-a22b",
+                         "qwen3-next-80b-a3b", "deepseek-v3", "deepseek-v3.2", "kimi-k2", "kimi-linear-48b-a3b", "gpt-oss-20b",
+                         "gpt-oss-120b", "gemma-3-27b", "mistral-7b-v0.3", "mixtral-8x7b", "glm-4.7", "minimax-m2.5",
+                         "nemotron-h-56b", "nemotron-3-nano-30b-a3b", "jamba-1.5-mini", "qwen3.5-397b-a17b", "kimi-k3", "kimi-k3.1-pro"}) {
+    EXPECT_NE(Catalogue::builtin().find(id), nullptr) << id;
+  }
+  EXPECT_GE(models.size(), 24u);
+  for (const auto& m : models) {
+    SCOPED_TRACE(m.id);
+    EXPECT_FALSE(m.layers.empty());
+    EXPECT_FALSE(m.name.empty());
+    EXPECT_FALSE(m.sources.empty());
+    EXPECT_FALSE(m.license.empty());
+    EXPECT_GT(m.max_context, 0u);
+    EXPECT_GT(m.native.bytes, 0u);
+    EXPECT_FALSE(m.native.source.empty());
+    EXPECT_FALSE(m.provenance.count("config.json") == 0 || m.provenance.at("config.json").empty());
+    if (m.params.stated_total) {
+      EXPECT_FALSE(m.params.stated_total->source.empty());
+    }
+    if (m.params.stated_active) {
+      EXPECT_FALSE(m.params.stated_active->source.empty());
+    }
+    for (const auto& [key, where] : m.provenance) EXPECT_FALSE(where.empty()) << key;
+    for (const auto& b : m.builds) EXPECT_FALSE(b.source.empty()) << b.name;
+    EXPECT_TRUE(m.warnings.empty()) << "catalogue entries need a dedicated mapper: " << (m.warnings.empty() ? "" : m.warnings[0]);
+    std::string lower = m.id;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(lower, m.id);
+  }
+}
+
+// End to end: `vramcalc models` lists every catalogue id.
+TEST(Catalogue, ModelsCommandListsEveryEntry) {
+  std::string out;
+  FILE* p = popen((std::string(VRAMCALC_BINARY) + " models").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  EXPECT_EQ(pclose(p), 0);
+  for (const auto& m : Catalogue::builtin().models()) EXPECT_NE(out.find(m.id + " "), std::string::npos) << m.id;
+}
