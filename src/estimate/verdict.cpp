@@ -49,8 +49,15 @@ Verdict make_verdict(const Estimate& e) {
     t += fmt::format(" Eight cards of 80 GB give {}, which holds the {} estimate with {} to spare.", gb(v.common_box_bytes), gb(total),
                      gb(static_cast<uint64_t>(-v.common_box_shortfall)));
   }
-  if (total > kVerdictCardSizes[0]) {
-    t += fmt::format(" The total takes {} cards of 80 GB or {} cards of 192 GB before sharding overhead ({} cards of 24 GB).", c80.cards, c192.cards, c24.cards);
+  auto cards_of = [](uint64_t n, const char* size) { return fmt::format("{} card{} of {}", n, n == 1 ? "" : "s", size); };
+  if (total <= kVerdictCardSizes[0]) {
+    t += fmt::format(" It leaves {} free on a 24 GB card.", gb(kVerdictCardSizes[0] - total));
+  } else if (total <= kVerdictCardSizes[1]) {
+    t += fmt::format(" It takes {} before sharding overhead, or one 80 GB card with {} to spare.", cards_of(c24.cards, "24 GB"),
+                     gb(kVerdictCardSizes[1] - total));
+  } else {
+    t += fmt::format(" The total takes {} or {} before sharding overhead ({}).", cards_of(c80.cards, "80 GB"), cards_of(c192.cards, "192 GB"),
+                     cards_of(c24.cards, "24 GB"));
   }
   if (total > node192) {
     uint64_t nodes = c192.nodes;
