@@ -1,0 +1,293 @@
+#include "sources/gguf/gguf_model.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "sources/config/limits.h"
+#include "sources/tensor_classes.h"
+
+namespace vc {
+namespace {
+
+bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// ARCH.* metadata lookups, bounded, recorded in the model's provenance.
+class Meta {
+ public:
+  Meta(const GgufFile& f, std::string arch, Model& m) : f_(f), arch_(std::move(arch)), m_(m) {}
+
+  const std::string& arch() const { return arch_; }
+  bool has(const std::string& key) const { return f_.find(arch_ + "." + key) != nullptr; }
+
+  std::optional<uint64_t> opt(const std::string& key, uint64_t max) {
+    const std::string full = arch_ + "." + key;
+    const GgufValue* v = f_.find(full);
+    if (!v) return std::nullopt;
+    if (v->is_array()) return at(*v, full, 0, max);
+    return check(*v, full, max);
+  }
+
+  uint64_t req(const std::string& key, uint64_t max) {
+    auto v = opt(key, max);
+    if (!v) throw InputError(f_.label + ": " + arch_ + "." + key, "is missing; a " + arch_ + " GGUF must carry it");
+    return *v;
+  }
+
+  // A value that may be one number for every layer or an array with one per layer.
+  std::optional<uint64_t> per_layer(const std::string& key, uint64_t il, uint64_t layers, uint64_t max) {
+    const std::string full = arch_ + "." + key;
+    const GgufValue* v = f_.find(full);
+    if (!v) return std::nullopt;
+    if (!v->is_array()) return check(*v, full, max);
+    if (v->count != layers || v->items.size() != layers) {
+      throw InputError(f_.label + ": " + full, fmt::format("has {} entries; one per layer ({}) is required", v->count, layers));
+    }
+    return at(*v, full, il, max);
+  }
+
+  const GgufValue* raw(const std::string& key) const { return f_.find(arch_ + "." + key); }
+
+ private:
+  uint64_t check(const GgufValue& v, const std::string& full, uint64_t max) {
+    auto n = v.as_u64();
+    if (!n) throw InputError(f_.label + ": " + full, std::string("is a ") + to_string(v.type) + "; a non-negative integer is required");
+    if (*n > max) throw InputError(f_.label + ": " + full, fmt::format("is {}; at most {} is accepted", *n, max));
+    m_.provenance[full] = "GGUF metadata, " + f_.label;
+    return *n;
+  }
+  uint64_t at(const GgufValue& v, const std::string& full, uint64_t il, uint64_t max) {
+    if (il >= v.items.size()) throw InputError(f_.label + ": " + full, "is an empty or truncated array");
+    return check(v.items[il], full, max);
+  }
+
+  const GgufFile& f_;
+  std::string arch_;
+  Model& m_;
+};
+
+// Tensors of one block, by the name after "blk.N.".
+using BlockTensors = std::map<std::string, const GgufTensor*>;
+
+const GgufTensor* find_prefix(const BlockTensors& b, const char* prefix) {
+  for (const auto& [name, t] : b) if (starts(name, prefix)) return t;
+  return nullptr;
+}
+
+bool has_attention_tensors(const BlockTensors& b) {
+  for (const char* p : {"attn_q", "attn_k", "attn_v", "attn_qkv", "attn_kv_a", "attn_output", "attn_out"}) {
+    if (find_prefix(b, p)) return true;
+  }
+  return false;
+}
+
+// Local/global layer patterns of the families whose GGUF omits sliding_window_pattern:
+// llama.cpp set_swa_pattern(n) per architecture (src/llama-model.cpp); layer il is
+// sliding iff il % n < n - 1.
+uint64_t default_swa_pattern(const std::string& arch) {
+  static const std::map<std::string, uint64_t> patterns = {{"gemma2", 2}, {"gemma3", 6}, {"gpt-oss", 2}, {"cohere2", 4}};
+  auto it = patterns.find(arch);
+  return it == patterns.end() ? 0 : it->second;
+}
+
+std::string state_family(const std::string& arch) {
+  if (arch == "kimi-linear" || arch == "kimi-k3") return "KDA";
+  if (starts(arch, "qwen3next") || starts(arch, "qwen35")) return "GatedDeltaNet";
+  if (arch == "mamba" || arch == "jamba") return "Mamba1";
+  return "Mamba2";
+}
+
+}  // namespace
+
+TensorTally tally_gguf(const std::vector<GgufFile>& shards) {
+  TensorTally tally;
+  for (const auto& f : shards) {
+    for (const auto& t : f.tensors) tally.add(classify_gguf_tensor(t.name), t.type_name, t.elements, t.bytes);
+  }
+  return tally;
+}
+
+Model model_from_gguf(const std::vector<GgufFile>& shards) {
+  if (shards.empty()) throw std::logic_error("model_from_gguf: no files");
+  const GgufFile& f = shards.front();
+  // A split set must be whole and in order.
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const GgufValue* count = shards[i].find("split.count");
+    const GgufValue* no = shards[i].find("split.no");
+    const uint64_t n = count && count->as_u64() ? *count->as_u64() : 1;
+    const uint64_t k = no && no->as_u64() ? *no->as_u64() : 0;
+    if (n != shards.size() || k != i) {
+      throw InputError(shards[i].label, fmt::format("is split part {} of {} by its metadata, but was read as part {} of {}; give the first file of a complete set",
+                                                    k + 1, n, i + 1, shards.size()));
+    }
+  }
+
+  Model m;
+  const GgufValue* arch_v = f.find("general.architecture");
+  if (!arch_v || arch_v->type != GgufType::String || arch_v->s.empty()) {
+    throw InputError(f.label + ": general.architecture", "is missing; every GGUF model names its architecture there");
+  }
+  const std::string arch = arch_v->s;
+  if (arch == "clip") throw InputError(f.label, "is a vision/audio projector (mmproj, architecture clip), not a language model");
+  Meta meta(f, arch, m);
+
+  std::map<uint64_t, BlockTensors> blocks;
+  std::map<std::string, const GgufTensor*> globals;
+  for (const auto& s : shards) {
+    for (const auto& t : s.tensors) {
+      auto il = tensor_layer_index(t.name);
+      if (il && starts(t.name, "blk.")) blocks[*il][t.name.substr(t.name.find('.', 4) + 1)] = &t;
+      else globals[t.name] = &t;
+    }
+  }
+
+  const uint64_t n_block = meta.req("block_count", limits::kLayers);
+  const uint64_t nextn = meta.opt("nextn_predict_layers", limits::kLayers).value_or(0);
+  if (nextn > n_block) throw InputError(f.label + ": " + arch + ".nextn_predict_layers", "exceeds block_count");
+  const uint64_t n_layer = n_block - nextn;  // MTP blocks are not part of the decoder stack
+  m.hidden = meta.req("embedding_length", limits::kHidden);
+  const uint64_t heads0 = meta.per_layer("attention.head_count", 0, n_block, limits::kHeads).value_or(0);
+  m.max_context = meta.opt("context_length", uint64_t{1} << 34).value_or(0);
+
+  if (auto v = meta.opt("vocab_size", limits::kVocab)) m.vocab = *v;
+  else if (const GgufValue* toks = f.find("tokenizer.ggml.tokens"); toks && toks->is_array()) m.vocab = toks->count;
+  else if (auto it = globals.find("token_embd.weight"); it != globals.end() && it->second->ne.size() >= 2) m.vocab = it->second->ne[1];
+  m.tied_embeddings = globals.find("output.weight") == globals.end();
+
+  const uint64_t kv_lora = meta.opt("attention.kv_lora_rank", limits::kHeadDim).value_or(0);
+  const uint64_t window = meta.opt("attention.sliding_window", limits::kWindow).value_or(0);
+  const GgufValue* pattern_v = meta.raw("attention.sliding_window_pattern");
+  const uint64_t pattern = pattern_v && !pattern_v->is_array() ? meta.opt("attention.sliding_window_pattern", limits::kLayers).value_or(0)
+                                                               : default_swa_pattern(arch);
+  if (window && !pattern_v && !pattern) {
+    m.warnings.push_back(arch + ".attention.sliding_window is set but this architecture has no known local/global pattern; every layer is counted as full attention");
+  }
+  const uint64_t experts = meta.opt("expert_count", limits::kExperts).value_or(0);
+  const uint64_t used = meta.opt("expert_used_count", limits::kExperts).value_or(0);
+  if (used > experts) throw InputError(f.label + ": " + arch + ".expert_used_count", fmt::format("is {} but expert_count is {}", used, experts));
+
+  for (uint64_t il = 0; il < n_layer; ++il) {
+    static const BlockTensors kEmpty;
+    auto bit = blocks.find(il);
+    const BlockTensors& b = bit == blocks.end() ? kEmpty : bit->second;
+    LayerConfig layer;
+    const bool recurrent = find_prefix(b, "ssm_") != nullptr || arch == "mamba" || arch == "mamba2";
+    const uint64_t heads = meta.per_layer("attention.head_count", il, n_block, limits::kHeads).value_or(heads0);
+
+    AttentionSpec attn;
+    if (has_attention_tensors(b) || (!recurrent && b.empty())) {
+      if (kv_lora) {
+        attn.kind = AttentionKind::Latent;
+        attn.latent_rank = static_cast<uint32_t>(kv_lora);
+        auto rope = meta.opt("rope.dimension_count", limits::kHeadDim);
+        if (!rope) {
+          const uint64_t key_len = meta.req("attention.key_length", limits::kHeadDim);
+          if (key_len < kv_lora) throw InputError(f.label + ": " + arch + ".attention.key_length", "is smaller than kv_lora_rank");
+          rope = key_len - kv_lora;
+        }
+        attn.rope_dim = static_cast<uint32_t>(*rope);
+        attn.index_key_dim = static_cast<uint32_t>(meta.opt("attention.indexer.key_length", limits::kHeadDim).value_or(0));
+        attn.index_topk = static_cast<uint32_t>(meta.opt("attention.indexer.top_k", limits::kWindow).value_or(0));
+      } else {
+        if (heads == 0) throw InputError(f.label + ": " + arch + ".attention.head_count", fmt::format("is 0 for layer {}, which has attention tensors", il));
+        const uint64_t kv = meta.per_layer("attention.head_count_kv", il, n_block, limits::kHeads).value_or(heads);
+        const uint64_t key_len = meta.opt("attention.key_length", limits::kHeadDim).value_or(m.hidden / heads);
+        attn.kind = AttentionKind::Full;
+        attn.kv_heads = static_cast<uint32_t>(kv);
+        attn.head_dim_k = static_cast<uint32_t>(key_len);
+        attn.head_dim_v = static_cast<uint32_t>(meta.opt("attention.value_length", limits::kHeadDim).value_or(key_len));
+        bool sliding = false;
+        if (window) {
+          if (pattern_v && pattern_v->is_array()) {
+            if (il >= pattern_v->items.size()) throw InputError(f.label + ": " + arch + ".attention.sliding_window_pattern", "has fewer entries than layers");
+            sliding = pattern_v->items[il].as_u64().value_or(0) != 0;
+          } else if (pattern) {
+            sliding = il % pattern < pattern - 1;
+          }
+        }
+        if (sliding) {
+          attn.kind = AttentionKind::SlidingWindow;
+          attn.window = window;
+        }
+      }
+    }
+
+    if (recurrent) {
+      AttentionSpec state;
+      state.kind = AttentionKind::LinearState;
+      state.state_family = state_family(arch);
+      const uint64_t conv = meta.req("ssm.conv_kernel", 64);
+      if (conv == 0) throw InputError(f.label + ": " + arch + ".ssm.conv_kernel", "is 0; a short convolution has at least 1 tap");
+      if (state.state_family == "KDA") {  // reference/architectures.md section 5
+        const uint64_t d = meta.req("kda.head_dim", limits::kStateDim);
+        state.state_values = checked_product({heads, d, d});
+        state.conv_values = checked_product({3, conv - 1, heads, d});
+      } else {  // Mamba2 / Gated DeltaNet mapped on Mamba fields, Mamba1 with no groups: section 6-7
+        const uint64_t d_inner = meta.req("ssm.inner_size", limits::kWidth);
+        const uint64_t d_state = meta.req("ssm.state_size", limits::kStateDim);
+        const uint64_t groups = meta.opt("ssm.group_count", limits::kHeads).value_or(0);
+        state.state_values = checked_mul(d_inner, d_state);
+        state.conv_values = checked_mul(conv - 1, checked_add(d_inner, checked_product({2, groups, d_state})));
+      }
+      if (attn.kind != AttentionKind::None && arch == "falcon-h1") layer.parallel_mixer = attn;
+      layer.attention = state;
+    } else {
+      layer.attention = attn;
+    }
+
+    FeedForwardSpec& ff = layer.feed_forward;
+    if (const GgufTensor* up = find_prefix(b, "ffn_up_exps") ? find_prefix(b, "ffn_up_exps") : find_prefix(b, "ffn_down_exps")) {
+      ff.kind = FeedForwardKind::MoE;
+      if (experts == 0) throw InputError(f.label + ": " + arch + ".expert_count", fmt::format("is missing or 0 but layer {} holds expert tensors", il));
+      ff.experts = static_cast<uint32_t>(experts);
+      ff.experts_per_token = static_cast<uint32_t>(used);
+      const bool is_down = starts(up->name.substr(up->name.find('.', 4) + 1), "ffn_down");
+      ff.expert_width = meta.opt("expert_feed_forward_length", limits::kWidth).value_or(up->ne.size() >= 2 ? (is_down ? up->ne[0] : up->ne[1]) : 0);
+      if (const GgufTensor* sh = find_prefix(b, "ffn_down_shexp")) ff.shared_width = sh->ne.empty() ? 0 : sh->ne[0];
+    } else if (const GgufTensor* down = find_prefix(b, "ffn_down")) {
+      ff.kind = FeedForwardKind::Dense;
+      ff.dense_width = down->ne.empty() ? 0 : down->ne[0];
+    }
+    m.layers.push_back(std::move(layer));
+  }
+  if (m.layers.empty()) throw InputError(f.label, "has no layers (block_count is 0)");
+
+  TensorTally tally = tally_gguf(shards);
+  // Blocks past the decoder stack are the multi-token-prediction head.
+  if (nextn) {
+    for (const auto& s : shards) {
+      for (const auto& t : s.tensors) {
+        auto il = tensor_layer_index(t.name);
+        if (!il || !starts(t.name, "blk.") || *il < n_layer) continue;
+        ParamClass c = classify_gguf_tensor(t.name);
+        tally.params_by_class[c] -= t.elements;
+        tally.bytes_by_class[c] -= t.bytes;
+        tally.params_by_class[ParamClass::Mtp] = checked_add(tally.params_by_class[ParamClass::Mtp], t.elements);
+        tally.bytes_by_class[ParamClass::Mtp] = checked_add(tally.bytes_by_class[ParamClass::Mtp], t.bytes);
+      }
+    }
+  }
+  std::string files = shards.size() == 1 ? f.label : fmt::format("{} and {} more split files", f.label, shards.size() - 1);
+  tally.write_params(m.params, experts, used, "GGUF tensors (" + files + ")");
+
+  m.id = f.label;
+  const GgufValue* name = f.find("general.name");
+  m.name = name && name->type == GgufType::String && !name->s.empty() ? name->s : std::filesystem::path(f.label).filename().string();
+  m.family = "gguf";
+  m.architecture = arch;
+  m.inputs = {"text"};
+  m.native.format = tally.dominant_dtype();
+  m.native.bytes = tally.bytes;
+  m.native.measured = true;
+  m.native.source = fmt::format("sum of the {} tensors' exact bytes in {}", tally.tensors, files);
+  m.native.note = "GGUF " + tally.dtype_summary();
+  for (const auto& s : shards) m.sources.push_back(s.label);
+  if (nextn) m.left_out.push_back(fmt::format("{} multi-token-prediction block(s): counted in the weights, not in the layer stack", nextn));
+  return m;
+}
+
+}  // namespace vc

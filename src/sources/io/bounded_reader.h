@@ -1,0 +1,46 @@
+#pragma once
+// Sequential little-endian reads over a ByteSource, bounded by an end offset: every read checks
+// the bytes remaining first, so a hostile length can never read past the end or allocate more
+// than the bytes that are really there. Reads are buffered in chunks (one range request each
+// for remote sources).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sources/io/byte_source.h"
+
+namespace vc {
+
+class BoundedReader {
+ public:
+  // Reads [start, end) of `src`; end is clamped to the source size.
+  BoundedReader(ByteSource& src, uint64_t start, uint64_t end, uint64_t chunk = 1 << 20);
+
+  uint64_t position() const { return pos_; }
+  uint64_t remaining() const { return end_ - pos_; }
+  const std::string& label() const { return src_.label(); }
+
+  // `field` names what is being read in the message when the bytes run out.
+  void bytes(char* dst, uint64_t n, const std::string& field);
+  void skip(uint64_t n, const std::string& field);
+  uint8_t u8(const std::string& field);
+  uint16_t u16(const std::string& field);
+  uint32_t u32(const std::string& field);
+  uint64_t u64(const std::string& field);
+  // A string with a u64 length prefix, at most `max_len` bytes.
+  std::string string(uint64_t max_len, const std::string& field);
+
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  uint64_t le(unsigned width, const std::string& field);
+
+  ByteSource& src_;
+  uint64_t pos_;
+  uint64_t end_;
+  uint64_t chunk_;
+  std::vector<char> buf_;
+  uint64_t buf_start_ = 0;
+};
+
+}  // namespace vc

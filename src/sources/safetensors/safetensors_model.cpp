@@ -1,0 +1,71 @@
+#include "sources/safetensors/safetensors_model.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "core/checked.h"
+#include "sources/config/config_mapper.h"
+#include "sources/tensor_classes.h"
+
+namespace vc {
+namespace {
+
+bool ends(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+uint64_t safetensors_tensor_params(const SafetensorsTensor& t, bool has_scale_sibling) {
+  const std::string& n = t.name;
+  for (const char* aux : {"_scale", "_scale_inv", "_scales", "_scale_2", "weight_shape", "zero_point", "global_scale", "input_scale"}) {
+    if (ends(n, aux)) return 0;
+  }
+  if (ends(n, "weight_packed") && (t.dtype == "I32" || t.dtype == "U32")) return checked_mul(t.elements, 8);  // int4 x 8
+  if (ends(n, "_blocks") && t.dtype == "U8") return checked_mul(t.elements, 2);                               // MXFP4 nibbles
+  if (t.dtype == "U8" && ends(n, ".weight") && has_scale_sibling) return checked_mul(t.elements, 2);          // NVFP4 nibbles
+  return t.elements;
+}
+
+TensorTally tally_safetensors(const std::vector<SafetensorsFile>& files, uint64_t decoder_layers) {
+  std::set<std::string> names;
+  for (const auto& f : files) for (const auto& t : f.tensors) names.insert(t.name);
+  TensorTally tally;
+  for (const auto& f : files) {
+    for (const auto& t : f.tensors) {
+      const bool scaled = names.count(t.name + "_scale") > 0;
+      ParamClass c = classify_hf_tensor(t.name);
+      if (decoder_layers && c != ParamClass::Vision) {
+        auto il = tensor_layer_index(t.name);
+        if (il && *il >= decoder_layers) c = ParamClass::Mtp;
+      }
+      tally.add(c, t.dtype, safetensors_tensor_params(t, scaled), t.bytes());
+    }
+  }
+  return tally;
+}
+
+Model model_from_checkpoint(const nlohmann::json& config, const std::string& config_label, const std::vector<SafetensorsFile>& files) {
+  Model m = model_from_config(config, config_label);
+  uint64_t experts = 0, used = 0;
+  for (const auto& l : m.layers) {
+    if (l.feed_forward.kind == FeedForwardKind::MoE) {
+      experts = l.feed_forward.experts;
+      used = l.feed_forward.experts_per_token;
+      break;
+    }
+  }
+  TensorTally tally = tally_safetensors(files, m.layers.size());
+  const std::string what = files.size() == 1 ? files.front().label : fmt::format("{} and {} more shards", files.front().label, files.size() - 1);
+  // The config's stated figures stay beside; the derived ones now come from the real tensors.
+  tally.write_params(m.params, experts, used, "safetensors headers (" + what + ")");
+  m.native.bytes = tally.bytes;
+  m.native.measured = true;
+  m.native.source = fmt::format("sum of the {} tensors' exact bytes in {}", tally.tensors, what);
+  m.native.note = "safetensors " + tally.dtype_summary();
+  for (const auto& f : files) m.sources.push_back(f.label);
+  return m;
+}
+
+}  // namespace vc

@@ -1,0 +1,337 @@
+// GGUF reader and GGUF -> Model mapper, on files the tests write (gguf_writer.h) and on the
+// llama.cpp-measured tiny models in reference/llamacpp/gguf/.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "gguf_writer.h"
+#include "memory_source.h"
+#include "sources/gguf/gguf_file.h"
+#include "sources/gguf/gguf_model.h"
+#include "sources/gguf/gguf_set.h"
+#include "sources/gguf/gguf_split.h"
+
+namespace vc {
+namespace {
+
+using testing::GgufWriter;
+using testing::MemorySource;
+namespace fs = std::filesystem;
+
+// A llama-shaped model: 2 layers, hidden 64, 4 heads (head_dim 64/4 = 16), 2 kv heads,
+// ffn 128, vocab 32. Bytes per tensor worked out by hand from the ggml block layouts
+// (F32 4 B, F16 2 B, Q8_0 34 B per 32, Q4_0 18 B per 32):
+//   token_embd [64,32] F16 = 64*32*2 = 4,096; output_norm [64] F32 = 256;
+//   output [64,32] Q8_0 = 2 blocks * 34 * 32 rows = 2,176;
+//   per layer: attn_norm 256 + attn_q [64,64] F16 8,192 + attn_k [64,32] 4,096 + attn_v 4,096
+//   + attn_output 8,192 + ffn_norm 256 + ffn_gate [64,128] Q4_0 2*18*128 = 4,608 + ffn_up 4,608
+//   + ffn_down [128,64] Q8_0 4*34*64 = 8,704 = 43,008.
+//   total = 4,096 + 256 + 2,176 + 2 * 43,008 = 92,544 bytes.
+// Params: embedding 2,048, output 2,048, norms 64 + 2*128 = 320, attention 2*12,288 = 24,576,
+// dense MLP 2 * 3 * 8,192 = 49,152; total 78,144.
+GgufWriter tiny_llama() {
+  GgufWriter w;
+  w.str("general.architecture", "llama");
+  w.str("general.name", "Tiny Llama");
+  w.u32("llama.block_count", 2);
+  w.u32("llama.embedding_length", 64);
+  w.u32("llama.attention.head_count", 4);
+  w.u32("llama.attention.head_count_kv", 2);
+  w.u32("llama.feed_forward_length", 128);
+  w.u32("llama.context_length", 4096);
+  w.f32("llama.rope.freq_base", 10000.0f);
+  w.boolean("tokenizer.ggml.add_bos_token", true);
+  w.str_array("tokenizer.ggml.tokens", std::vector<std::string>(32, "tok"));
+  w.nested_array("test.nested", {{1, 2}, {3}});
+  w.i32("test.negative", -7);
+  w.tensor("token_embd.weight", {64, 32}, GgufWriter::F16, 4096);
+  w.tensor("output_norm.weight", {64}, GgufWriter::F32, 256);
+  w.tensor("output.weight", {64, 32}, GgufWriter::Q8_0, 2176);
+  for (int l = 0; l < 2; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    w.tensor(b + "attn_norm.weight", {64}, GgufWriter::F32, 256);
+    w.tensor(b + "attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
+    w.tensor(b + "attn_k.weight", {64, 32}, GgufWriter::F16, 4096);
+    w.tensor(b + "attn_v.weight", {64, 32}, GgufWriter::F16, 4096);
+    w.tensor(b + "attn_output.weight", {64, 64}, GgufWriter::F16, 8192);
+    w.tensor(b + "ffn_norm.weight", {64}, GgufWriter::F32, 256);
+    w.tensor(b + "ffn_gate.weight", {64, 128}, GgufWriter::Q4_0, 4608);
+    w.tensor(b + "ffn_up.weight", {64, 128}, GgufWriter::Q4_0, 4608);
+    w.tensor(b + "ffn_down.weight", {128, 64}, GgufWriter::Q8_0, 8704);
+  }
+  return w;
+}
+
+std::string whole_file(const GgufWriter& w) {
+  std::string h = w.header();
+  h.resize(h.size() + w.data_bytes(), '\0');
+  return h;
+}
+
+TEST(Gguf, ReadsGeneratedFileExactly) {
+  MemorySource src(whole_file(tiny_llama()));
+  GgufFile f = read_gguf(src);
+  EXPECT_EQ(f.version, 3u);
+  ASSERT_EQ(f.tensors.size(), 21u);
+  EXPECT_EQ(f.tensor_bytes(), 92544u);
+  EXPECT_EQ(f.find("general.architecture")->s, "llama");
+  EXPECT_EQ(f.find("tokenizer.ggml.tokens")->count, 32u);
+  const GgufValue* nested = f.find("test.nested");
+  ASSERT_TRUE(nested && nested->is_array());
+  ASSERT_EQ(nested->items.size(), 2u);
+  EXPECT_EQ(nested->items[0].items[1].u, 2u);
+  EXPECT_EQ(nested->items[1].items[0].u, 3u);
+  EXPECT_EQ(f.find("test.negative")->i, -7);
+  EXPECT_FALSE(f.find("test.negative")->as_u64().has_value());
+  EXPECT_FLOAT_EQ(static_cast<float>(f.find("llama.rope.freq_base")->f), 10000.0f);
+  // Header read only: the reader never touched the tensor data.
+  EXPECT_LE(src.bytes_fetched(), src.size());
+}
+
+TEST(Gguf, MapsGeneratedFileToModel) {
+  MemorySource src(whole_file(tiny_llama()));
+  Model m = model_from_gguf({read_gguf(src)});
+  EXPECT_EQ(m.architecture, "llama");
+  EXPECT_EQ(m.name, "Tiny Llama");
+  ASSERT_EQ(m.layers.size(), 2u);
+  EXPECT_EQ(m.layers[0].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(m.layers[0].attention.kv_heads, 2u);
+  EXPECT_EQ(m.layers[0].attention.head_dim_k, 16u);  // 64 / 4 heads, no key_length key
+  EXPECT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);
+  EXPECT_EQ(m.layers[0].feed_forward.dense_width, 128u);
+  EXPECT_EQ(m.vocab, 32u);  // from tokenizer.ggml.tokens
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.max_context, 4096u);
+  EXPECT_EQ(m.native.bytes, 92544u);
+  EXPECT_TRUE(m.native.measured);
+  EXPECT_EQ(m.params.derived_total, 78144u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Attention), 24576u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::DenseMlp), 49152u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Norms), 320u);
+  EXPECT_EQ(m.params.derived_active, 78144u - 2048u);  // the input embedding is a lookup
+}
+
+TEST(Gguf, SplitNames) {
+  auto names = gguf_split_names("dir/m-00002-of-00003.gguf");
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[0], "dir/m-00001-of-00003.gguf");
+  EXPECT_EQ(names[2], "dir/m-00003-of-00003.gguf");
+  EXPECT_EQ(gguf_split_names("m.gguf").size(), 1u);
+  EXPECT_THROW(gguf_split_names("m-00004-of-00003.gguf"), InputError);
+}
+
+fs::path temp_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("vramcalc-test-" + name + "-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+// Two split files: part 1 holds the metadata and token_embd (4,096 B), part 2 the output
+// norm (256 B); the set's weights are their sum, 4,352 B.
+TEST(Gguf, ReadsSplitSetAndNamesMissingPart) {
+  fs::path dir = temp_dir("split");
+  GgufWriter a;
+  a.str("general.architecture", "llama");
+  a.u32("llama.block_count", 1);
+  a.u32("llama.embedding_length", 64);
+  a.u32("llama.attention.head_count", 4);
+  a.u32("split.no", 0);
+  a.u32("split.count", 2);
+  a.tensor("token_embd.weight", {64, 32}, GgufWriter::F16, 4096);
+  a.write(dir / "m-00001-of-00002.gguf");
+  GgufWriter b;
+  b.u32("split.no", 1);
+  b.u32("split.count", 2);
+  b.tensor("output_norm.weight", {64}, GgufWriter::F32, 256);
+  Opener open = [](const std::string& p) { return open_file_source(p); };
+  EXPECT_THROW(
+      {
+        try {
+          read_gguf_set((dir / "m-00001-of-00002.gguf").string(), open);
+        } catch (const InputError& e) {
+          EXPECT_NE(std::string(e.what()).find("m-00002-of-00002.gguf"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      InputError);
+  b.write(dir / "m-00002-of-00002.gguf");
+  GgufSet set = read_gguf_set((dir / "m-00002-of-00002.gguf").string(), open);
+  ASSERT_EQ(set.files.size(), 2u);
+  Model m = model_from_gguf(set.files);
+  EXPECT_EQ(m.native.bytes, 4352u);
+  fs::remove_all(dir);
+}
+
+// Every truncation of a valid file fails with an InputError naming it; every single-byte
+// corruption of the header either parses or fails with an InputError, never anything else.
+TEST(Gguf, TruncatedOrCorruptHeadersAreInputErrors) {
+  const std::string good = whole_file(tiny_llama());
+  const size_t header = tiny_llama().header().size();
+  for (size_t n = 0; n < good.size(); n += (n < header ? 1 : 997)) {
+    MemorySource src(good.substr(0, n), "cut.gguf");
+    try {
+      read_gguf(src);
+      ADD_FAILURE() << "a file cut to " << n << " bytes was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.subject(), "cut.gguf");
+    }
+  }
+  for (size_t i = 0; i < header; ++i) {
+    for (unsigned flip : {0xffu, 0x80u, 0x01u}) {
+      std::string bad = good;
+      bad[i] = static_cast<char>(static_cast<unsigned>(static_cast<unsigned char>(bad[i])) ^ flip);
+      MemorySource src(bad, "bad.gguf");
+      try {
+        GgufFile f = read_gguf(src);
+        model_from_gguf({f});
+      } catch (const InputError&) {
+      } catch (const OverflowError&) {
+      }
+    }
+  }
+}
+
+TEST(Gguf, RejectsWrongMagicVersionAndHugeCounts) {
+  std::string good = whole_file(tiny_llama());
+  std::string magic = good;
+  magic[0] = 'X';
+  MemorySource a(magic);
+  EXPECT_THROW(read_gguf(a), InputError);
+  std::string v1 = good;
+  v1[4] = 1;
+  MemorySource b(v1);
+  EXPECT_THROW(read_gguf(b), InputError);
+  std::string many = good;
+  for (int i = 8; i < 16; ++i) many[static_cast<size_t>(i)] = '\x7f';  // tensor count ~ 9e18
+  MemorySource c(many);
+  EXPECT_THROW(read_gguf(c), InputError);
+}
+
+// Offsets past the end and byte counts that overflow 64 bits.
+TEST(Gguf, RejectsTensorsPastTheEndAndOverflowingSizes) {
+  GgufWriter w;
+  w.str("general.architecture", "llama");
+  w.tensor("huge", {uint64_t{1} << 40, uint64_t{1} << 30}, GgufWriter::F32, 0);
+  MemorySource src(w.header());
+  EXPECT_THROW(read_gguf(src), InputError);
+  GgufWriter past;
+  past.str("general.architecture", "llama");
+  past.tensor("t", {64}, GgufWriter::F32, 256);
+  MemorySource s2(past.header());  // no data section
+  EXPECT_THROW(read_gguf(s2), InputError);
+}
+
+// --- llama.cpp reference files -------------------------------------------------------------
+
+const fs::path kRef = fs::path(VRAMCALC_REFERENCE_DIR) / "llamacpp";
+
+nlohmann::json load_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+std::vector<GgufFile> read_ref(const std::string& file) {
+  auto src = open_file_source((kRef / "gguf" / file).string());
+  return {read_gguf(*src)};
+}
+
+// Every tensor of every reference file: name, type and bytes as tensors.json lists them; the
+// sum equals llama.cpp's llama_model_size and its element count llama_model_n_params; the
+// data span (with 32-byte padding) equals the CPU_Mapped model buffer llama.cpp allocated.
+TEST(GgufReference, TensorsMatchTensorsJsonAndLlamaCppBuffers) {
+  const auto tensors = load_json(kRef / "gguf" / "tensors.json");
+  const auto runs = load_json(kRef / "runs.json");
+  ASSERT_GE(tensors.size(), 9u);
+  for (const auto& [file, ref] : tensors.items()) {
+    SCOPED_TRACE(file);
+    auto files = read_ref(file);
+    const GgufFile& f = files.front();
+    ASSERT_EQ(f.tensors.size(), ref.at("n_tensors").get<size_t>());
+    EXPECT_EQ(f.file_size, ref.at("file_bytes").get<uint64_t>());
+    for (size_t i = 0; i < f.tensors.size(); ++i) {
+      const auto& rt = ref.at("tensors").at(i);
+      EXPECT_EQ(f.tensors[i].name, rt.at("name").get<std::string>());
+      EXPECT_EQ(f.tensors[i].type_name, rt.at("type").get<std::string>());
+      EXPECT_EQ(f.tensors[i].bytes, rt.at("bytes").get<uint64_t>());
+      EXPECT_EQ(f.tensors[i].ne, rt.at("ne").get<std::vector<uint64_t>>());
+    }
+    Model m = model_from_gguf(files);
+    EXPECT_EQ(m.native.bytes, ref.at("tensor_bytes").get<uint64_t>());
+    EXPECT_EQ(m.architecture, ref.at("arch").get<std::string>());
+    bool found = false;
+    for (const auto& run : runs) {
+      if (run.at("model_file") != file || !run.contains("measured_bytes") || run.at("measured_bytes").is_null()) continue;
+      const auto& mb = run.at("measured_bytes");
+      EXPECT_EQ(m.native.bytes, mb.at("model_size_bytes").get<uint64_t>());
+      EXPECT_EQ(m.params.derived_total, mb.at("n_params").get<uint64_t>());
+      EXPECT_EQ(f.data_span(), mb.at("buffers").at("CPU_Mapped").at("model").get<uint64_t>());
+      found = true;
+      break;
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
+// Geometry read from the metadata, checked against the README table of reference/llamacpp
+// and against what llama.cpp allocated: at c=4096, f16 cache, one sequence, its CPU context
+// buffer (KV cache + recurrent state, f32) equals the sum over layers of our per-layer figures.
+TEST(GgufReference, GeometryReproducesLlamaCppContextBuffers) {
+  const auto runs = load_json(kRef / "runs.json");
+  for (const char* file : {"tiny-llama.gguf", "tiny-qwen3.gguf", "tiny-deepseek2.gguf", "tiny-qwen3moe.gguf", "tiny-mamba2.gguf",
+                           "tiny-qwen3next.gguf", "tiny-kimi-linear.gguf"}) {
+    SCOPED_TRACE(file);
+    Model m = model_from_gguf(read_ref(file));
+    uint64_t bytes = 0;
+    for (const auto& l : m.layers) {
+      const AttentionSpec& a = l.attention;
+      if (a.kind == AttentionKind::LinearState) bytes += (a.state_values + a.conv_values) * 4;
+      else bytes += a.values_per_token() * 2 * 4096;
+    }
+    uint64_t measured = 0;
+    for (const auto& run : runs) {
+      if (run.at("model_file") == file && run.at("variant") == "c4096-fa_on") measured = run.at("measured_bytes").at("buffers").at("CPU").at("context").get<uint64_t>();
+    }
+    EXPECT_EQ(bytes, measured);
+  }
+}
+
+TEST(GgufReference, LayerKindsPerFamily) {
+  Model gemma = model_from_gguf(read_ref("tiny-gemma3.gguf"));  // pattern 6: 5 local + 1 global
+  ASSERT_EQ(gemma.layers.size(), 6u);
+  EXPECT_EQ(gemma.layer_count(AttentionKind::SlidingWindow), 5u);
+  EXPECT_EQ(gemma.layers[5].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(gemma.layers[0].attention.window, 512u);
+  EXPECT_TRUE(gemma.tied_embeddings);
+
+  Model oss = model_from_gguf(read_ref("tiny-gpt-oss.gguf"));  // SWA 128 on even layers
+  EXPECT_EQ(oss.layers[0].attention.kind, AttentionKind::SlidingWindow);
+  EXPECT_EQ(oss.layers[1].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(oss.layers[0].feed_forward.kind, FeedForwardKind::MoE);
+  EXPECT_EQ(oss.layers[0].feed_forward.experts, 8u);
+  EXPECT_NE(oss.native.note.find("MXFP4"), std::string::npos) << oss.native.note;  // experts in MXFP4
+
+  Model ds = model_from_gguf(read_ref("tiny-deepseek2.gguf"));  // kv_lora 128 + rope 32, 1 dense + 2 MoE
+  EXPECT_EQ(ds.layers[0].attention.kind, AttentionKind::Latent);
+  EXPECT_EQ(ds.layers[0].attention.latent_rank, 128u);
+  EXPECT_EQ(ds.layers[0].attention.rope_dim, 32u);
+  EXPECT_EQ(ds.layers[0].feed_forward.kind, FeedForwardKind::Dense);
+  EXPECT_EQ(ds.layers[1].feed_forward.kind, FeedForwardKind::MoE);
+  EXPECT_EQ(ds.layers[1].feed_forward.expert_width, 64u);
+  EXPECT_EQ(ds.layers[1].feed_forward.shared_width, 64u);
+
+  Model next = model_from_gguf(read_ref("tiny-qwen3next.gguf"));  // 3 GDN + 1 full
+  EXPECT_EQ(next.layer_count(AttentionKind::LinearState), 3u);
+  EXPECT_EQ(next.layers[3].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(next.layers[0].attention.state_family, "GatedDeltaNet");
+
+  Model kimi = model_from_gguf(read_ref("tiny-kimi-linear.gguf"));  // 3 KDA + 1 MLA
+  EXPECT_EQ(kimi.layer_count(AttentionKind::LinearState), 3u);
+  EXPECT_EQ(kimi.layers[3].attention.kind, AttentionKind::Latent);
+  EXPECT_EQ(kimi.layers[0].attention.state_values, 4u * 32 * 32);  // heads * head_dim^2
+}
+
+}  // namespace
+}  // namespace vc
