@@ -46,7 +46,8 @@ void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>&
   auto runs = read_json(dir / "llamacpp" / "runs.json");
   for (const auto& r : runs) {
     const std::string id = r.value("id", "?");
-    if (!r.contains("measured_bytes") || !r["measured_bytes"].contains("buffers")) continue;  // refused contexts: no figures
+    const bool refused = r.contains("errors") && r["errors"].is_array() && !r["errors"].empty();
+    if (!refused && (!r.contains("measured_bytes") || !r["measured_bytes"].contains("buffers"))) continue;
     const auto& st = r["settings"];
     LlamaCppSettings s;
     s.n_ctx = st.value("ctx", 4096);
@@ -58,6 +59,15 @@ void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>&
     const std::filesystem::path file = dir / "llamacpp" / "gguf" / r.value("model_file", "");
     try {
       Model m = resolve_model(file.string());
+      if (refused) {  // llama.cpp refused to create the context: we must refuse too
+        try {
+          llamacpp_memory(m, s);
+          out.push_back(row(id, "refusal (llama.cpp created no context)", 1, 0, 0, "llama.cpp refused these settings; we computed a size"));
+        } catch (const InputError&) {
+          out.push_back(row(id, "refusal (llama.cpp created no context)", 1, 1, 0));
+        }
+        continue;
+      }
       LlamaCppMemory mem = llamacpp_memory(m, s);
       const auto& bufs = r["measured_bytes"]["buffers"];
       double printed = 0;

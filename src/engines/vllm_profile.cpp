@@ -46,6 +46,31 @@ VllmKv vllm_kv(const Model& model, const VllmSettings& s) {
   kv.bytes_per_block = checked_mul(per_token, s.block_size);
   kv.num_blocks = s.available_kv_bytes / kv.bytes_per_block;
   kv.tokens = kv.num_blocks * s.block_size;
+
+  // Hybrid allocator (full + sliding-window layers with one page size): layers form groups of
+  // `group_size` (the smaller layer count of the two kinds); all groups share one block pool whose
+  // block spans group_size layers, and the logged capacity is blocks / groups x block_size.
+  // (vllm/v1/core/kv_cache_utils.py: uniform-page-size grouping; "GPU KV cache size" line.)
+  uint64_t full = 0, window = 0, other = 0, page_layer = 0;
+  bool uniform = true;
+  for (uint64_t i = 0; i < std::min<uint64_t>(layers_per_stage, model.layers.size()); ++i) {
+    const AttentionSpec& a = model.layers[i].attention;
+    if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) { ++other; continue; }
+    uint64_t heads = std::max<uint64_t>(1, a.kv_heads / s.tensor_parallel);
+    uint64_t page = heads * (uint64_t{a.head_dim_k} + a.head_dim_v) * dtype_bytes;
+    if (page_layer && page != page_layer) uniform = false;
+    page_layer = page;
+    (a.kind == AttentionKind::Full ? full : window)++;
+  }
+  if (full && window && !other && uniform) {
+    const uint64_t group_size = std::min(full, window);
+    const uint64_t groups = ceil_div(full, group_size) + ceil_div(window, group_size);
+    kv.bytes_per_block = checked_product({page_layer, group_size, s.block_size});
+    kv.num_blocks = s.available_kv_bytes / kv.bytes_per_block;
+    kv.tokens = kv.num_blocks / groups * s.block_size;
+    kv.exact = true;
+    kv.note = "";
+  }
   kv.max_concurrency = s.max_model_len ? static_cast<double>(kv.tokens) / static_cast<double>(s.max_model_len) : 0;
   return kv;
 }
