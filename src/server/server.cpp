@@ -79,12 +79,13 @@ void handle_api(const httplib::Request& req, httplib::Response& res) {
   try {
     RequestParams params;
     if (req.method == "POST") {
-      if (!req.params.empty()) {
-        return answer_json(res, 400, error_body("query", "send parameters either in the query string (GET) or in the JSON body (POST), not both"));
-      }
+      // Content type first: httplib reads a form-encoded body into req.params.
       const std::string type = req.get_header_value("Content-Type");
       if (!type.empty() && type.rfind("application/json", 0) != 0) {
         return answer_json(res, 415, error_body("Content-Type", "'" + type.substr(0, 64) + "' is not accepted; send application/json"));
+      }
+      if (!req.params.empty()) {
+        return answer_json(res, 400, error_body("query", "send parameters either in the query string (GET) or in the JSON body (POST), not both"));
       }
       params = RequestParams::from_json_body(req.body);
     } else {
