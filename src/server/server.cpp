@@ -82,7 +82,7 @@ void handle_api(const httplib::Request& req, httplib::Response& res) {
       // Content type first: httplib reads a form-encoded body into req.params.
       const std::string type = req.get_header_value("Content-Type");
       if (!type.empty() && type.rfind("application/json", 0) != 0) {
-        return answer_json(res, 415, error_body("Content-Type", "'" + type.substr(0, 64) + "' is not accepted; send application/json"));
+        return answer_json(res, 415, error_body("Content-Type", fmt::format("'{}' is not accepted; send application/json", type.substr(0, 64))));
       }
       if (!req.params.empty()) {
         return answer_json(res, 400, error_body("query", "send parameters either in the query string (GET) or in the JSON body (POST), not both"));
@@ -137,8 +137,12 @@ Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
   http.set_payload_max_length(o.max_body_bytes);
   http.set_read_timeout(o.read_timeout);
   http.set_write_timeout(o.write_timeout);
+  // httplib works a connection on one thread until it closes: short keep-alive so idle browser
+  // connections do not hold the pool.
+  http.set_tcp_nodelay(true);  // headers and body go out in separate writes: no 40 ms Nagle/delayed-ACK stall
   http.set_keep_alive_max_count(100);
-  http.set_keep_alive_timeout(5);
+  http.set_keep_alive_timeout(2);
+  (void)Catalogue::builtin();  // load the catalogue now, not inside the first request
 
   http.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
     request_start = std::chrono::steady_clock::now();
