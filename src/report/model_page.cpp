@@ -206,7 +206,7 @@ std::string render_markdown(const ModelPage& page) {
     if (!s.table.header.empty()) {
       auto row = [](const std::vector<std::string>& cells) {
         std::string r = "|";
-        for (const auto& c : cells) r += " " + md_cell(c) + " |";
+        for (const auto& c : cells) r.append(" ").append(md_cell(c)).append(" |");
         return r + "\n";
       };
       out += row(s.table.header);

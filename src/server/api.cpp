@@ -158,7 +158,7 @@ ApiAnswer call_api(std::string_view verb, const RequestParams& params) {
     }
   }
   std::string verbs;
-  for (const auto& r : api_routes()) verbs += (verbs.empty() ? "" : ", ") + r.verb;
+  for (const auto& r : api_routes()) verbs.append(verbs.empty() ? "" : ", ").append(r.verb);
   return {404, error_body("verb", "'" + std::string(verb) + "' is not an API route; accepted: " + verbs)};
 }
 

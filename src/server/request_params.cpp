@@ -44,7 +44,7 @@ RequestParams RequestParams::from_json_body(std::string_view body) {
       std::string joined;
       for (const auto& item : v) {
         if (item.is_array() || item.is_object()) throw InputError(name, "must be a flat list of strings or numbers");
-        joined += (joined.empty() ? "" : ",") + scalar_text(item, name);
+        joined.append(joined.empty() ? "" : ",").append(scalar_text(item, name));
       }
       p.add(name, joined);
     } else {
@@ -60,7 +60,7 @@ void RequestParams::check_known(const std::vector<std::string>& accepted) const 
     for (const auto& a : accepted) known = known || a == name;
     if (known) continue;
     std::string list;
-    for (const auto& a : accepted) list += (list.empty() ? "" : ", ") + a;
+    for (const auto& a : accepted) list.append(list.empty() ? "" : ", ").append(a);
     throw InputError(name, "is not a parameter of this route; accepted: " + (list.empty() ? std::string("none") : list));
   }
 }
