@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "core/units.h"
 #include "estimate/ladder.h"
+#include "report/json_verbs.h"
 #include "sources/resolver.h"
 
 namespace vc::cli {
@@ -25,14 +26,7 @@ Command add_builds(CLI::App& app) {
             Model model = resolve_model(o->model);
             auto rows = build_ladder(model, parse_percent_bp(o->overhead, "--overhead"));
             if (o->json) {
-              nlohmann::json out = nlohmann::json::array();
-              for (const auto& r : rows) {
-                nlohmann::json opts = nlohmann::json::array();
-                for (const auto& op : r.options) opts.push_back({{"label", op.label}, {"card_bytes", op.card_bytes}, {"cards", op.cards}});
-                out.push_back({{"name", r.build->name}, {"bytes", r.build->bytes}, {"overhead_bytes", r.overhead_bytes},
-                               {"with_overhead_bytes", r.with_overhead}, {"bits_per_param", r.bits_per_param}, {"source", r.build->source}, {"cards", opts}});
-              }
-              fmt::print("{}\n", nlohmann::json{{"schema", "vramcalc.builds/1"}, {"model", model.id}, {"builds", out}}.dump(2));
+              fmt::print("{}\n", builds_json(model, rows).dump(2));
               return 0;
             }
             if (rows.empty()) {

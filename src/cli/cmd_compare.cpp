@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
 #include "estimate/estimate.h"
-#include "report/json_report.h"
+#include "report/json_verbs.h"
 #include "sources/resolver.h"
 
 namespace vc::cli {
@@ -41,12 +41,7 @@ Command add_compare(CLI::App& app) {
             Estimate eb = estimate(mb, sb);
             const ByteUnits units = o->flags.byte_units();
             if (o->json) {
-              nlohmann::json out;
-              out["schema"] = "vramcalc.compare/1";
-              out["a"] = estimate_json(ea);
-              out["b"] = estimate_json(eb);
-              out["difference_bytes"] = static_cast<int64_t>(eb.total_bytes) - static_cast<int64_t>(ea.total_bytes);
-              fmt::print("{}\n", out.dump(2));
+              fmt::print("{}\n", compare_json(ea, eb).dump(2));
               return 0;
             }
             auto col = [&](const Estimate& e) { return fmt::format("{} @ {}", e.model->id, format_tokens(e.scenario.context)); };

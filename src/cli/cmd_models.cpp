@@ -6,7 +6,7 @@
 #include "catalogue/catalogue.h"
 #include "cli/commands.h"
 #include "core/units.h"
-#include "report/json_report.h"
+#include "report/json_verbs.h"
 
 namespace vc::cli {
 
@@ -17,9 +17,7 @@ Command add_models(CLI::App& app) {
   return {sub, [json] {
             const auto& models = Catalogue::builtin().models();
             if (*json) {
-              nlohmann::json out = nlohmann::json::array();
-              for (const auto& m : models) out.push_back(model_summary_json(m));
-              fmt::print("{}\n", out.dump(2));
+              fmt::print("{}\n", models_json(models).dump(2));
               return 0;
             }
             fmt::print("{:<28} {:<30} {:>8} {:>8} {:>7} {:>10} {:>12}  {}\n", "id", "name", "params", "active", "layers", "context", "native", "format");

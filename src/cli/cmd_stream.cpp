@@ -7,6 +7,7 @@
 #include "core/units.h"
 #include "estimate/estimate.h"
 #include "estimate/streaming.h"
+#include "report/json_verbs.h"
 #include "sources/resolver.h"
 
 namespace vc::cli {
@@ -39,13 +40,7 @@ Command add_stream(CLI::App& app) {
             for (const auto& g : o->gbps) bws.push_back(parse_bytes(g + "GB", "--gbps"));
             StreamEstimate s = stream_estimate(model, bits_milli, bws);
             if (o->json) {
-              nlohmann::json rates = nlohmann::json::array();
-              for (const auto& r : s.rates) rates.push_back({{"bandwidth_bytes_per_s", r.bandwidth_bytes_per_s}, {"tokens_per_s", r.tokens_per_s}});
-              fmt::print("{}\n", nlohmann::json{{"schema", "vramcalc.stream/1"}, {"model", model.id}, {"active_params", s.active_params},
-                                                {"bits_per_weight", s.bits_per_weight}, {"bytes_per_token", s.bytes_per_token}, {"rates", rates},
-                                                {"formula", "tok/s = bandwidth / (active params × bits / 8)"},
-                                                {"assumption", "every active weight is read once per token from that tier; no cache hits (pure upper bound)"}}
-                                     .dump(2));
+              fmt::print("{}\n", stream_json(model, s).dump(2));
               return 0;
             }
             fmt::print("{}: {} active params × {:.3g} bits / 8 = {} read per token\n", model.name, format_params(s.active_params), s.bits_per_weight,

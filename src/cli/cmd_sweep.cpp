@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
 #include "estimate/sweep.h"
-#include "report/json_report.h"
+#include "report/json_verbs.h"
 #include "sources/resolver.h"
 
 namespace vc::cli {
@@ -31,17 +31,7 @@ Command add_sweep(CLI::App& app) {
             auto rows = sweep(model, o->flags.to_scenario(), contexts);
             const ByteUnits units = o->flags.byte_units();
             if (o->json) {
-              nlohmann::json out;
-              out["schema"] = "vramcalc.sweep/1";
-              out["model"] = model.id;
-              out["rows"] = nlohmann::json::array();
-              for (const auto& r : rows) {
-                auto j = estimate_json(r.estimate);
-                j.erase("model");
-                j["saving_vs_previous_bytes"] = r.saving_vs_previous;
-                out["rows"].push_back(j);
-              }
-              fmt::print("{}\n", out.dump(2));
+              fmt::print("{}\n", sweep_json(model, rows).dump(2));
               return 0;
             }
             fmt::print("{} ({}), weights {}\n", model.name, model.id, rows.front().estimate.weights.tier);

@@ -17,5 +17,7 @@ Command add_models(CLI::App& app);
 Command add_builds(CLI::App& app);
 Command add_stream(CLI::App& app);
 Command add_validate(CLI::App& app);
+Command add_page(CLI::App& app);
+Command add_serve(CLI::App& app);
 
 }  // namespace vc::cli

@@ -13,8 +13,18 @@ int main(int argc, char** argv) {
   CLI::App app{"vramcalc: memory, hardware and speed for running large language models"};
   app.require_subcommand(1);
   std::vector<vc::cli::Command> commands;
-  for (auto add : {vc::cli::add_estimate, vc::cli::add_sweep, vc::cli::add_compare, vc::cli::add_models, vc::cli::add_builds,
-                   vc::cli::add_stream, vc::cli::add_validate}) {
+  // One line per sub-command.
+  for (auto add : {
+           vc::cli::add_estimate,
+           vc::cli::add_sweep,
+           vc::cli::add_compare,
+           vc::cli::add_models,
+           vc::cli::add_builds,
+           vc::cli::add_stream,
+           vc::cli::add_validate,
+           vc::cli::add_page,
+           vc::cli::add_serve,
+       }) {
     commands.push_back(add(app));
   }
   try {

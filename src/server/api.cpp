@@ -1,0 +1,165 @@
+#include "server/api.h"
+
+#include "catalogue/catalogue.h"
+#include "core/error.h"
+#include "core/units.h"
+#include "estimate/estimate.h"
+#include "estimate/ladder.h"
+#include "estimate/streaming.h"
+#include "estimate/sweep.h"
+#include "report/json_report.h"
+#include "report/json_verbs.h"
+
+namespace vc::server {
+namespace {
+
+// Only catalogue models: a remote caller must not make the server read files by path.
+const Model& catalogue_model(const RequestParams& p, const std::string& name) {
+  const std::string id = p.get(name);
+  if (id.empty()) throw InputError(name, "is required; give a catalogue id such as kimi-k3 (see /api/models)");
+  const Model* m = Catalogue::builtin().find(id);
+  if (!m) throw InputError(name, "'" + id + "' is not in the catalogue; accepted: " + Catalogue::builtin().ids());
+  return *m;
+}
+
+// The scenario parameters, parsed by the same functions and with the same defaults as the CLI's
+// ScenarioFlags; `prefix` is "" or "b-" (compare's second column).
+const std::vector<std::string> kScenarioParams = {"quant", "context", "seqs", "cache-dtype", "state-dtype", "overhead", "overhead-fixed", "latent-values"};
+
+Scenario scenario_from(const RequestParams& p, const std::string& prefix = "", const Scenario* base = nullptr) {
+  Scenario s = base ? *base : Scenario{};
+  auto given = [&](const std::string& n) { return base == nullptr || p.has(prefix + n); };
+  if (given("quant")) s.quant = p.get(prefix + "quant");
+  if (given("context")) s.context = parse_tokens(p.get(prefix + "context", "8K"), prefix + "context");
+  if (given("seqs")) s.sequences = parse_count(p.get(prefix + "seqs", "1"), prefix + "seqs", 1, kMaxSequences);
+  if (given("cache-dtype")) s.cache_dtype = p.get(prefix + "cache-dtype", "f16");
+  if (base) return s;  // compare's B side takes only the four flags the CLI's --b-* offer
+  s.state_layout = parse_state_layout(p.get("state-dtype", "f32"), "state-dtype");
+  s.overhead_bp = parse_percent_bp(p.get("overhead", "15%"), "overhead");
+  s.overhead_fixed = parse_bytes(p.get("overhead-fixed", "0"), "overhead-fixed");
+  if (p.has("latent-values")) s.latent_values = parse_count(p.get("latent-values"), "latent-values", 1, 1u << 20);
+  return s;
+}
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A comma-separated list, bounded before it is split.
+std::vector<std::string> split_list(const std::string& text, const std::string& name, std::size_t max_items) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    if (out.size() > max_items) throw InputError(name, "lists more than " + std::to_string(max_items) + " values");
+    start = end + 1;
+  }
+  return out;
+}
+
+// `units` (gb or gib) is the API's one addition: it asks for display strings beside the bytes.
+nlohmann::json with_display(nlohmann::json j, const Estimate& e, const RequestParams& p) {
+  if (p.has("units")) j["display"] = estimate_display_json(e, parse_units(p.get("units"), "units"));
+  return j;
+}
+
+nlohmann::json run_estimate(const RequestParams& p) {
+  const Model& m = catalogue_model(p, "model");
+  Estimate e = estimate(m, scenario_from(p));
+  return with_display(estimate_json(e), e, p);
+}
+
+nlohmann::json run_sweep(const RequestParams& p) {
+  const Model& m = catalogue_model(p, "model");
+  std::vector<uint64_t> contexts;
+  for (const auto& c : split_list(p.get("contexts", "8K,32K,128K,1M"), "contexts", 64)) contexts.push_back(parse_tokens(c, "contexts"));
+  auto rows = sweep(m, scenario_from(p), contexts);
+  nlohmann::json j = sweep_json(m, rows);
+  if (p.has("units")) {
+    for (std::size_t i = 0; i < rows.size(); ++i) j["rows"][i]["display"] = estimate_display_json(rows[i].estimate, parse_units(p.get("units"), "units"));
+  }
+  return j;
+}
+
+nlohmann::json run_compare(const RequestParams& p) {
+  const Model& a = catalogue_model(p, "a");
+  const Model& b = p.has("b") ? catalogue_model(p, "b") : a;
+  Scenario sa = scenario_from(p);
+  Scenario sb = scenario_from(p, "b-", &sa);
+  Estimate ea = estimate(a, sa);
+  Estimate eb = estimate(b, sb);
+  nlohmann::json j = compare_json(ea, eb);
+  j["a"] = with_display(j["a"], ea, p);
+  j["b"] = with_display(j["b"], eb, p);
+  if (p.has("units")) {
+    const ByteUnits units = parse_units(p.get("units"), "units");
+    const bool more = eb.total_bytes >= ea.total_bytes;
+    j["difference_display"] = std::string("B ") + (more ? "exceeds" : "is under") + " A by " +
+                              format_bytes(more ? eb.total_bytes - ea.total_bytes : ea.total_bytes - eb.total_bytes, units) + ".";
+  }
+  return j;
+}
+
+nlohmann::json run_models(const RequestParams&) { return models_json(Catalogue::builtin().models()); }
+
+nlohmann::json run_builds(const RequestParams& p) {
+  const Model& m = catalogue_model(p, "model");
+  return builds_json(m, build_ladder(m, parse_percent_bp(p.get("overhead", "15%"), "overhead")));
+}
+
+nlohmann::json run_stream(const RequestParams& p) {
+  const Model& m = catalogue_model(p, "model");
+  uint64_t bits_milli = 0;
+  if (p.has("bpw")) {
+    bits_milli = parse_fixed(p.get("bpw"), "bpw", 3, 64000, "bits per weight such as 1.7 or 4.25, above 0 and at most 64");
+  } else {
+    bits_milli = static_cast<uint64_t>(resolve_weights(m, p.get("quant")).effective_bits * 1000.0 + 0.5);
+  }
+  std::vector<uint64_t> bws;
+  for (const auto& g : split_list(p.get("gbps", "5,19"), "gbps", 32)) bws.push_back(parse_bytes(g + "GB", "gbps"));
+  return stream_json(m, stream_estimate(m, bits_milli, bws));
+}
+
+}  // namespace
+
+const std::vector<ApiRoute>& api_routes() {
+  static const std::vector<ApiRoute> routes = {
+      {"estimate", with({"model", "units"}, kScenarioParams), run_estimate},
+      {"sweep", with({"model", "contexts", "units"}, kScenarioParams), run_sweep},
+      {"compare", with({"a", "b", "units", "b-quant", "b-context", "b-seqs", "b-cache-dtype"}, kScenarioParams), run_compare},
+      {"models", {}, run_models},
+      {"builds", {"model", "overhead"}, run_builds},
+      {"stream", {"model", "quant", "bpw", "gbps"}, run_stream},
+  };
+  return routes;
+}
+
+std::string error_body(const std::string& field, const std::string& message) {
+  return nlohmann::json{{"error", {{"field", field}, {"message", message}}}}.dump();
+}
+
+ApiAnswer call_api(std::string_view verb, const RequestParams& params) {
+  for (const auto& r : api_routes()) {
+    if (r.verb != verb) continue;
+    try {
+      params.check_known(r.params);
+      return {200, r.run(params).dump()};
+    } catch (const InputError& e) {
+      // The library names CLI flags ("--context"); the API's parameters are the same names bare.
+      std::string field = e.subject().rfind("--", 0) == 0 ? e.subject().substr(2) : e.subject();
+      std::string message = e.what();
+      if (message.rfind(e.subject() + ": ", 0) == 0) message = message.substr(e.subject().size() + 2);
+      return {400, error_body(field, message)};
+    } catch (const OverflowError& e) {
+      return {422, error_body("request", std::string(e.what()) + " (the inputs are too large to compute exactly)")};
+    }
+  }
+  std::string verbs;
+  for (const auto& r : api_routes()) verbs.append(verbs.empty() ? "" : ", ").append(r.verb);
+  return {404, error_body("verb", "'" + std::string(verb) + "' is not an API route; accepted: " + verbs)};
+}
+
+}  // namespace vc::server

@@ -1,0 +1,36 @@
+#pragma once
+// The parameters of one API request, named like the CLI flags without "--" (quant, context,
+// seqs, cache-dtype ...), read from a query string or a JSON object body. Hostile until checked:
+// the number of parameters and the length of every name and value are bounded here.
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace vc::server {
+
+inline constexpr std::size_t kMaxParams = 32;
+inline constexpr std::size_t kMaxParamValueBytes = 1024;
+inline constexpr std::size_t kMaxParamNameBytes = 64;
+
+class RequestParams {
+ public:
+  // From decoded query pairs. A repeated name is an error (which one would win is a guess).
+  static RequestParams from_pairs(const std::vector<std::pair<std::string, std::string>>& pairs);
+  // From a JSON object body: values are strings, numbers, booleans or arrays of those (an
+  // array becomes a comma-separated list, as the CLI's list flags take).
+  static RequestParams from_json_body(std::string_view body);
+
+  // Throws InputError(name, ...) for the first parameter the route does not accept.
+  void check_known(const std::vector<std::string>& accepted) const;
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  // The value, or `fallback` when absent.
+  std::string get(const std::string& name, const std::string& fallback = "") const;
+
+ private:
+  void add(std::string name, std::string value);
+  std::map<std::string, std::string> values_;
+};
+
+}  // namespace vc::server
