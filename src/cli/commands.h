@@ -16,5 +16,6 @@ Command add_compare(CLI::App& app);
 Command add_models(CLI::App& app);
 Command add_builds(CLI::App& app);
 Command add_stream(CLI::App& app);
+Command add_inspect(CLI::App& app);
 
 }  // namespace vc::cli

@@ -8,13 +8,15 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "sources/remote/location.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"vramcalc: memory, hardware and speed for running large language models"};
   app.require_subcommand(1);
+  app.add_option_function<std::string>("--hf-endpoint", vc::set_hf_endpoint, "Hub endpoint for hf: models (default $VRAMCALC_HF_ENDPOINT or https://huggingface.co)");
   std::vector<vc::cli::Command> commands;
   for (auto add : {vc::cli::add_estimate, vc::cli::add_sweep, vc::cli::add_compare, vc::cli::add_models, vc::cli::add_builds,
-                   vc::cli::add_stream}) {
+                   vc::cli::add_stream, vc::cli::add_inspect}) {
     commands.push_back(add(app));
   }
   try {
