@@ -230,3 +230,22 @@ TEST(Safetensors, IndexRefusesPathsOutsideTheFolder) {
 
 }  // namespace
 }  // namespace vc
+
+namespace vc {
+namespace {
+
+// GPTQ: qweight I32 [in/8, out] holds 8 int4 per word; scales and qzeros are side data.
+// bitsandbytes nf4: a U8 weight with an absmax beside it holds 2 params per byte.
+TEST(Safetensors, GptqAndBitsandbytesParams) {
+  SafetensorsTensor q{"model.layers.0.mlp.up_proj.qweight", "I32", {8, 64}, 0, 2048, 512};
+  EXPECT_EQ(safetensors_tensor_params(q, false), 4096u);
+  SafetensorsTensor z{"model.layers.0.mlp.up_proj.qzeros", "I32", {1, 8}, 0, 32, 8};
+  EXPECT_EQ(safetensors_tensor_params(z, false), 0u);
+  SafetensorsTensor nf4{"model.layers.0.mlp.up_proj.weight", "U8", {2048, 1}, 0, 2048, 2048};
+  EXPECT_EQ(safetensors_tensor_params(nf4, true), 4096u);
+  SafetensorsTensor absmax{"model.layers.0.mlp.up_proj.weight.absmax", "F32", {64}, 0, 256, 64};
+  EXPECT_EQ(safetensors_tensor_params(absmax, false), 0u);
+}
+
+}  // namespace
+}  // namespace vc
