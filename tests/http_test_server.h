@@ -36,6 +36,15 @@ class TestHttpServer {
     std::lock_guard<std::mutex> lock(mu_);
     files_[path] = file;
   }
+  // Answers `from` with a 302 to `to` (as the Hub does for LFS files).
+  void add_redirect(const std::string& from, const std::string& to) {
+    std::lock_guard<std::mutex> lock(mu_);
+    redirects_[from] = to;
+  }
+  std::string last_authorization() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return authorization_;
+  }
   std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
   std::string root() const { return "http://127.0.0.1:" + std::to_string(port_); }
   uint64_t bytes_served() const { return served_; }
@@ -48,6 +57,11 @@ class TestHttpServer {
     std::filesystem::path file;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      authorization_ = req.get_header_value("Authorization");
+      if (auto r = redirects_.find(req.path); r != redirects_.end()) {
+        res.set_redirect(r->second);
+        return;
+      }
       auto it = files_.find(req.path);
       if (it == files_.end()) {
         res.status = 404;
@@ -73,6 +87,8 @@ class TestHttpServer {
   int port_ = 0;
   std::mutex mu_;
   std::map<std::string, std::filesystem::path> files_;
+  std::map<std::string, std::string> redirects_;
+  std::string authorization_;
   std::atomic<uint64_t> served_{0};
   std::atomic<uint64_t> requests_{0};
   std::atomic<bool> ignore_range_{false};

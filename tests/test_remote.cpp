@@ -88,6 +88,21 @@ TEST_F(Remote, BigSparseGgufReadsHeadersOnly) {
   EXPECT_LE(server.bytes_served() - before, 1u);
 }
 
+// Redirects are followed (the Hub answers LFS files with a 302 to a CDN) and HF_TOKEN is sent.
+TEST_F(Remote, FollowsRedirectsAndSendsToken) {
+  fs::path file = write_big_gguf();
+  TestHttpServer server;
+  server.add("/cdn/big.gguf", file);
+  server.add_redirect("/org/repo/resolve/main/big.gguf", "/cdn/big.gguf");
+  ::setenv("HF_TOKEN", "hf_test_token", 1);
+  set_hf_endpoint(server.root());
+  Model m = resolve_model("hf:org/repo/big.gguf");
+  set_hf_endpoint("");
+  ::unsetenv("HF_TOKEN");
+  EXPECT_EQ(m.native.bytes, kBigWeights);
+  EXPECT_EQ(server.last_authorization(), "Bearer hf_test_token");
+}
+
 TEST_F(Remote, ServerIgnoringRangeIsRefusedNotDownloaded) {
   fs::path file = write_big_gguf();
   TestHttpServer server;
