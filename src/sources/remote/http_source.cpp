@@ -186,6 +186,7 @@ class HttpSource final : public ByteSource {
   const std::string& label() const override { return url_; }
   uint64_t size() const override { return size_; }
   uint64_t bytes_fetched() const override { return fetched_; }
+  uint64_t preferred_chunk() const override { return uint64_t{1} << 20; }
 
   void read_at(uint64_t offset, char* dst, uint64_t n) override {
     if (offset > size_ || n > size_ - offset) {
