@@ -36,6 +36,7 @@ GgufWriter tiny_llama() {
   GgufWriter w;
   w.str("general.architecture", "llama");
   w.str("general.name", "Tiny Llama");
+  w.u32("general.file_type", 15);  // llama.h LLAMA_FTYPE_MOSTLY_Q4_K_M
   w.u32("llama.block_count", 2);
   w.u32("llama.embedding_length", 64);
   w.u32("llama.attention.head_count", 4);
@@ -107,6 +108,7 @@ TEST(Gguf, MapsGeneratedFileToModel) {
   EXPECT_EQ(m.max_context, 4096u);
   EXPECT_EQ(m.native.bytes, 92544u);
   EXPECT_TRUE(m.native.measured);
+  EXPECT_EQ(m.native.format, "Q4_K_M");
   EXPECT_EQ(m.params.derived_total, 78144u);
   EXPECT_EQ(m.params.by_class.at(ParamClass::Attention), 24576u);
   EXPECT_EQ(m.params.by_class.at(ParamClass::DenseMlp), 49152u);
