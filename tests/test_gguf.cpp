@@ -36,6 +36,7 @@ GgufWriter tiny_llama() {
   GgufWriter w;
   w.str("general.architecture", "llama");
   w.str("general.name", "Tiny Llama");
+  w.u32("general.file_type", 15);  // llama.h LLAMA_FTYPE_MOSTLY_Q4_K_M
   w.u32("llama.block_count", 2);
   w.u32("llama.embedding_length", 64);
   w.u32("llama.attention.head_count", 4);
@@ -107,6 +108,7 @@ TEST(Gguf, MapsGeneratedFileToModel) {
   EXPECT_EQ(m.max_context, 4096u);
   EXPECT_EQ(m.native.bytes, 92544u);
   EXPECT_TRUE(m.native.measured);
+  EXPECT_EQ(m.native.format, "Q4_K_M");
   EXPECT_EQ(m.params.derived_total, 78144u);
   EXPECT_EQ(m.params.by_class.at(ParamClass::Attention), 24576u);
   EXPECT_EQ(m.params.by_class.at(ParamClass::DenseMlp), 49152u);
@@ -331,6 +333,87 @@ TEST(GgufReference, LayerKindsPerFamily) {
   EXPECT_EQ(kimi.layer_count(AttentionKind::LinearState), 3u);
   EXPECT_EQ(kimi.layers[3].attention.kind, AttentionKind::Latent);
   EXPECT_EQ(kimi.layers[0].attention.state_values, 4u * 32 * 32);  // heads * head_dim^2
+}
+
+}  // namespace
+}  // namespace vc
+
+namespace vc {
+namespace {
+
+// A Nemotron-H-like hybrid: layer 0 Mamba2 (ssm_* tensors), layer 1 attention, layer 2 MLP
+// only. head_count_kv is per layer [0, 2, 0]. Mamba2 state per layer (reference/architectures.md
+// section 7): d_inner 128 x d_state 16 = 2,048 values; conv (4 - 1) x (128 + 2 x 1 group x 16) = 480.
+TEST(Gguf, HybridLayersFromTensorsAndPerLayerArrays) {
+  GgufWriter w;
+  w.str("general.architecture", "nemotron_h");
+  w.u32("nemotron_h.block_count", 3);
+  w.u32("nemotron_h.embedding_length", 64);
+  w.u32("nemotron_h.attention.head_count", 4);
+  w.u32_array("nemotron_h.attention.head_count_kv", {0, 2, 0});
+  w.u32("nemotron_h.attention.key_length", 16);
+  w.u32("nemotron_h.ssm.conv_kernel", 4);
+  w.u32("nemotron_h.ssm.inner_size", 128);
+  w.u32("nemotron_h.ssm.state_size", 16);
+  w.u32("nemotron_h.ssm.group_count", 1);
+  w.tensor("blk.0.ssm_in.weight", {64, 128}, GgufWriter::F16, 16384);
+  w.tensor("blk.1.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
+  w.tensor("blk.2.ffn_up.weight", {64, 256}, GgufWriter::F16, 32768);
+  w.tensor("blk.2.ffn_down.weight", {256, 64}, GgufWriter::F16, 32768);
+  MemorySource src(whole_file(w));
+  Model m = model_from_gguf({read_gguf(src)});
+  ASSERT_EQ(m.layers.size(), 3u);
+  EXPECT_EQ(m.layers[0].attention.kind, AttentionKind::LinearState);
+  EXPECT_EQ(m.layers[0].attention.state_family, "Mamba2");
+  EXPECT_EQ(m.layers[0].attention.state_values, 2048u);
+  EXPECT_EQ(m.layers[0].attention.conv_values, 480u);
+  EXPECT_EQ(m.layers[1].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(m.layers[1].attention.kv_heads, 2u);
+  EXPECT_EQ(m.layers[2].attention.kind, AttentionKind::None);
+  EXPECT_EQ(m.layers[2].feed_forward.kind, FeedForwardKind::Dense);
+  EXPECT_EQ(m.layers[2].feed_forward.dense_width, 256u);
+  EXPECT_EQ(m.native.bytes, 16384u + 8192u + 32768u + 32768u);
+}
+
+// GLM-4.5-style MTP: block_count 2 includes one nextn block, so the stack has 1 layer and the
+// block-1 tensors (attn_q 4,096 params, nextn.eh_proj 8,192) are the MTP head, not active.
+TEST(Gguf, NextnBlocksAreMtpNotLayers) {
+  GgufWriter w;
+  w.str("general.architecture", "glm4moe");
+  w.u32("glm4moe.block_count", 2);
+  w.u32("glm4moe.nextn_predict_layers", 1);
+  w.u32("glm4moe.embedding_length", 64);
+  w.u32("glm4moe.attention.head_count", 4);
+  w.u32("glm4moe.attention.head_count_kv", 1);
+  w.tensor("blk.0.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
+  w.tensor("blk.1.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
+  w.tensor("blk.1.nextn.eh_proj.weight", {128, 64}, GgufWriter::F16, 16384);
+  MemorySource src(whole_file(w));
+  Model m = model_from_gguf({read_gguf(src)});
+  EXPECT_EQ(m.layers.size(), 1u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Mtp), 4096u + 8192u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Attention), 4096u);
+  EXPECT_EQ(m.params.derived_active, 4096u);
+  EXPECT_EQ(m.native.bytes, 8192u + 8192u + 16384u);  // MTP weights are still in the file
+}
+
+// A DeepSeek-V3.2-style indexer adds its key width to the latent cache.
+TEST(Gguf, LatentWithIndexerKeys) {
+  GgufWriter w;
+  w.str("general.architecture", "deepseek32");
+  w.u32("deepseek32.block_count", 1);
+  w.u32("deepseek32.embedding_length", 64);
+  w.u32("deepseek32.attention.head_count", 4);
+  w.u32("deepseek32.attention.kv_lora_rank", 512);
+  w.u32("deepseek32.rope.dimension_count", 64);
+  w.u32("deepseek32.attention.indexer.key_length", 128);
+  w.u32("deepseek32.attention.indexer.top_k", 2048);
+  w.tensor("blk.0.attn_kv_a_mqa.weight", {64, 576}, GgufWriter::F16, 73728);
+  MemorySource src(whole_file(w));
+  Model m = model_from_gguf({read_gguf(src)});
+  EXPECT_EQ(m.layers[0].attention.kind, AttentionKind::Latent);
+  EXPECT_EQ(m.layers[0].attention.values_per_token(), 512u + 64u + 128u);  // reference/architectures.md section 4
+  EXPECT_EQ(m.layers[0].attention.index_topk, 2048u);
 }
 
 }  // namespace

@@ -19,5 +19,6 @@ Command add_stream(CLI::App& app);
 Command add_validate(CLI::App& app);
 Command add_page(CLI::App& app);
 Command add_serve(CLI::App& app);
+Command add_inspect(CLI::App& app);
 
 }  // namespace vc::cli

@@ -8,10 +8,12 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "sources/remote/location.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"vramcalc: memory, hardware and speed for running large language models"};
   app.require_subcommand(1);
+  app.add_option_function<std::string>("--hf-endpoint", vc::set_hf_endpoint, "Hub endpoint for hf: models (default $VRAMCALC_HF_ENDPOINT or https://huggingface.co)");
   std::vector<vc::cli::Command> commands;
   // One line per sub-command.
   for (auto add : {
@@ -24,6 +26,7 @@ int main(int argc, char** argv) {
            vc::cli::add_validate,
            vc::cli::add_page,
            vc::cli::add_serve,
+           vc::cli::add_inspect,
        }) {
     commands.push_back(add(app));
   }

@@ -58,7 +58,6 @@ CheckpointInspection from_gguf(const std::string& location, const Location& loc)
     out.metadata.emplace_back(key, value_text(*set.files.front().find(key)));
   }
   out.model = model_from_gguf(set.files);
-  out.tally = tally_gguf(set.files);
   return out;
 }
 
@@ -133,7 +132,8 @@ CheckpointInspection from_folder(const Location& loc, const std::string& subject
     throw InputError(subject, "folder '" + loc.display + "' holds several GGUF models; name one: " + fmt::format("{}", fmt::join(firsts, ", ")));
   }
   if (loc.exists("config.json")) return from_config(config, loc);
-  throw InputError(subject, "'" + loc.display + "' holds no config.json, *.safetensors, model.safetensors.index.json or *.gguf");
+  throw InputError(subject, "'" + loc.display + "' holds no config.json, *.safetensors, model.safetensors.index.json or *.gguf" +
+                                std::string(loc.remote ? "; for a GGUF repository name the file (hf:ORG/REPO/FILE.gguf)" : ""));
 }
 
 }  // namespace

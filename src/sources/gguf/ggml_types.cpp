@@ -32,6 +32,17 @@ const GgmlType* find_ggml_type(uint32_t id) {
   return it == table.end() ? nullptr : &it->second;
 }
 
+std::string gguf_file_type_name(uint64_t id) {
+  static const std::map<uint64_t, std::string> table = [] {
+    std::map<uint64_t, std::string> out;
+    auto doc = nlohmann::json::parse(embedded::file_text("gguf_file_types.json"));
+    for (const auto& t : doc.at("file_types")) out.emplace(t.at("id").get<uint64_t>(), t.at("name").get<std::string>());
+    return out;
+  }();
+  auto it = table.find(id);
+  return it == table.end() ? "" : it->second;
+}
+
 uint64_t ggml_tensor_bytes(const GgmlType& type, const uint64_t* ne, unsigned n_dims, const std::string& label) {
   const QuantFormat& f = *type.format;
   const uint64_t row = n_dims ? ne[0] : 1;

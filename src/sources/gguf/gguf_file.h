@@ -63,8 +63,8 @@ inline constexpr uint64_t kMaxString = uint64_t{1} << 24;  // 16 MiB (chat templ
 inline constexpr uint64_t kMaxKeyLen = 65535;
 inline constexpr unsigned kMaxDims = 4;                    // GGML_MAX_DIMS
 inline constexpr unsigned kMaxArrayDepth = 8;
-inline constexpr uint64_t kMaxKeptItems = uint64_t{1} << 20;  // array items kept across the file
-inline constexpr uint64_t kMaxHeaderBytes = uint64_t{1} << 30;
+inline constexpr uint64_t kMaxKeptItems = uint64_t{1} << 18;  // array items kept across the file (the rest only counted)
+inline constexpr uint64_t kMaxHeaderBytes = uint64_t{256} << 20;  // real headers: < 20 MB with the tokenizer
 }  // namespace gguf_limits
 
 // Reads the header; InputError naming the file for any bad magic, version, type, size or offset.

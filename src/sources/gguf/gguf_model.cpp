@@ -9,6 +9,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "sources/config/limits.h"
+#include "sources/gguf/ggml_types.h"
 #include "sources/tensor_classes.h"
 
 namespace vc {
@@ -280,7 +281,11 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
   m.family = "gguf";
   m.architecture = arch;
   m.inputs = {"text"};
-  m.native.format = tally.dominant_dtype();
+  // The recipe name when the file states one (so --quant Q4_K_M picks these exact bytes), else
+  // the storage type holding most bytes.
+  const GgufValue* ftype = f.find("general.file_type");
+  const std::string recipe = ftype && ftype->as_u64() ? gguf_file_type_name(*ftype->as_u64()) : "";
+  m.native.format = recipe.empty() ? tally.dominant_dtype() : recipe;
   m.native.bytes = tally.bytes;
   m.native.measured = true;
   m.native.source = fmt::format("sum of the {} tensors' exact bytes in {}", tally.tensors, files);

@@ -8,7 +8,7 @@
 namespace vc {
 
 BoundedReader::BoundedReader(ByteSource& src, uint64_t start, uint64_t end, uint64_t chunk)
-    : src_(src), pos_(start), end_(std::min(end, src.size())), chunk_(chunk) {
+    : src_(src), pos_(start), end_(std::min(end, src.size())), chunk_(chunk ? chunk : src.preferred_chunk()) {
   if (pos_ > end_) pos_ = end_;
 }
 

@@ -13,8 +13,8 @@ namespace vc {
 
 class BoundedReader {
  public:
-  // Reads [start, end) of `src`; end is clamped to the source size.
-  BoundedReader(ByteSource& src, uint64_t start, uint64_t end, uint64_t chunk = 1 << 20);
+  // Reads [start, end) of `src`; end is clamped to the source size. `chunk` 0: the source's own.
+  BoundedReader(ByteSource& src, uint64_t start, uint64_t end, uint64_t chunk = 0);
 
   uint64_t position() const { return pos_; }
   uint64_t remaining() const { return end_ - pos_; }

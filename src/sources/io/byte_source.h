@@ -17,6 +17,9 @@ class ByteSource {
   virtual void read_at(uint64_t offset, char* dst, uint64_t n) = 0;
   // Bytes fetched so far (remote sources count the network; files count reads).
   virtual uint64_t bytes_fetched() const = 0;
+  // How much a sequential reader should ask for at once: small for files, a round trip's worth
+  // for HTTP.
+  virtual uint64_t preferred_chunk() const { return uint64_t{64} << 10; }
 };
 
 // A local file, read with pread-like seeks.

@@ -37,6 +37,7 @@ struct Reply {
   std::string etag;
   Clock::time_point start = Clock::now();
   bool progress_shown = false;
+  Clock::time_point last_progress;
   std::string url;
 };
 
@@ -82,7 +83,9 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
 
 int on_progress(void* user, curl_off_t, curl_off_t now_down, curl_off_t, curl_off_t) {
   auto* r = static_cast<Reply*>(user);
-  if (Clock::now() - r->start > std::chrono::seconds(1)) {
+  const auto now = Clock::now();
+  if (now - r->start > std::chrono::seconds(1) && now - r->last_progress > std::chrono::milliseconds(250)) {
+    r->last_progress = now;
     std::fprintf(stderr, "\rvramcalc: reading %s: %.1f MB", r->url.c_str(), static_cast<double>(now_down) / 1e6);
     r->progress_shown = true;
   }
@@ -183,6 +186,7 @@ class HttpSource final : public ByteSource {
   const std::string& label() const override { return url_; }
   uint64_t size() const override { return size_; }
   uint64_t bytes_fetched() const override { return fetched_; }
+  uint64_t preferred_chunk() const override { return uint64_t{1} << 20; }
 
   void read_at(uint64_t offset, char* dst, uint64_t n) override {
     if (offset > size_ || n > size_ - offset) {

@@ -41,12 +41,13 @@ SafetensorsFile read_safetensors(ByteSource& src) {
   SafetensorsFile f;
   f.label = src.label();
   f.file_size = src.size();
-  BoundedReader r(src, 0, src.size());
-  const uint64_t n = r.u64("header length");
+  BoundedReader len(src, 0, 8);
+  const uint64_t n = len.u64("header length");
+  BoundedReader r(src, 8, n <= src.size() - 8 ? 8 + n : src.size());  // exactly the header, never the data
   if (n > safetensors_limits::kMaxHeader) {
     r.fail("header length is " + std::to_string(n) + " bytes; safetensors allows at most 100 MB (is this a safetensors file?)");
   }
-  if (n > r.remaining()) r.fail("is truncated: the header claims " + std::to_string(n) + " bytes but the file has " + std::to_string(r.remaining()) + " after the length");
+  if (n > src.size() - 8) r.fail("is truncated: the header claims " + std::to_string(n) + " bytes but the file has " + std::to_string(src.size() - 8) + " after the length");
   f.header_bytes = n;
   std::string text(n, '\0');
   r.bytes(text.data(), n, "header");

@@ -19,10 +19,15 @@ bool ends(const std::string& s, const std::string& suffix) {
 
 uint64_t safetensors_tensor_params(const SafetensorsTensor& t, bool has_scale_sibling) {
   const std::string& n = t.name;
-  for (const char* aux : {"_scale", "_scale_inv", "_scales", "_scale_2", "weight_shape", "zero_point", "global_scale", "input_scale"}) {
+  // Quantization side data: compressed-tensors / FP8 / NVFP4 scales, GPTQ/AWQ zeros and group
+  // indices, bitsandbytes absmax and quant maps.
+  for (const char* aux : {"_scale", "_scale_inv", "_scales", "_scale_2", "weight_shape", "zero_point", "global_scale", "input_scale",
+                          ".scales", ".qzeros", ".g_idx", ".absmax", ".quant_map", "bitsandbytes__nf4", "bitsandbytes__fp4"}) {
     if (ends(n, aux)) return 0;
   }
-  if (ends(n, "weight_packed") && (t.dtype == "I32" || t.dtype == "U32")) return checked_mul(t.elements, 8);  // int4 x 8
+  if ((ends(n, "weight_packed") || ends(n, ".qweight")) && (t.dtype == "I32" || t.dtype == "U32")) {
+    return checked_mul(t.elements, 8);  // int4, 8 per 32-bit word
+  }
   if (ends(n, "_blocks") && t.dtype == "U8") return checked_mul(t.elements, 2);                               // MXFP4 nibbles
   if (t.dtype == "U8" && ends(n, ".weight") && has_scale_sibling) return checked_mul(t.elements, 2);          // NVFP4 nibbles
   return t.elements;
@@ -34,7 +39,8 @@ TensorTally tally_safetensors(const std::vector<SafetensorsFile>& files, uint64_
   TensorTally tally;
   for (const auto& f : files) {
     for (const auto& t : f.tensors) {
-      const bool scaled = names.count(t.name + "_scale") > 0;
+      // U8 weights with a scale or bitsandbytes state beside them are packed 4-bit (2 per byte).
+      const bool scaled = names.count(t.name + "_scale") > 0 || names.count(t.name + ".absmax") > 0;
       ParamClass c = classify_hf_tensor(t.name);
       if (decoder_layers && c != ParamClass::Vision) {
         auto il = tensor_layer_index(t.name);

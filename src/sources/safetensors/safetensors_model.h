@@ -10,9 +10,10 @@
 
 namespace vc {
 
-// Parameters a tensor stores: elements, except packed layouts (int4 in I32 "weight_packed" = 8
-// per element, MXFP4 "_blocks" and NVFP4 U8 weights = 2 per byte) and quantization scales,
-// zero points and shapes (0: they are bytes, not parameters).
+// Parameters a tensor stores: elements, except packed layouts (int4 in I32 "weight_packed" /
+// GPTQ-AWQ "qweight" = 8 per element; MXFP4 "_blocks", NVFP4 and bitsandbytes 4-bit U8 weights =
+// 2 per byte) and quantization side data: scales, zero points, group indices, absmax, shapes
+// (0: they are bytes, not parameters).
 uint64_t safetensors_tensor_params(const SafetensorsTensor& t, bool has_scale_sibling);
 
 // `decoder_layers` (0 when unknown): layers numbered at or past it are the MTP head.
