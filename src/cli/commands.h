@@ -16,5 +16,8 @@ Command add_compare(CLI::App& app);
 Command add_models(CLI::App& app);
 Command add_builds(CLI::App& app);
 Command add_stream(CLI::App& app);
+Command add_plan(CLI::App& app);
+Command add_check(CLI::App& app);
+Command add_devices(CLI::App& app);
 
 }  // namespace vc::cli

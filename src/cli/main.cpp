@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<vc::cli::Command> commands;
   for (auto add : {vc::cli::add_estimate, vc::cli::add_sweep, vc::cli::add_compare, vc::cli::add_models, vc::cli::add_builds,
-                   vc::cli::add_stream}) {
+                   vc::cli::add_stream, vc::cli::add_plan, vc::cli::add_check, vc::cli::add_devices}) {
     commands.push_back(add(app));
   }
   try {
