@@ -33,20 +33,26 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
   CheckRow row;
   row.model = &model;
   const uint64_t limit = model.max_context ? model.max_context : kMaxContextTokens;
-  for (FitKind kind : {FitKind::Gpu, FitKind::Offload}) {
+  // GPU alone first; then GPU + RAM; streaming from SSD only when nothing fits in memory.
+  Box in_memory = box;
+  in_memory.ssd_bandwidth = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    const FitKind kind = pass == 0 ? FitKind::Gpu : FitKind::Offload;
     if (kind == FitKind::Gpu && box.gpus.empty()) continue;
+    if (pass == 2 && !box.ssd_bandwidth) continue;
+    const Box& b = pass == 1 ? in_memory : box;
     for (const auto& [quant, bytes] : tiers) {
       s.quant = quant;
       const Estimate e = estimate(model, s);
       const Footprint f = make_footprint(model, e);
       const bool offload = kind == FitKind::Offload;
-      if (!(offload ? fits_with_offload(f, box, o, s.context, s.sequences) : fits_on_devices(f, box, o, s.context, s.sequences))) continue;
+      if (!(offload ? fits_with_offload(f, b, o, s.context, s.sequences) : fits_on_devices(f, b, o, s.context, s.sequences))) continue;
       row.fit = kind;
       row.tier = e.weights.tier;
       row.weights_bytes = e.weights.bytes;
       row.total_bytes = e.total_bytes;
-      row.max_context = solve_max_context(f, box, o, s.sequences, limit, offload);
-      const Plan p = make_plan(model, s, box, o);
+      row.max_context = solve_max_context(f, b, o, s.sequences, limit, offload);
+      const Plan p = make_plan(model, s, b, o);
       row.decode_tok_s = p.decode.expected_tok_s;
       row.note = p.verdict;
       return row;

@@ -23,8 +23,9 @@ struct CheckRow {
   std::string note;
 };
 
-// Tiers tried, largest first: native, the model's builds, and these llama.cpp tiers.
-inline constexpr const char* kCheckTiers[] = {"Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_M", "Q2_K"};
+// Tiers tried, largest first: native, the model's builds, and these llama.cpp tiers. The best
+// tier is the largest that fits on the GPUs; else the largest in GPU + RAM; else with SSD streaming.
+inline constexpr const char* kCheckTiers[] = {"Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_M", "Q2_K", "IQ2_XXS", "IQ1_S"};
 
 CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, const Scenario& base);
 // Ranked: fits on GPUs first, then with offload, then not at all; faster first within each.
