@@ -86,18 +86,21 @@ EngineCommand vllm(const Plan& p) {
   std::string par;
   switch (p.options.split) {
     case SplitMode::Layer:
-    case SplitMode::Pipeline: par = fmt::format("--pipeline-parallel-size {}", count); break;
+    case SplitMode::Pipeline: par = count > 1 ? fmt::format("--pipeline-parallel-size {}", count) : ""; break;
     case SplitMode::Tensor: par = fmt::format("--tensor-parallel-size {}", p.box.gpus.size()) + (p.box.nodes > 1 ? fmt::format(" --pipeline-parallel-size {}", p.box.nodes) : ""); break;
     case SplitMode::Expert: par = fmt::format("--data-parallel-size {} --enable-expert-parallel", count); break;
     case SplitMode::TensorExpert: par = fmt::format("--tensor-parallel-size {} --enable-expert-parallel", count); break;
   }
-  c.command = fmt::format("vllm serve {} {} --max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", p.model->id, par, s.context, s.sequences,
+  if (!par.empty()) par += " ";
+  c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", p.model->id, par, s.context, s.sequences,
                           memory_fraction(p));
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + kv;
   const uint64_t off_gpu = p.offload && p.offload->tiers.size() > 1 ? p.offload->tiers[1].experts + p.offload->tiers[1].weights : 0;
-  if (p.offload && off_gpu) c.notes.push_back(fmt::format("vLLM keeps weights on the GPUs; --cpu-offload-gb {} moves that much to RAM, read over PCIe every step",
-                                               std::llround(static_cast<double>(off_gpu) / 1e9)));
+  if (p.offload && off_gpu) {
+    c.command += fmt::format(" --cpu-offload-gb {}", std::llround(std::ceil(static_cast<double>(off_gpu) / 1e9)));
+    c.notes.push_back("--cpu-offload-gb: vLLM streams those weights from RAM over PCIe every step, with no hot-expert cache");
+  }
   if (p.box.nodes > 1) c.notes.push_back("across nodes: start a Ray cluster (ray start) on every node first");
   return c;
 }
@@ -110,12 +113,13 @@ EngineCommand sglang(const Plan& p) {
   std::string par;
   switch (p.options.split) {
     case SplitMode::Layer:
-    case SplitMode::Pipeline: par = fmt::format("--pp-size {}", count); break;
+    case SplitMode::Pipeline: par = count > 1 ? fmt::format("--pp-size {}", count) : ""; break;
     case SplitMode::Tensor: par = fmt::format("--tp {}", p.box.gpus.size()) + (p.box.nodes > 1 ? fmt::format(" --pp-size {}", p.box.nodes) : ""); break;
     case SplitMode::Expert: par = fmt::format("--tp {} --dp {} --ep {} --enable-dp-attention", count, count, count); break;
     case SplitMode::TensorExpert: par = fmt::format("--tp {} --ep {}", count, count); break;
   }
-  c.command = fmt::format("python -m sglang.launch_server --model-path {} {} --context-length {} --max-running-requests {} --mem-fraction-static {:.2f}", p.model->id,
+  if (!par.empty()) par += " ";
+  c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {} --mem-fraction-static {:.2f}", p.model->id,
                           par, s.context, s.sequences, memory_fraction(p));
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + (kv == "fp8" ? std::string("fp8_e4m3") : kv);

@@ -68,7 +68,7 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
   for (std::size_t i = 0; i < tiers.size(); ++i) free[i] = tiers[i].capacity;
 
   // Places `bytes` into the fastest tiers with room (cache may not go to SSD); returns the bytes per tier.
-  auto place = [&](uint64_t bytes, bool allow_ssd) {
+  auto place = [&](uint64_t bytes, bool allow_ssd, const char* what) {
     std::vector<uint64_t> got(tiers.size(), 0);
     for (std::size_t i = 0; i < tiers.size() && bytes; ++i) {
       if (tiers[i].tier == "SSD" && !allow_ssd) continue;
@@ -79,7 +79,11 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
     }
     if (bytes) {
       p.fits = false;
-      if (p.why.empty()) p.why = fmt::format("{} more are needed than GPU{} hold", format_bytes(bytes), box.ssd_bandwidth ? ", RAM and SSD" : " and RAM (give --ssd-gbps to stream from disk)");
+      if (p.why.empty()) {
+        p.why = fmt::format("{} of {} do not fit in {}", format_bytes(bytes), what, box.gpus.empty() ? "RAM" : "GPU and RAM");
+        if (allow_ssd && !box.ssd_bandwidth) p.why += " (give --ssd-gbps to stream weights from disk)";
+        if (!allow_ssd) p.why += " (cache and state stay in memory; give more --ram or GPUs)";
+      }
     }
     return got;
   };
@@ -94,8 +98,8 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
   hot = checked_add(hot, f.output_head);
   const uint64_t cold = checked_add(checked_add(f.embedding, f.first_extras), f.last_extras);
 
-  const auto cache_at = place(cache, false);
-  const auto hot_at = place(hot, true);
+  const auto cache_at = place(cache, false, "cache and state");
+  const auto hot_at = place(hot, true, "always-active weights");
   // Routed experts by expert index: one "slot" is one expert in every MoE layer.
   uint64_t n = 0;
   for (const auto& l : f.layers) n = std::max<uint64_t>(n, l.experts);
@@ -117,7 +121,7 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
     p.fits = false;
     if (p.why.empty()) p.why = fmt::format("{} of routed experts do not fit in GPU and RAM (give --ssd-gbps to stream them from disk)", format_bytes(routed_left));
   }
-  const auto cold_at = place(cold, true);
+  const auto cold_at = place(cold, true, "embeddings and other cold tensors");
 
   // Reads per token.
   const uint64_t hot_active = f.active_bytes > f.routed_active_bytes ? f.active_bytes - f.routed_active_bytes : 0;
