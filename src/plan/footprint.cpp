@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/checked.h"
 #include "core/units.h"
 
@@ -69,6 +71,13 @@ Footprint make_footprint(const Model& model, const Estimate& e) {
   const std::vector<uint64_t> class_bytes = spread(f.weights_total, class_params);
 
   const std::size_t n = model.layers.size();
+  if (std::all_of(class_params.begin(), class_params.end(), [](uint64_t c) { return c == 0; })) {
+    // No parameter classes (a source that only knows the total): the weights spread evenly over
+    // the layers, or all on the first device for a model without layers.
+    const std::vector<uint64_t> parts = spread(f.weights_total, std::vector<uint64_t>(n, 1));
+    for (std::size_t i = 0; i < n; ++i) f.layers[i].other = parts[i];
+    if (n == 0) f.first_extras = f.weights_total;
+  }
   auto weights_for = [&](ParamClass c) {
     std::vector<uint64_t> w(n, 0);
     for (std::size_t i = 0; i < n; ++i) {

@@ -164,6 +164,16 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
     p.decode.assumption = fmt::format("offload: routed reads served by tier per a Zipf(s = {}) popularity over {} experts{}; one sequence, full context",
                                       p.offload->skew, p.offload->experts, options.hot_cache ? ", hottest experts in the fastest tier" : " (hot cache off: uniform)");
     p.decode.source = kBandwidthSource;
+    const auto& o = *p.offload;
+    std::string hits;
+    for (const auto& t : o.tiers) {
+      hits += fmt::format("{}{} {} of {} experts per layer → {:.1f}%", hits.empty() ? "" : "; ", t.tier, t.experts_per_layer, o.experts, t.hit_rate * 100);
+    }
+    p.lines.push_back(Line{"plan.offload.hit_rate", "Routed expert reads served by each tier", 0,
+                           fmt::format("hit(tier) = H(h_before + h, s) / H(n, s) - H(h_before, s) / H(n, s), H(h, s) = Σ i^-s for i ≤ h, s = {}: {}", o.skew, hits),
+                           o.hot_cache ? "expert popularity within a layer is Zipf with skew s; the hottest experts sit in the fastest tier; a token's k picks are independent draws"
+                                       : "hot cache off: experts land in tiers in no particular order, so a tier serves the share of experts it holds (s = 0)",
+                           "docs/plan.md (hot-expert model); --expert-skew sets s"});
   }
   p.lines.push_back(Line{"plan.decode", "Decode speed", 0, p.decode.formula, p.decode.assumption, p.decode.source});
   if (p.split) p.lines.push_back(Line{"plan.prefill", "Prefill speed", 0, p.prefill.formula, p.prefill.assumption, p.prefill.source});
