@@ -12,6 +12,8 @@
 #include "core/error.h"
 #include "plan/detect.h"
 #include "plan/hardware.h"
+#include "plan/plan.h"
+#include "catalogue/catalogue.h"
 
 using namespace vc;
 
@@ -143,4 +145,21 @@ TEST(PlanCli, CheckRanksTheCatalogue) {
       EXPECT_GT(row["max_context"].get<uint64_t>(), 0u);
     }
   }
+}
+
+TEST(PlanDevices, UnknownDetectedCardStillPlansWithoutASpeed) {
+  std::vector<std::string> found;
+  Box box;
+  box.gpus = parse_nvidia_smi("Mystery Accelerator 9000, 16384\n", found);  // 16 GiB, not in the table
+  ASSERT_EQ(box.gpus.size(), 1u);
+  EXPECT_EQ(box.gpus[0].bandwidth, 0u);
+  box.ram_bytes = 768'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  Scenario s;
+  s.quant = "UD-IQ1_S";
+  const Plan p = make_plan(*Catalogue::builtin().find("kimi-k3"), s, box, PlanOptions{});
+  ASSERT_TRUE(p.offload);
+  EXPECT_TRUE(p.offload->fits);
+  EXPECT_TRUE(p.offload->speed_unknown);
+  EXPECT_EQ(p.decode.upper_tok_s, 0.0);
 }

@@ -43,11 +43,12 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
     cap = cap > fixed ? cap - fixed : 0;
     g.capacity = mul_div_round(cap, 10000, 10000 + f.overhead_bp);
     double inv = 0;
+    bool known = true;
     for (const auto& d : box.gpus) {
-      if (d.bandwidth == 0) throw InputError("--gpu", d.name + " has no known bandwidth");
-      inv += static_cast<double>(d.memory_bytes) / static_cast<double>(box.vram_bytes() / box.nodes) / static_cast<double>(d.bandwidth);
+      if (d.bandwidth == 0) known = false;  // a detected card missing from the table
+      else inv += static_cast<double>(d.memory_bytes) / static_cast<double>(box.vram_bytes() / box.nodes) / static_cast<double>(d.bandwidth);
     }
-    g.bandwidth = static_cast<uint64_t>(1.0 / inv);
+    g.bandwidth = known && inv > 0 ? static_cast<uint64_t>(1.0 / inv) : 0;
     tiers.push_back(g);
   }
   {
@@ -141,6 +142,10 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
     const uint64_t hot_read = hot ? static_cast<uint64_t>(static_cast<u128>(hot_active) * hot_at[i] / hot) : 0;
     t.read_weights = checked_add(hot_read, static_cast<uint64_t>(std::llround(static_cast<double>(f.routed_active_bytes) * t.hit_rate)));
     const uint64_t read = checked_add(t.read_weights, t.read_cache);
+    if (read && t.bandwidth == 0 && t.tier == "GPU") {
+      p.speed_unknown = true;  // fit still holds; speed needs the card's bandwidth (--gpu NAME)
+      continue;
+    }
     if (read && t.bandwidth == 0) throw InputError(t.tier == "RAM" ? "--ram-gbps" : "--ssd-gbps", "the plan reads from " + t.tier + " but its bandwidth is 0");
     if (read) {
       t.seconds = static_cast<double>(read) / static_cast<double>(t.bandwidth);
@@ -149,7 +154,7 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
     }
   }
   p.tiers = std::move(tiers);
-  p.upper_tok_s = p.seconds > 0 ? 1.0 / p.seconds : 0;
+  p.upper_tok_s = p.seconds > 0 && !p.speed_unknown ? 1.0 / p.seconds : 0;
   p.expected_tok_s = p.upper_tok_s * o.efficiency_bp / 10000.0;
   std::string terms;
   for (const auto& t : p.tiers) {

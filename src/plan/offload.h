@@ -56,6 +56,7 @@ struct OffloadPlan {
   double upper_tok_s = 0;
   double expected_tok_s = 0;
   uint32_t efficiency_bp = 0;
+  bool speed_unknown = false;  // a GPU without a known bandwidth holds part of what is read
   std::string formula;
 };
 
