@@ -49,7 +49,11 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
     }
     if (!o.fits) out += "Does not fit: " + o.why + "\n";
   }
-  out += fmt::format("\nDecode: {:.2f} tok/s expected, {:.2f} upper bound (one sequence)\n", p.decode.expected_tok_s, p.decode.upper_tok_s);
+  if (p.decode.upper_tok_s > 0) {
+    out += fmt::format("\nDecode: {:.2f} tok/s expected, {:.2f} upper bound (one sequence)\n", p.decode.expected_tok_s, p.decode.upper_tok_s);
+  } else {
+    out += "\nDecode: unknown (nothing fits, or a device's bandwidth is unknown: name it with --gpu)\n";
+  }
   if (p.split && !p.offload) out += fmt::format("Prefill: {:.0f} tok/s expected, {:.0f} upper bound\n", p.prefill.expected_tok_s, p.prefill.upper_tok_s);
   out += fmt::format("Largest context at {} sequence{}: {}; most sequences at {}: {}{}\n", sc.sequences, sc.sequences == 1 ? "" : "s",
                      solved.max_context ? format_tokens(solved.max_context) + " (" + format_count(solved.max_context) + ")" : "none fits",
