@@ -20,5 +20,8 @@ Command add_validate(CLI::App& app);
 Command add_page(CLI::App& app);
 Command add_serve(CLI::App& app);
 Command add_inspect(CLI::App& app);
+Command add_plan(CLI::App& app);
+Command add_check(CLI::App& app);
+Command add_devices(CLI::App& app);
 
 }  // namespace vc::cli

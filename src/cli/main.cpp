@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
            vc::cli::add_page,
            vc::cli::add_serve,
            vc::cli::add_inspect,
+           vc::cli::add_plan,
+           vc::cli::add_check,
+           vc::cli::add_devices,
        }) {
     commands.push_back(add(app));
   }

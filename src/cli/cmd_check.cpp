@@ -1,0 +1,73 @@
+// vramcalc check: which catalogue models this box runs, at what tier, context and speed.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "catalogue/catalogue.h"
+#include "cli/box_flags.h"
+#include "cli/commands.h"
+#include "cli/scenario_flags.h"
+#include "core/units.h"
+#include "plan/check.h"
+#include "plan/detect.h"
+
+namespace vc::cli {
+
+Command add_check(CLI::App& app) {
+  auto* sub = app.add_subcommand("check", "For every catalogue model: the best tier this box runs, the largest context and decode tok/s");
+  struct Opts {
+    BoxFlags box;
+    ScenarioFlags flags;
+    bool detect = false;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_flag("--detect", o->detect, "Read this machine: nvidia-smi, AMD sysfs, /proc/meminfo, CPU count (--gpu and --ram then add nothing)");
+  o->box.add_to(*sub, true);
+  o->flags.add_to(*sub);
+  sub->add_flag("--json", o->json, "Print JSON");
+  return {sub, [o] {
+            Box box;
+            std::vector<std::string> found;
+            if (o->detect) {
+              Detected d = detect();
+              box = d.box;
+              found = d.found;
+              const Box given = o->box.to_box();  // bandwidths and SSD still come from the flags
+              box.ram_bandwidth = given.ram_bandwidth;
+              box.ssd_bandwidth = given.ssd_bandwidth;
+              box.nodes = given.nodes;
+            } else {
+              box = o->box.to_box();
+            }
+            const PlanOptions opts = o->box.to_options();
+            const Scenario base = o->flags.to_scenario();
+            const auto rows = check_models(Catalogue::builtin().models(), box, opts, base);
+            if (o->json) {
+              nlohmann::json out;
+              out["schema"] = "vramcalc.check/1";
+              out["box"] = box.describe();
+              out["ram_bytes"] = box.ram_bytes;
+              out["found"] = found;
+              out["rows"] = nlohmann::json::array();
+              for (const auto& r : rows) {
+                out["rows"].push_back({{"model", r.model->id}, {"fit", to_string(r.fit)}, {"tier", r.tier}, {"weights_bytes", r.weights_bytes},
+                                       {"total_bytes", r.total_bytes}, {"max_context", r.max_context}, {"decode_tok_s", r.decode_tok_s}, {"note", r.note}});
+              }
+              fmt::print("{}\n", out.dump(2));
+              return 0;
+            }
+            for (const auto& f : found) fmt::print("found: {}\n", f);
+            fmt::print("Box: {}, RAM {}{}\n\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "");
+            fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", "model", "fit", "tier", "weights", "total", "max context", "tok/s");
+            for (const auto& r : rows) {
+              fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier,
+                         r.weights_bytes ? format_bytes(r.weights_bytes) : "-", r.total_bytes ? format_bytes(r.total_bytes) : "-",
+                         r.max_context ? format_tokens(r.max_context) : "-", r.fit == FitKind::None ? "-" : fmt::format("{:.2f}", r.decode_tok_s));
+            }
+            fmt::print("\nContext checked: {} per sequence; tok/s expected at the --efficiency factor. `vramcalc plan MODEL` for the full plan.\n", o->flags.context);
+            return 0;
+          }};
+}
+
+}  // namespace vc::cli

@@ -1,0 +1,40 @@
+// vramcalc devices: the accelerators the planner knows, each with its vendor source.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/units.h"
+#include "plan/hardware.h"
+
+namespace vc::cli {
+
+Command add_devices(CLI::App& app) {
+  auto* sub = app.add_subcommand("devices", "List the known GPUs and accelerators with memory, bandwidth, compute and source");
+  auto json = std::make_shared<bool>(false);
+  sub->add_flag("--json", *json, "Print JSON");
+  return {sub, [json] {
+            const auto& all = DeviceTable::builtin().all();
+            if (*json) {
+              nlohmann::json out = nlohmann::json::array();
+              for (const auto& d : all) {
+                out.push_back({{"id", d.id}, {"name", d.name}, {"kind", d.kind}, {"memory_bytes", d.memory_bytes}, {"memory_units", d.memory_units},
+                               {"bandwidth_bytes_per_s", d.bandwidth}, {"bf16_dense_tflops", d.bf16_tflops}, {"fp8_dense_tflops", d.fp8_tflops},
+                               {"fp4_dense_tflops", d.fp4_tflops}, {"interconnect_bytes_per_s", d.interconnect}, {"engines", d.engines}, {"source", d.source},
+                               {"note", d.note}});
+              }
+              fmt::print("{}\n", out.dump(2));
+              return 0;
+            }
+            fmt::print("{:<18} {:<40} {:>10} {:>9} {:>8} {:>8} {:>8}  {}\n", "id", "name", "memory", "GB/s", "BF16 TF", "FP8 TF", "FP4 TF", "source");
+            for (const auto& d : all) {
+              auto tf = [](double v) { return v > 0 ? fmt::format("{:.0f}", v) : std::string("-"); };
+              fmt::print("{:<18} {:<40} {:>10} {:>9} {:>8} {:>8} {:>8}  {}\n", d.id, d.name, format_bytes(d.memory_bytes, ByteUnits::Decimal, 1),
+                         format_grouped(static_cast<double>(d.bandwidth) / 1e9, 0), tf(d.bf16_tflops), tf(d.fp8_tflops), tf(d.fp4_tflops), d.source);
+            }
+            fmt::print("{} devices. Memory in decimal GB; consumer cards are GiB-sized (24 GiB = 25.8 GB). TFLOPS dense.\n", all.size());
+            return 0;
+          }};
+}
+
+}  // namespace vc::cli

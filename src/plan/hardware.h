@@ -1,0 +1,62 @@
+#pragma once
+// Accelerators and the boxes built from them. The device table is data (data/devices.json, one
+// entry per product with its vendor source); a box is what the user has: GPUs per node, nodes,
+// system RAM and SSD read bandwidth.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vc {
+
+struct Device {
+  std::string id;           // "h200"
+  std::string name;         // "H200"
+  std::string kind;         // gpu, unified, accelerator
+  uint64_t memory_bytes = 0;
+  std::string memory_units; // how the vendor's "GB" was read (decimal or binary), with why
+  uint64_t bandwidth = 0;   // memory bandwidth, bytes per second
+  double bf16_tflops = 0;   // dense
+  double fp8_tflops = 0;    // dense, 0 where the part has no FP8
+  double fp4_tflops = 0;    // dense, 0 where the part has no FP4
+  uint64_t interconnect = 0;  // bytes per second per direction (NVLink, Infinity Fabric, PCIe)
+  std::vector<std::string> engines;
+  std::string source;
+  std::string note;
+};
+
+class DeviceTable {
+ public:
+  static const DeviceTable& builtin();
+  explicit DeviceTable(std::string_view json_text);
+  const std::vector<Device>& all() const { return devices_; }
+  // "H200", "h200", "RTX 4090", "4090", "3080Ti", "rtx-3080-ti": exact id or name first, then
+  // the same without spaces, dashes and vendor words, then a unique prefix. Throws InputError.
+  const Device& find(std::string_view text, const std::string& subject) const;
+  // Best match for a name a driver reports ("NVIDIA GeForce RTX 4090"), or nullptr.
+  const Device* match_reported(std::string_view reported) const;
+
+ private:
+  std::vector<Device> devices_;
+};
+
+// What the plan runs on. `gpus` is one node's accelerators; nodes repeat it.
+struct Box {
+  std::vector<Device> gpus;
+  uint64_t nodes = 1;
+  uint64_t ram_bytes = 0;      // system RAM free for weights and cache (per node)
+  uint64_t ram_bandwidth = 0;  // bytes per second
+  uint64_t ssd_bandwidth = 0;  // bytes per second; 0: no SSD tier
+  uint64_t device_count() const { return gpus.size() * nodes; }
+  uint64_t vram_bytes() const;  // every device of every node
+  std::string describe() const; // "8 x H200 (141 GB) x 2 nodes"
+};
+
+inline constexpr uint64_t kMaxDevicesPerNode = 64;
+inline constexpr uint64_t kMaxNodes = 1024;
+
+// "--gpu H200x8", "3090,3080Ti", "2xRTX 4090", "RTX 4090", "none". Throws InputError(subject).
+std::vector<Device> parse_gpus(std::string_view text, const std::string& subject);
+
+}  // namespace vc

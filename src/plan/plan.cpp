@@ -1,0 +1,215 @@
+#include "plan/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/checked.h"
+#include "core/units.h"
+
+namespace vc {
+namespace {
+
+OffloadOptions offload_options(const PlanOptions& o) {
+  OffloadOptions oo;
+  oo.skew = o.expert_skew;
+  oo.hot_cache = o.hot_cache;
+  oo.per_device_fixed = o.per_device_fixed;
+  oo.efficiency_bp = o.efficiency_bp;
+  return oo;
+}
+
+SplitInput split_input(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t context, uint64_t sequences) {
+  SplitInput in;
+  in.footprint = &f;
+  in.box = &box;
+  in.mode = o.split;
+  in.context = context;
+  in.sequences = sequences;
+  in.per_device_fixed = o.per_device_fixed;
+  return in;
+}
+
+const char* kBandwidthSource =
+    "efficiency: Databricks, 'LLM Inference Performance Engineering: Best Practices' (2023), model bandwidth utilization (MBU) of batch-1 decode "
+    "measured near 60% on A100/H100; set --efficiency to your own measurement";
+const char* kComputeSource =
+    "2 FLOPs per active parameter per token (Kaplan et al. 2020, 'Scaling Laws for Neural Language Models', §2.1); efficiency 40%, below the 46.2% "
+    "model FLOPs utilization PaLM reports (Chowdhery et al. 2022, Table 3)";
+
+Speed device_decode(const SplitResult& s, uint32_t eff_bp) {
+  // Stages run one after another for one sequence; the devices of a stage read in parallel.
+  std::vector<double> stage_time;
+  for (const auto& d : s.devices) {
+    if (d.stage >= stage_time.size()) stage_time.resize(d.stage + 1, 0);
+    if (d.bandwidth) stage_time[d.stage] = std::max(stage_time[d.stage], static_cast<double>(d.read_per_token) / static_cast<double>(d.bandwidth));
+  }
+  double seconds = 0;
+  for (double t : stage_time) seconds += t;
+  Speed sp;
+  sp.upper_tok_s = seconds > 0 ? 1.0 / seconds : 0;
+  sp.expected_tok_s = sp.upper_tok_s * eff_bp / 10000.0;
+  const auto& b = s.devices[s.busiest];
+  sp.formula = fmt::format("s/token = sum over {} stage{} of max over its devices (bytes read / bandwidth) = {:.5f} s (busiest reads {} at {} GB/s); "
+                           "upper bound {:.1f} tok/s; expected × {} = {:.1f} tok/s",
+                           stage_time.size(), stage_time.size() == 1 ? "" : "s", seconds, format_bytes(b.read_per_token),
+                           format_grouped(static_cast<double>(b.bandwidth) / 1e9, 0), sp.upper_tok_s, format_percent_bp(eff_bp), sp.expected_tok_s);
+  sp.assumption = "decode of one sequence reads its active weights, its cache and its state once per token; communication between devices not counted";
+  sp.source = kBandwidthSource;
+  return sp;
+}
+
+Speed prefill_speed(const SplitResult& s, const Model& model, uint32_t eff_bp) {
+  // Each stage does its share of the work (by bytes read) at the sum of its devices' compute.
+  std::vector<double> stage_flops, stage_read;
+  double all_read = 0;
+  for (const auto& d : s.devices) {
+    if (d.stage >= stage_flops.size()) stage_flops.resize(d.stage + 1, 0), stage_read.resize(d.stage + 1, 0);
+    stage_flops[d.stage] += d.bf16_tflops * 1e12;
+    stage_read[d.stage] += static_cast<double>(d.read_per_token);
+    all_read += static_cast<double>(d.read_per_token);
+  }
+  const double flops_per_token = 2.0 * static_cast<double>(model.params.active());
+  double seconds = 0;
+  for (std::size_t i = 0; i < stage_flops.size(); ++i) {
+    if (stage_flops[i] > 0 && all_read > 0) seconds += flops_per_token * (stage_read[i] / all_read) / stage_flops[i];
+  }
+  Speed sp;
+  sp.upper_tok_s = seconds > 0 ? 1.0 / seconds : 0;
+  sp.expected_tok_s = sp.upper_tok_s * eff_bp / 10000.0;
+  sp.formula = fmt::format("tok/s = dense BF16 FLOP/s / (2 × {} active params) per stage = {:.0f} upper bound; × {} = {:.0f}", format_params(model.params.active()),
+                           sp.upper_tok_s, format_percent_bp(eff_bp), sp.expected_tok_s);
+  sp.assumption = "prefill is compute-bound: long prompts, batched; attention FLOPs over the context not counted";
+  sp.source = kComputeSource;
+  return sp;
+}
+
+}  // namespace
+
+bool fits_on_devices(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t context, uint64_t sequences) {
+  if (box.gpus.empty()) return false;
+  return split(split_input(f, box, o, context, sequences)).all_fit;
+}
+
+bool fits_with_offload(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t context, uint64_t sequences) {
+  return offload_plan(f, box, offload_options(o), context, sequences).fits;
+}
+
+uint64_t solve_max_context(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t sequences, uint64_t limit, bool offload) {
+  auto ok = [&](uint64_t c) { return offload ? fits_with_offload(f, box, o, c, sequences) : fits_on_devices(f, box, o, c, sequences); };
+  limit = std::min(limit, kMaxContextTokens);
+  if (limit == 0 || !ok(1)) return 0;
+  uint64_t lo = 1, hi = limit;  // ok(lo) holds
+  if (ok(hi)) return hi;
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (ok(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+uint64_t solve_max_sequences(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t context, bool offload) {
+  auto ok = [&](uint64_t n) { return offload ? fits_with_offload(f, box, o, context, n) : fits_on_devices(f, box, o, context, n); };
+  if (!ok(1)) return 0;
+  uint64_t lo = 1, hi = kMaxSequences;
+  if (ok(hi)) return hi;
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (ok(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options) {
+  if (options.efficiency_bp == 0 || options.efficiency_bp > 10000) throw InputError("--efficiency", "must be above 0% and at most 100%");
+  if (options.compute_efficiency_bp == 0 || options.compute_efficiency_bp > 10000) throw InputError("--compute-efficiency", "must be above 0% and at most 100%");
+  Plan p;
+  p.model = &model;
+  p.estimate = estimate(model, scenario);
+  p.footprint = make_footprint(model, p.estimate);
+  p.box = box;
+  p.options = options;
+  p.aggregate_capacity = box.vram_bytes();
+  p.aggregate_fits = !box.gpus.empty() && p.estimate.total_bytes <= p.aggregate_capacity;
+  const uint64_t ctx = scenario.context, seqs = scenario.sequences;
+
+  if (!box.gpus.empty()) {
+    p.split = split(split_input(p.footprint, box, options, ctx, seqs));
+    p.fits_on_devices = p.split->all_fit;
+    p.decode = device_decode(*p.split, options.efficiency_bp);
+    p.prefill = prefill_speed(*p.split, model, options.compute_efficiency_bp);
+    const DeviceShare& b = p.split->devices[p.split->busiest];
+    Line l;
+    l.id = "plan.busiest";
+    l.label = fmt::format("Busiest device: {} #{} ({})", b.device, b.rank + 1, b.holds);
+    l.bytes = b.total;
+    l.formula = fmt::format("{} weights + {} cache + {} state + {} overhead ({} of those + {} per process) = {} of {}", format_bytes(b.weights), format_bytes(b.cache),
+                            format_bytes(b.state), format_bytes(b.overhead), format_percent_bp(scenario.overhead_bp), format_bytes(options.per_device_fixed),
+                            format_bytes(b.total), format_bytes(b.capacity));
+    l.assumption = fmt::format("split {}: {}", to_string(options.split),
+                               options.split == SplitMode::Layer || options.split == SplitMode::Pipeline
+                                   ? "layers whole, contiguous, balanced by bytes in proportion to device memory; embeddings first, output head last"
+                                   : options.split == SplitMode::Tensor ? "heads and weights divided by the TP degree; kv heads replicated below the degree; latent cache whole on every rank"
+                                   : options.split == SplitMode::Expert ? "routed experts divided; attention replicated and sequences divided (data-parallel attention)"
+                                                                        : "heads divided as TP, routed experts divided as EP over all devices");
+    l.source = "docs/plan.md; llama.cpp --split-mode/-ts, vLLM tensor/pipeline/expert parallel, SGLang --tp/--ep/--enable-dp-attention";
+    p.lines.push_back(std::move(l));
+  }
+  if (!p.fits_on_devices) {
+    p.offload = offload_plan(p.footprint, box, offload_options(options), ctx, seqs);
+    p.decode = Speed{};
+    p.decode.upper_tok_s = p.offload->upper_tok_s;
+    p.decode.expected_tok_s = p.offload->expected_tok_s;
+    p.decode.formula = p.offload->formula;
+    p.decode.assumption = fmt::format("offload: routed reads served by tier per a Zipf(s = {}) popularity over {} experts{}; one sequence, full context",
+                                      p.offload->skew, p.offload->experts, options.hot_cache ? ", hottest experts in the fastest tier" : " (hot cache off: uniform)");
+    p.decode.source = kBandwidthSource;
+    const auto& o = *p.offload;
+    std::string hits;
+    for (const auto& t : o.tiers) {
+      hits += fmt::format("{}{} {} of {} experts per layer → {:.1f}%", hits.empty() ? "" : "; ", t.tier, t.experts_per_layer, o.experts, t.hit_rate * 100);
+    }
+    p.lines.push_back(Line{"plan.offload.hit_rate", "Routed expert reads served by each tier", 0,
+                           fmt::format("hit(tier) = H(h_before + h, s) / H(n, s) - H(h_before, s) / H(n, s), H(h, s) = Σ i^-s for i ≤ h, s = {}: {}", o.skew, hits),
+                           o.hot_cache ? "expert popularity within a layer is Zipf with skew s; the hottest experts sit in the fastest tier; a token's k picks are independent draws"
+                                       : "hot cache off: experts land in tiers in no particular order, so a tier serves the share of experts it holds (s = 0)",
+                           "docs/plan.md (hot-expert model); --expert-skew sets s"});
+  }
+  p.lines.push_back(Line{"plan.decode", "Decode speed", 0, p.decode.formula, p.decode.assumption, p.decode.source});
+  if (p.split) p.lines.push_back(Line{"plan.prefill", "Prefill speed", 0, p.prefill.formula, p.prefill.assumption, p.prefill.source});
+  p.lines.push_back(Line{"plan.footprint", "Weights by layer", p.footprint.weights_total, p.footprint.rule,
+                         "one effective bits-per-parameter across classes (a checkpoint that keeps attention at 16 bits puts more bytes there than this)",
+                         model.params.total_source()});
+
+  // Verdict in words.
+  if (box.gpus.empty()) {
+    p.verdict = p.offload->fits ? fmt::format("No GPU: runs from RAM{} at about {:.2f} tok/s.", box.ssd_bandwidth ? " and SSD" : "", p.offload->expected_tok_s)
+                                : "No GPU, and it does not fit in RAM" + std::string(box.ssd_bandwidth ? " and SSD" : "") + ": " + p.offload->why + ".";
+  } else {
+    const DeviceShare& b = p.split->devices[p.split->busiest];
+    const std::string agg = fmt::format("{} total against {} on {} device{}", format_bytes(p.estimate.total_bytes), format_bytes(p.aggregate_capacity),
+                                        box.device_count(), box.device_count() == 1 ? "" : "s");
+    if (p.fits_on_devices) {
+      p.verdict = fmt::format("Fits: {}; every device fits, the busiest ({} #{}) with {} to spare.", agg, b.device, b.rank + 1, format_bytes(static_cast<uint64_t>(b.headroom())));
+    } else if (p.aggregate_fits) {
+      p.verdict = fmt::format("Fits in aggregate ({}) but not per device: the busiest ({} #{}, {}) needs {}, {} over its {}.", agg, b.device, b.rank + 1, b.holds,
+                              format_bytes(b.total), format_bytes(static_cast<uint64_t>(-b.headroom())), format_bytes(b.capacity));
+    } else {
+      p.verdict = fmt::format("Short: {}, {} short in aggregate.", agg, format_bytes(p.estimate.total_bytes - p.aggregate_capacity));
+    }
+    if (!p.fits_on_devices && p.offload) {
+      const auto& o = *p.offload;
+      const bool all_on_gpu = o.fits && o.tiers.front().tier == "GPU" &&
+                              std::all_of(o.tiers.begin() + 1, o.tiers.end(), [](const TierUse& t) { return t.cache + t.weights + t.experts == 0; });
+      if (all_on_gpu) {
+        p.verdict += fmt::format(" Placing tensors one by one instead of whole layers (llama.cpp -ot) holds it on the GPUs: about {:.2f} tok/s.", o.expected_tok_s);
+      } else {
+        p.verdict += o.fits ? fmt::format(" With offload to RAM{}: about {:.2f} tok/s.", box.ssd_bandwidth ? " and SSD" : "", o.expected_tok_s)
+                            : " Offload does not rescue it: " + o.why + ".";
+      }
+    }
+  }
+  return p;
+}
+
+}  // namespace vc

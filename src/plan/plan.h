@@ -1,0 +1,68 @@
+#pragma once
+// plan(Model, Scenario, Box, options): the estimate placed on real devices. Per device: weights
+// shard, cache shard, state, overhead (the scenario's percentage of that device's bytes plus a
+// fixed per-process context), total and headroom, with a fit verdict per device, not only in
+// aggregate. When the devices are short (or there are none), an offload plan over GPU, RAM and
+// SSD. Decode and prefill speed; solvers for the largest context and the most sequences.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimate/estimate.h"
+#include "plan/footprint.h"
+#include "plan/hardware.h"
+#include "plan/offload.h"
+#include "plan/split.h"
+
+namespace vc {
+
+struct PlanOptions {
+  SplitMode split = SplitMode::Layer;
+  uint64_t per_device_fixed = 0;          // per-process context on each device (bytes)
+  uint32_t efficiency_bp = 6000;          // achieved share of peak memory bandwidth (decode)
+  uint32_t compute_efficiency_bp = 4000;  // achieved share of peak dense BF16 compute (prefill)
+  double expert_skew = 1.0;
+  bool hot_cache = true;
+  std::string engine = "generic";         // generic, llamacpp, vllm, sglang: for the command
+};
+
+struct Speed {
+  double upper_tok_s = 0;     // pure bound
+  double expected_tok_s = 0;  // with the efficiency factor
+  std::string formula;
+  std::string assumption;
+  std::string source;
+};
+
+struct Plan {
+  const Model* model = nullptr;
+  Estimate estimate;
+  Footprint footprint;
+  Box box;
+  PlanOptions options;
+  std::optional<SplitResult> split;       // when there are devices
+  uint64_t aggregate_capacity = 0;
+  bool aggregate_fits = false;            // the estimate's total against all device memory
+  bool fits_on_devices = false;           // every device's shard fits
+  std::optional<OffloadPlan> offload;     // when the devices are short, or there are none
+  Speed decode;
+  Speed prefill;
+  std::vector<Line> lines;                // explained figures (busiest device, speeds, rules)
+  std::string verdict;
+};
+
+Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options);
+
+// Does the model fit on the devices (every shard) at this context and sequence count?
+bool fits_on_devices(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t context, uint64_t sequences);
+// ... or, with offload, in GPU + RAM (+ SSD for weights)?
+bool fits_with_offload(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t context, uint64_t sequences);
+
+// The largest context (up to `limit`) that fits at `sequences`, by binary search over exact
+// figures; 0 when not even one token fits. `offload` selects the offload fit.
+uint64_t solve_max_context(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t sequences, uint64_t limit, bool offload);
+// The most concurrent sequences (up to kMaxSequences) that fit at `context`; 0 when none.
+uint64_t solve_max_sequences(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t context, bool offload);
+
+}  // namespace vc

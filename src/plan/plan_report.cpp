@@ -1,0 +1,130 @@
+#include "plan/plan_report.h"
+
+#include <fmt/format.h>
+
+#include "plan/engine_command.h"
+
+namespace vc {
+
+PlanSolved solve(const Plan& p) {
+  PlanSolved s;
+  const auto& sc = p.estimate.scenario;
+  s.with_offload = !p.fits_on_devices;
+  const uint64_t limit = p.model->max_context ? p.model->max_context : kMaxContextTokens;
+  s.max_context = solve_max_context(p.footprint, p.box, p.options, sc.sequences, limit, s.with_offload);
+  s.max_sequences = solve_max_sequences(p.footprint, p.box, p.options, sc.context, s.with_offload);
+  return s;
+}
+
+std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, ByteUnits u) {
+  const auto& sc = p.estimate.scenario;
+  std::string out = fmt::format("{} ({}) on {}, split {}, weights {}, context {} × {} sequence{}\n", p.model->name, p.model->id, p.box.describe(),
+                                to_string(p.options.split), p.estimate.weights.tier, format_tokens(sc.context), sc.sequences, sc.sequences == 1 ? "" : "s");
+  out += fmt::format("Estimate total {} (weights {}, cache and state {}, overhead {}); devices {} in aggregate.\n\n", format_bytes(p.estimate.total_bytes, u),
+                     format_bytes(p.estimate.weights.bytes, u), format_bytes(p.estimate.context_bytes(), u), format_bytes(p.estimate.overhead_bytes, u),
+                     format_bytes(p.aggregate_capacity, u));
+  if (p.split) {
+    const auto& s = *p.split;
+    out += fmt::format("{:>4} {:<24} {:>4} {:>12} {:>12} {:>10} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", "#", "device", "node", "weights", "cache", "state", "overhead",
+                       "total", "capacity", "headroom", "fits", "holds");
+    for (std::size_t i = 0; i < s.devices.size(); ++i) {
+      const auto& d = s.devices[i];
+      const std::string head = d.headroom() >= 0 ? format_bytes(static_cast<uint64_t>(d.headroom()), u) : "-" + format_bytes(static_cast<uint64_t>(-d.headroom()), u);
+      out += fmt::format("{:>4} {:<24} {:>4} {:>12} {:>12} {:>10} {:>12} {:>12} {:>12} {:>12}  {:<4} {}{}\n", d.rank + 1, d.device, d.node + 1, format_bytes(d.weights, u),
+                         format_bytes(d.cache, u), format_bytes(d.state, u), format_bytes(d.overhead, u), format_bytes(d.total, u), format_bytes(d.capacity, u), head,
+                         d.fits() ? "yes" : "NO", d.holds, i == s.busiest ? "  <- busiest" : "");
+    }
+    out += fmt::format("TP {} × PP {}{}{}{}\n", s.tp, s.pp, s.ep > 1 ? fmt::format(" × EP {}", s.ep) : "", s.dp > 1 ? fmt::format(", DP attention {}", s.dp) : "",
+                       s.kv_replicated ? fmt::format("; kv heads replicated: {} per rank", s.kv_heads_per_rank) : (s.latent_replicated ? "; latent cache whole on every rank" : ""));
+  }
+  out += "\n" + p.verdict + "\n";
+  if (p.offload) {
+    const auto& o = *p.offload;
+    out += fmt::format("\nOffload ({} experts per MoE layer, Zipf skew {}{}):\n", o.experts, o.skew, o.hot_cache ? ", hottest first" : ", hot cache off");
+    out += fmt::format("{:<5} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>12} {:>10}\n", "tier", "capacity", "cache", "weights", "experts", "exp/layer", "hit rate", "read/token", "GB/s");
+    for (const auto& t : o.tiers) {
+      out += fmt::format("{:<5} {:>12} {:>12} {:>12} {:>12} {:>9} {:>8.1f}% {:>12} {:>10}\n", t.tier, t.capacity == UINT64_MAX ? "-" : format_bytes(t.capacity, u),
+                         format_bytes(t.cache, u), format_bytes(t.weights, u), format_bytes(t.experts, u), t.experts_per_layer, t.hit_rate * 100,
+                         format_bytes(t.read_weights + t.read_cache, u), format_grouped(static_cast<double>(t.bandwidth) / 1e9, 1));
+    }
+    if (!o.fits) out += "Does not fit: " + o.why + "\n";
+  }
+  if (p.decode.upper_tok_s > 0) {
+    out += fmt::format("\nDecode: {:.2f} tok/s expected, {:.2f} upper bound (one sequence)\n", p.decode.expected_tok_s, p.decode.upper_tok_s);
+  } else {
+    out += "\nDecode: unknown (nothing fits, or a device's bandwidth is unknown: name it with --gpu)\n";
+  }
+  if (p.split && !p.offload) out += fmt::format("Prefill: {:.0f} tok/s expected, {:.0f} upper bound\n", p.prefill.expected_tok_s, p.prefill.upper_tok_s);
+  out += fmt::format("Largest context at {} sequence{}: {}; most sequences at {}: {}{}\n", sc.sequences, sc.sequences == 1 ? "" : "s",
+                     solved.max_context ? format_tokens(solved.max_context) + " (" + format_count(solved.max_context) + ")" : "none fits",
+                     format_tokens(sc.context), format_count(solved.max_sequences), solved.with_offload ? " (with offload)" : "");
+  for (const auto& c : engine_commands(p)) {
+    out += fmt::format("\n{}:\n  {}\n", c.engine, c.command);
+    for (const auto& n : c.notes) out += "  # " + n + "\n";
+  }
+  if (explain) {
+    out += "\n";
+    for (const auto& l : p.lines) {
+      out += fmt::format("{}\n  = {}\n  assumes: {}\n  source: {}\n", l.label, l.formula, l.assumption, l.source);
+    }
+  }
+  return out;
+}
+
+nlohmann::json plan_json(const Plan& p, const PlanSolved& solved) {
+  using nlohmann::json;
+  const auto& sc = p.estimate.scenario;
+  json j;
+  j["schema"] = "vramcalc.plan/1";
+  j["model"] = p.model->id;
+  j["box"] = p.box.describe();
+  j["split"] = to_string(p.options.split);
+  j["weights_tier"] = p.estimate.weights.tier;
+  j["context"] = sc.context;
+  j["sequences"] = sc.sequences;
+  j["estimate_total_bytes"] = p.estimate.total_bytes;
+  j["aggregate_capacity_bytes"] = p.aggregate_capacity;
+  j["aggregate_fits"] = p.aggregate_fits;
+  j["fits_on_devices"] = p.fits_on_devices;
+  j["verdict"] = p.verdict;
+  if (p.split) {
+    const auto& s = *p.split;
+    j["parallel"] = {{"tp", s.tp}, {"pp", s.pp}, {"ep", s.ep}, {"dp", s.dp}, {"kv_replicated", s.kv_replicated}, {"kv_heads_per_rank", s.kv_heads_per_rank},
+                     {"latent_replicated", s.latent_replicated}};
+    j["busiest"] = s.busiest;
+    json devs = json::array();
+    for (const auto& d : s.devices) {
+      devs.push_back({{"device", d.device}, {"node", d.node}, {"rank", d.rank}, {"stage", d.stage}, {"weights_bytes", d.weights}, {"cache_bytes", d.cache},
+                      {"state_bytes", d.state}, {"overhead_bytes", d.overhead}, {"total_bytes", d.total}, {"capacity_bytes", d.capacity},
+                      {"headroom_bytes", d.headroom()}, {"fits", d.fits()}, {"read_per_token_bytes", d.read_per_token}, {"holds", d.holds}});
+    }
+    j["devices"] = devs;
+  }
+  if (p.offload) {
+    const auto& o = *p.offload;
+    json tiers = json::array();
+    for (const auto& t : o.tiers) {
+      tiers.push_back({{"tier", t.tier}, {"capacity_bytes", t.capacity == UINT64_MAX ? json(nullptr) : json(t.capacity)}, {"bandwidth_bytes_per_s", t.bandwidth},
+                       {"cache_bytes", t.cache}, {"weights_bytes", t.weights}, {"expert_bytes", t.experts}, {"experts_per_layer", t.experts_per_layer},
+                       {"hit_rate", t.hit_rate}, {"read_weights_bytes", t.read_weights}, {"read_cache_bytes", t.read_cache}, {"seconds", t.seconds}});
+    }
+    j["offload"] = {{"fits", o.fits}, {"why", o.why}, {"experts", o.experts}, {"skew", o.skew}, {"hot_cache", o.hot_cache}, {"tiers", tiers},
+                    {"weights_seconds_per_token", o.weights_seconds}, {"seconds_per_token", o.seconds}, {"formula", o.formula}};
+  }
+  j["decode"] = {{"upper_tok_s", p.decode.upper_tok_s}, {"expected_tok_s", p.decode.expected_tok_s}, {"formula", p.decode.formula},
+                 {"assumption", p.decode.assumption}, {"source", p.decode.source}};
+  if (p.split && !p.offload) {
+    j["prefill"] = {{"upper_tok_s", p.prefill.upper_tok_s}, {"expected_tok_s", p.prefill.expected_tok_s}, {"formula", p.prefill.formula},
+                    {"assumption", p.prefill.assumption}, {"source", p.prefill.source}};
+  }
+  j["solvers"] = {{"max_context", solved.max_context}, {"max_sequences", solved.max_sequences}, {"with_offload", solved.with_offload}};
+  json cmds = json::array();
+  for (const auto& c : engine_commands(p)) cmds.push_back({{"engine", c.engine}, {"command", c.command}, {"notes", c.notes}});
+  j["commands"] = cmds;
+  json lines = json::array();
+  for (const auto& l : p.lines) lines.push_back({{"id", l.id}, {"label", l.label}, {"bytes", l.bytes}, {"formula", l.formula}, {"assumption", l.assumption}, {"source", l.source}});
+  j["lines"] = lines;
+  return j;
+}
+
+}  // namespace vc

@@ -1,0 +1,70 @@
+// The engine command lines a plan prints: flags as llama.cpp, vLLM and SGLang document them.
+#include <gtest/gtest.h>
+
+#include "plan/engine_command.h"
+#include "plan_fixtures.h"
+
+using namespace vc;
+using namespace vc::test;
+
+namespace {
+const EngineCommand& find(const std::vector<EngineCommand>& cmds, const std::string& engine) {
+  for (const auto& c : cmds) if (c.engine == engine) return c;
+  throw std::runtime_error("no command for " + engine);
+}
+bool has(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+}  // namespace
+
+TEST(PlanEngines, TensorParallelAcrossTwoNodes) {
+  Scenario s;
+  s.context = 1048576;
+  PlanOptions o;
+  o.split = SplitMode::Tensor;
+  const Model& k3 = kimi_k3();
+  const Plan p = make_plan(k3, s, box_of("B200x8", 2), o);
+  const auto cmds = engine_commands(p);
+  // vLLM: TP within a node, PP across nodes.
+  EXPECT_TRUE(has(find(cmds, "vllm").command, "--tensor-parallel-size 8 --pipeline-parallel-size 2")) << find(cmds, "vllm").command;
+  EXPECT_TRUE(has(find(cmds, "vllm").command, "--max-model-len 1048576"));
+  EXPECT_TRUE(has(find(cmds, "sglang").command, "--tp 8 --pp-size 2"));
+  EXPECT_TRUE(has(find(cmds, "sglang").command, "--nnodes 2"));
+}
+
+TEST(PlanEngines, ExpertParallelAndCacheDtype) {
+  Scenario s;
+  s.cache_dtype = "FP8_E4M3";
+  s.sequences = 8;
+  PlanOptions o;
+  o.split = SplitMode::TensorExpert;
+  const Plan p = make_plan(kimi_k3(), s, box_of("B200x16"), o);
+  const auto cmds = engine_commands(p);
+  EXPECT_TRUE(has(find(cmds, "vllm").command, "--tensor-parallel-size 16 --enable-expert-parallel"));
+  EXPECT_TRUE(has(find(cmds, "vllm").command, "--kv-cache-dtype fp8"));
+  EXPECT_TRUE(has(find(cmds, "vllm").command, "--max-num-seqs 8"));
+  EXPECT_TRUE(has(find(cmds, "sglang").command, "--tp 16 --ep 16"));
+}
+
+TEST(PlanEngines, LlamaCppOffloadKeepsExpertsOnCpu) {
+  Scenario s;
+  s.quant = "UD-IQ1_S";
+  s.sequences = 2;
+  Box box = box_of("RTX 4090");
+  box.ram_bytes = 768'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  const Plan p = make_plan(kimi_k3(), s, box, PlanOptions{});
+  const auto& c = find(engine_commands(p), "llamacpp");
+  // -c is the total over -np slots: 2 x 8,192.
+  EXPECT_TRUE(has(c.command, "-c 16384 -np 2")) << c.command;
+  EXPECT_TRUE(has(c.command, "-ngl 999"));
+  EXPECT_TRUE(has(c.command, "--n-cpu-moe") || has(c.command, "-ot \"exps=CPU\"")) << c.command;
+}
+
+TEST(PlanEngines, AppleBoxGetsOnlyLlamaCpp) {
+  Model m = llama_70b();
+  Scenario s;
+  s.quant = "Q4_K_M";
+  const Plan p = make_plan(m, s, box_of("m3-max-128gb"), PlanOptions{});
+  const auto cmds = engine_commands(p);
+  ASSERT_EQ(cmds.size(), 1u);  // devices.json: Apple runs llamacpp and mlx
+  EXPECT_EQ(cmds[0].engine, "llamacpp");
+}

@@ -1,0 +1,133 @@
+// Offload on kimi-k3: with the hot-expert cache off (or everything in one tier) decode is the
+// seeds' plain bytes-over-bandwidth arithmetic; with it on, the hit rate and tok/s follow the
+// Zipf model documented in src/plan/offload.h and docs/plan.md, worked out here by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "estimate/streaming.h"
+#include "plan/offload.h"
+#include "plan/plan.h"
+#include "plan_fixtures.h"
+
+using namespace vc;
+using namespace vc::test;
+
+namespace {
+
+struct Iq1 {
+  Estimate e;
+  Footprint f;
+  Iq1() : e(estimate(kimi_k3(), scenario())), f(make_footprint(kimi_k3(), e)) {}
+  static Scenario scenario() {
+    Scenario s;  // seed 002's offload line: the ~1.7-bit UD-IQ1_S build, 8K, one sequence
+    s.quant = "UD-IQ1_S";
+    return s;
+  }
+};
+
+Box cpu_box(uint64_t ram, uint64_t ram_bw, uint64_t ssd_bw) {
+  Box b;
+  b.ram_bytes = ram;
+  b.ram_bandwidth = ram_bw;
+  b.ssd_bandwidth = ssd_bw;
+  return b;
+}
+
+// 594 GB x 104B active / 2.8T total = 22,062,857,143 B read per token (seed: 104B x 1.7 / 8 = 22.1 GB).
+constexpr uint64_t kActiveBytes = 22'062'857'143;
+
+}  // namespace
+
+TEST(PlanOffload, ActiveBytesFollowTheVendorRatio) {
+  Iq1 k;
+  EXPECT_EQ(k.f.active_bytes, kActiveBytes);
+  // The same figure as `stream` at the build's 1.697 bits: 104B x 1.697 / 8 = 22,061,000,000.
+  const StreamEstimate s = stream_estimate(kimi_k3(), 1697, {5'000'000'000});
+  EXPECT_NEAR(static_cast<double>(k.f.active_bytes), static_cast<double>(s.bytes_per_token), 2e6);
+}
+
+TEST(PlanOffload, AllInRamIsTheSeedsPointEightSix) {
+  Iq1 k;
+  const OffloadPlan p = offload_plan(k.f, cpu_box(1'000'000'000'000, 19'000'000'000, 0), OffloadOptions{}, 8192, 1);
+  ASSERT_TRUE(p.fits);
+  // Every byte in RAM: weights 22,062,857,143 B / 19 GB/s = 1.16120 s -> 0.861 tok/s (seed: 0.86).
+  EXPECT_NEAR(p.weights_seconds, 22.062857143 / 19.0, 1e-6);
+  EXPECT_EQ(std::round(100.0 / p.weights_seconds) / 100.0, 0.86);
+  // The cache read adds 0.691 GB / 19 GB/s: 27,648 x 8,192 + 464,633,856 = 691,126,272 B.
+  EXPECT_NEAR(p.seconds - p.weights_seconds, 691'126'272.0 / 19e9, 1e-9);
+  EXPECT_NEAR(p.tiers[0].hit_rate, 1.0, 1e-12);
+}
+
+TEST(PlanOffload, StreamingFromSsdWithTheCacheOffIsTheSeedsPointTwoThree) {
+  Iq1 k;
+  // RAM holds exactly the cache and state, so every weight streams from the 5 GB/s SSD.
+  const Box box = cpu_box(k.e.context_bytes(), 19'000'000'000, 5'000'000'000);
+  OffloadOptions o;
+  o.hot_cache = false;
+  const OffloadPlan p = offload_plan(k.f, box, o, 8192, 1);
+  ASSERT_TRUE(p.fits);
+  EXPECT_NEAR(p.weights_seconds, 22.062857143 / 5.0, 1e-6);       // 4.4126 s
+  EXPECT_EQ(std::round(100.0 / p.weights_seconds) / 100.0, 0.23);  // seed 002: 0.23 tok/s
+  // Expected = upper x 60% (the documented default efficiency).
+  EXPECT_NEAR(p.expected_tok_s, p.upper_tok_s * 0.6, 1e-12);
+}
+
+TEST(PlanOffload, HotExpertCacheFollowsTheZipfModel) {
+  Iq1 k;
+  // RAM: the cache, the always-active weights, and exactly 100 expert slots (one expert in each
+  // of the 92 MoE layers); the other 796 experts per layer stream from SSD.
+  uint64_t hot = k.f.output_head;
+  for (const auto& l : k.f.layers) hot += l.attention + l.dense + l.shared + l.other;
+  const uint64_t slot = k.f.routed_total() / 896;
+  const Box box = cpu_box(k.e.context_bytes() + hot + 100 * slot, 19'000'000'000, 5'000'000'000);
+  OffloadOptions on;
+  on.skew = 1.0;
+  const OffloadPlan p = offload_plan(k.f, box, on, 8192, 1);
+  ASSERT_TRUE(p.fits);
+  ASSERT_EQ(p.tiers.size(), 2u);  // RAM, SSD
+  EXPECT_EQ(p.tiers[0].experts_per_layer, 100u);
+  // Zipf s = 1: hit = H(100) / H(896) = 5.18738 / 7.37571 = 0.703305 (H the harmonic numbers).
+  double h100 = 0, h896 = 0;
+  for (int i = 1; i <= 896; ++i) (i <= 100 ? h100 : h896) += 1.0 / i;
+  h896 += h100;
+  EXPECT_NEAR(h100, 5.18738, 1e-5);
+  EXPECT_NEAR(h896, 7.37571, 1e-5);
+  EXPECT_NEAR(p.tiers[0].hit_rate, 0.703305, 1e-5);
+  EXPECT_NEAR(p.tiers[1].hit_rate, 1 - 0.703305, 1e-5);
+  // s/token = (always-active bytes + cache) / 19 GB/s + routed x hit / 19 GB/s + routed x miss / 5 GB/s.
+  const double routed = static_cast<double>(k.f.routed_active_bytes);
+  const double always = static_cast<double>(k.f.active_bytes - k.f.routed_active_bytes);
+  const double seconds = (always + 691'126'272.0 + routed * 0.703305) / 19e9 + routed * (1 - 0.703305) / 5e9;
+  EXPECT_NEAR(p.seconds, seconds, seconds * 1e-5);
+  EXPECT_NEAR(p.upper_tok_s, 1 / seconds, 1e-5);
+
+  // Hot cache off: the same 100 experts serve their share, 100 / 896 = 11.16%, and decode slows.
+  OffloadOptions off = on;
+  off.hot_cache = false;
+  const OffloadPlan q = offload_plan(k.f, box, off, 8192, 1);
+  EXPECT_NEAR(q.tiers[0].hit_rate, 100.0 / 896.0, 1e-12);
+  EXPECT_LT(q.upper_tok_s, p.upper_tok_s);
+}
+
+TEST(PlanOffload, ZipfMassIsUniformAtZeroSkew) {
+  EXPECT_NEAR(zipf_mass(100, 896, 0.0), 100.0 / 896.0, 1e-12);
+  EXPECT_NEAR(zipf_mass(1, 2, 1.0), 2.0 / 3.0, 1e-12);  // 1 / (1 + 1/2)
+  EXPECT_EQ(zipf_mass(896, 896, 1.3), 1.0);
+}
+
+TEST(PlanOffload, PlanFallsBackToOffloadWhenCardsAreShort) {
+  Scenario s;
+  s.quant = "UD-IQ1_S";
+  Box box = box_of("RTX 4090");
+  box.ram_bytes = 768'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  const Plan p = make_plan(kimi_k3(), s, box, PlanOptions{});
+  EXPECT_FALSE(p.fits_on_devices);
+  ASSERT_TRUE(p.offload);
+  EXPECT_TRUE(p.offload->fits);
+  EXPECT_EQ(p.offload->tiers[0].tier, "GPU");
+  // The cache and always-active weights go to the GPU before any expert.
+  EXPECT_EQ(p.offload->tiers[0].cache, p.estimate.context_bytes());
+  EXPECT_GT(p.decode.expected_tok_s, 0.0);
+}
