@@ -414,3 +414,34 @@ TEST(Catalogue, ModelsCommandListsEveryEntry) {
   EXPECT_EQ(pclose(p), 0);
   for (const auto& m : Catalogue::builtin().models()) EXPECT_NE(out.find(m.id + " "), std::string::npos) << m.id;
 }
+
+// quantization_config shapes beyond MXFP4/FP8 (reference/architectures.md §9): the native size
+// counts the quantized linear layers at the format's block layout and the rest at the dtype.
+TEST(NativeCheckpoint, AwqGptqAndBitsandbytes) {
+  auto base = nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":256,"num_attention_heads":4,
+    "num_key_value_heads":2,"intermediate_size":512,"vocab_size":1000,"torch_dtype":"float16"})");
+  vc::Model plain = vc::model_from_config(base, "plain.json");
+  const auto& c = plain.params.by_class;
+  const uint64_t linear = c.at(vc::ParamClass::Attention) + c.at(vc::ParamClass::DenseMlp);
+  const uint64_t rest = plain.params.derived_total - linear;
+  EXPECT_EQ(plain.native.bytes, plain.params.derived_total * 2);
+
+  auto awq = base;
+  awq["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}};
+  vc::Model a = vc::model_from_config(awq, "awq.json");
+  EXPECT_EQ(a.native.format, "INT4_G128");
+  // 133 B per 256 weights (128 B packed + 2 fp16 scales + 2 packed zeros); fp16 elsewhere.
+  EXPECT_EQ(a.native.bytes, linear * 133 / 256 + rest * 2);
+
+  auto bnb = base;
+  bnb["quantization_config"] = {{"quant_method", "bitsandbytes"}, {"load_in_4bit", true}};
+  vc::Model b = vc::model_from_config(bnb, "bnb.json");
+  EXPECT_EQ(b.native.format, "NF4");
+  EXPECT_EQ(b.native.bytes, linear * 36 / 64 + rest * 2);  // 32 B + fp32 absmax per 64
+
+  auto odd = base;
+  odd["quantization_config"] = {{"quant_method", 7}, {"bits", "four"}};  // hostile types: a warning, not a crash
+  vc::Model o = vc::model_from_config(odd, "odd.json");
+  EXPECT_EQ(o.native.bytes, o.params.derived_total * 2);
+  EXPECT_FALSE(o.warnings.empty());
+}

@@ -31,6 +31,20 @@ std::string unquantized_dtype(ConfigView& cfg) {
   return "BF16";
 }
 
+// Hostile configs may put any type anywhere: read leniently, never throw a JSON type error.
+std::string string_at(const nlohmann::json& obj, const char* key) {
+  auto it = obj.find(key);
+  return (it != obj.end() && it->is_string()) ? it->get<std::string>() : std::string();
+}
+int64_t int_at(const nlohmann::json& obj, const char* key) {
+  auto it = obj.find(key);
+  return (it != obj.end() && it->is_number_integer()) ? it->get<int64_t>() : 0;
+}
+bool bool_at(const nlohmann::json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_boolean() && it->get<bool>();
+}
+
 }  // namespace
 
 void apply_native_checkpoint(ConfigView& cfg) {
@@ -46,13 +60,31 @@ void apply_native_checkpoint(ConfigView& cfg) {
   const std::set<ParamClass> linear = {ParamClass::Attention, ParamClass::DenseMlp, ParamClass::RoutedExperts, ParamClass::SharedExperts,
                                        ParamClass::Mtp};
   if (q) {
-    std::string method = lower(q->value("quant_method", ""));
-    std::string format = lower(q->value("format", ""));
-    nlohmann::json skip = q->contains("ignore") ? (*q)["ignore"] : q->value("modules_to_not_convert", nlohmann::json::array());
+    std::string method = lower(string_at(*q, "quant_method"));
+    std::string format = lower(string_at(*q, "format"));
+    nlohmann::json skip = q->contains("ignore") ? (*q)["ignore"]
+                          : q->contains("llm_int8_skip_modules") ? (*q)["llm_int8_skip_modules"]
+                          : q->contains("modules_to_not_convert") ? (*q)["modules_to_not_convert"]
+                                                                  : nlohmann::json::array();
+    if (!skip.is_array()) skip = nlohmann::json::array();
     if (method == "fp8") quant_name = "FP8";
     else if (method == "mxfp4" || format.find("mxfp4") != std::string::npos) quant_name = "MXFP4";
     else if (format.find("nvfp4") != std::string::npos || method == "modelopt") quant_name = "NVFP4";
     else if (format == "pack-quantized") quant_name = "INT4_G32";
+    else if (format == "float-quantized") quant_name = "FP8_E4M3";
+    else if (method == "awq" || method == "gptq") {
+      const int64_t bits = int_at(*q, "bits") ? int_at(*q, "bits") : int_at(*q, "w_bit");
+      const int64_t group = int_at(*q, "group_size") ? int_at(*q, "group_size") : int_at(*q, "q_group_size");
+      if (bits == 4 && group == 128) quant_name = "INT4_G128";
+      else if (bits == 4 && group == 32) quant_name = "INT4_G32";
+      else if (bits == 8) quant_name = "Q8_0";  // 8-bit with a scale per group of 32 or more: 8.5 bits errs high
+      else cfg.warn("quantization_config " + method + " with " + std::to_string(bits) + " bits, group " + std::to_string(group) +
+                    " is not modelled; the native size assumes " + base + " everywhere");
+    } else if (method == "bitsandbytes") {
+      if (bool_at(*q, "load_in_4bit")) quant_name = "NF4";
+      else if (bool_at(*q, "load_in_8bit")) quant_name = "INT8_ROWWISE";
+      else cfg.warn("quantization_config bitsandbytes without load_in_4bit/8bit; the native size assumes " + base + " everywhere");
+    }
     else cfg.warn("quantization_config method '" + method + "' is not modelled; the native size assumes " + base + " everywhere");
     if (!quant_name.empty()) {
       quantized = linear;
