@@ -118,6 +118,10 @@ TEST(ServerPlanApi, BadBoxesNameTheField) {
   bad("check", {{"gpu", std::string(900, 'x')}}, "gpu");
   bad("plan", {{"model", "kimi-k3"}, {"gpu", "H200"}, {"nodes", "100000"}}, "nodes");
   bad("plan", {{"model", "kimi-k3"}, {"gpu", "H200"}, {"nodes", "0"}}, "nodes");
+  // The CLI plans 64 x 1,024 devices (seconds of CPU, a 24 MB answer); the server stops at 1,024 in all.
+  bad("check", {{"gpu", "H200x64"}, {"nodes", "1024"}}, "nodes");
+  bad("plan", {{"model", "kimi-k3"}, {"gpu", "H200x64"}, {"nodes", "17"}}, "nodes");
+  EXPECT_EQ(ok("plan", {{"model", "llama-3.1-8b"}, {"gpu", "H200x64"}, {"nodes", "16"}})["devices"].size(), 1024u);
   bad("check", {{"ram", "lots"}}, "ram");
   bad("check", {{"ram", "99999999999999999999GB"}}, "ram");
   bad("check", {{"ssd-gbps", "-5"}}, "ssd-gbps");

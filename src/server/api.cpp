@@ -159,10 +159,23 @@ BoxInputs box_from(const RequestParams& p) {
   return b;
 }
 
+// A plan's work and its answer grow with every device (65,536 of them is seconds of CPU and a
+// 24 MB document), so the server takes fewer in all than the CLI does.
+constexpr uint64_t kMaxApiDevices = 1024;
+
+Box api_box(const BoxInputs& in) {
+  Box box = in.to_box();
+  if (box.device_count() > kMaxApiDevices) {
+    throw InputError(box.nodes > 1 ? "nodes" : "gpu", fmt::format("{} devices per node x {} nodes is {} devices; the server plans at most {} (the CLI has no such limit)",
+                                                                  box.gpus.size(), box.nodes, box.device_count(), kMaxApiDevices));
+  }
+  return box;
+}
+
 nlohmann::json run_plan(const RequestParams& p) {
   const Model& m = catalogue_model(p, "model");
   const BoxInputs in = box_from(p);
-  const Box box = in.to_box();
+  const Box box = api_box(in);
   const PlanOptions opts = in.to_options();
   Plan plan = make_plan(m, scenario_from(p), box, opts);
   PlanSolved solved = solve(plan);
@@ -174,7 +187,7 @@ nlohmann::json run_plan(const RequestParams& p) {
 // `check` over the catalogue; --detect is the CLI's alone (the server's GPUs are not the caller's).
 nlohmann::json run_check(const RequestParams& p) {
   const BoxInputs in = box_from(p);
-  const Box box = in.to_box();
+  const Box box = api_box(in);
   const PlanOptions opts = in.to_options();
   const auto rows = check_models(Catalogue::builtin().models(), box, opts, scenario_from(p));
   nlohmann::json j = check_json(box, {}, rows);
