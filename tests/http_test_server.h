@@ -5,6 +5,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -50,10 +51,13 @@ class TestHttpServer {
   uint64_t bytes_served() const { return served_; }
   uint64_t requests() const { return requests_; }
   void ignore_range(bool on) { ignore_range_ = on; }
+  // Every answer waits this long first (a slow or stalled server).
+  void delay(std::chrono::milliseconds d) { delay_ms_ = d.count(); }
 
  private:
   void serve(const httplib::Request& req, httplib::Response& res) {
     ++requests_;
+    if (delay_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_.load()));
     std::filesystem::path file;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -92,6 +96,7 @@ class TestHttpServer {
   std::atomic<uint64_t> served_{0};
   std::atomic<uint64_t> requests_{0};
   std::atomic<bool> ignore_range_{false};
+  std::atomic<int64_t> delay_ms_{0};
 };
 
 }  // namespace vc::testing

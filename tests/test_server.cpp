@@ -53,7 +53,8 @@ int ServerTest::port_ = 0;
 TEST_F(ServerTest, EveryApiRouteAnswersOverHttp) {
   auto c = client();
   const std::vector<std::string> gets = {"/api/estimate?model=kimi-k3", "/api/sweep?model=kimi-k3&contexts=8K,1M", "/api/compare?a=kimi-k3&b=kimi-k3.1-pro",
-                                         "/api/models", "/api/builds?model=kimi-k3", "/api/stream?model=kimi-k3&bpw=1.7"};
+                                         "/api/models", "/api/builds?model=kimi-k3", "/api/stream?model=kimi-k3&bpw=1.7",
+                                         "/api/plan?model=kimi-k3&gpu=H200x13", "/api/check?gpu=H200x8&units=gb", "/api/devices"};
   for (const auto& path : gets) {
     auto r = c.Get(path.c_str());
     ASSERT_TRUE(r) << path;

@@ -271,6 +271,149 @@ function showCompare(c) {
   $('compare-difference').textContent = c.difference_display;
 }
 
+// ---- The GPU checker: /api/devices for the choices, /api/check for the ranking, /api/plan for one
+// model's per-card view. The box is text the API parses (gpu=h200x8,rtx-4090x2), as the CLI's --gpu.
+let devices = [];
+let checkPending = null;
+let lastBox = null;    // the box parameters of the last check, reused by the plan view
+
+function addGpuRow(id, count) {
+  const row = document.createElement('div');
+  row.className = 'gpu-row';
+  const n = $('gpu-rows').querySelectorAll('.gpu-row').length + 1;
+  const sel = document.createElement('select');
+  sel.className = 'gpu-device';
+  sel.id = `gpu-device-${n}`;
+  for (const d of devices) sel.appendChild(new Option(d.name, d.id));
+  if (id) sel.value = id;
+  const num = Object.assign(document.createElement('input'), { type: 'number', min: '1', max: '64', value: String(count || 1), className: 'gpu-count', id: `gpu-count-${n}` });
+  const remove = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Remove' });
+  remove.addEventListener('click', () => { if ($('gpu-rows').querySelectorAll('.gpu-row').length > 1) row.remove(); });
+  const f1 = document.createElement('div');
+  f1.className = 'field';
+  f1.append(Object.assign(document.createElement('label'), { htmlFor: sel.id, textContent: 'GPU' }), sel);
+  const f2 = document.createElement('div');
+  f2.className = 'field';
+  f2.append(Object.assign(document.createElement('label'), { htmlFor: num.id, textContent: 'Count' }), num);
+  row.append(f1, f2, remove);
+  $('gpu-rows').appendChild(row);
+}
+
+function boxParams() {
+  const gpus = [...$('gpu-rows').querySelectorAll('.gpu-row')].map((r) => {
+    const id = r.querySelector('.gpu-device').value;
+    const count = r.querySelector('.gpu-count').value.trim() || '1';
+    return `${id}x${count}`;
+  });
+  return { gpu: gpus.join(','), nodes: $('check-nodes').value.trim() || '1', ram: $('check-ram').value.trim() || '0',
+    'ssd-gbps': $('check-ssd').value.trim() || '0', context: $('check-context').value.trim() || '8K' };
+}
+
+function cells(tr, values) {
+  for (const v of values) tr.insertCell().textContent = v;
+}
+
+async function runCheck() {
+  if (checkPending) checkPending.abort();
+  checkPending = new AbortController();
+  const box = boxParams();
+  $('check-run').disabled = true;
+  try {
+    const c = await api('check', { ...box, units: 'gb' }, checkPending.signal);
+    lastBox = box;
+    $('check-error').hidden = true;
+    showCheck(c);
+  } catch (e) {
+    if (e.name === 'AbortError') return;
+    $('check-error').textContent = e.message;
+    $('check-error').hidden = false;
+    $('check-results').hidden = true;
+    $('plan-view').hidden = true;
+  } finally {
+    $('check-run').disabled = false;
+  }
+}
+
+function showCheck(c) {
+  $('check-results').hidden = false;
+  $('plan-view').hidden = true;
+  $('check-box').textContent = `Box: ${c.box}${c.ram_bytes ? `, RAM ${$('check-ram').value.trim()}` : ''}; context ${lastBox.context} per sequence.`;
+  const body = $('check-table').tBodies[0];
+  clear(body);
+  const fits = c.rows.filter((r) => r.fit !== 'none');
+  fits.forEach((r, i) => {
+    const tr = body.insertRow();
+    tr.dataset.model = r.model;
+    tr.title = r.note;
+    tr.insertCell().textContent = String(i + 1);
+    const th = document.createElement('th');
+    th.scope = 'row';
+    const b = Object.assign(document.createElement('button'), { type: 'button', textContent: r.model, title: `Per-card plan for ${r.model}` });
+    b.addEventListener('click', () => {
+      for (const row of body.rows) row.classList.toggle('selected', row === tr);
+      showPlan(r);
+    });
+    th.appendChild(b);
+    tr.appendChild(th);
+    cells(tr, [r.fit === 'gpu' ? 'GPUs' : 'offload', r.tier, r.display.total, r.display.max_context, r.display.decode_tok_s]);
+  });
+  const rest = c.rows.filter((r) => r.fit === 'none').map((r) => r.model);
+  $('check-rest').textContent = fits.length === 0 ? `No model fits this box. ${rest.length} checked.`
+    : rest.length ? `${fits.length} of ${c.rows.length} models fit. Not even with offload: ${rest.join(', ')}.` : `All ${c.rows.length} models fit.`;
+}
+
+async function showPlan(row) {
+  const p = { ...lastBox, model: row.model, units: 'gb' };
+  if (row.display.quant) p.quant = row.display.quant;
+  try {
+    const plan = await api('plan', p);
+    drawPlan(plan);
+  } catch (e) {
+    $('check-error').textContent = e.message;
+    $('check-error').hidden = false;
+  }
+}
+
+function drawPlan(plan) {
+  const d = plan.display;
+  $('plan-view').hidden = false;
+  $('plan-title').textContent = `${plan.model} on ${plan.box}: ${plan.weights_tier}, ${d.context} context, split ${plan.split}`;
+  $('plan-verdict').textContent = plan.verdict;
+  const body = $('plan-devices').tBodies[0];
+  clear(body);
+  const devs = plan.devices || [];
+  $('plan-devices').hidden = devs.length === 0;
+  devs.forEach((dev, i) => {
+    const s = d.devices[i];
+    const tr = body.insertRow();
+    if (i === plan.busiest) tr.className = 'busiest';
+    cells(tr, [String(dev.rank + 1)]);
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = dev.device + (i === plan.busiest ? ' (busiest)' : '');
+    tr.appendChild(th);
+    cells(tr, [String(dev.node + 1), s.weights, s.cache, s.state, s.overhead, s.total, s.capacity, s.headroom, dev.fits ? 'yes' : 'NO', dev.holds]);
+  });
+  $('plan-busiest').textContent = devs.length
+    ? `Busiest: #${devs[plan.busiest].rank + 1} ${devs[plan.busiest].device}, ${d.devices[plan.busiest].total} of ${d.devices[plan.busiest].capacity} (headroom ${d.devices[plan.busiest].headroom}).`
+    : 'No GPU holds a shard: everything is offloaded.';
+  $('plan-speed').textContent = `Decode: ${d.decode_expected_tok_s} tok/s expected, ${d.decode_upper_tok_s} upper bound (one sequence). `
+    + `Largest context: ${d.max_context}; most sequences at ${d.context}: ${d.max_sequences}.`;
+  const cmds = $('plan-commands');
+  clear(cmds);
+  for (const c of plan.commands) {
+    cmds.appendChild(Object.assign(document.createElement('h4'), { textContent: c.engine }));
+    cmds.appendChild(Object.assign(document.createElement('pre'), { textContent: [c.command, ...c.notes.map((n) => `# ${n}`)].join('\n') }));
+  }
+}
+
+async function setupChecker() {
+  devices = await api('devices', {});
+  addGpuRow(devices.some((d) => d.id === 'h200') ? 'h200' : (devices[0] || {}).id, 1);
+  $('gpu-add').addEventListener('click', () => addGpuRow(null, 1));
+  $('check-run').addEventListener('click', (e) => { e.preventDefault(); runCheck(); });
+}
+
 async function main() {
   models = await api('models', {});
   fillModels();
@@ -289,6 +432,7 @@ async function main() {
     $(id).addEventListener('input', schedule);
     $(id).addEventListener('change', schedule);
   }
+  await setupChecker();
 }
 
 main().catch((e) => {

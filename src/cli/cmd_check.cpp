@@ -1,8 +1,6 @@
 // vramcalc check: which catalogue models this box runs, at what tier, context and speed.
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "catalogue/catalogue.h"
 #include "cli/box_flags.h"
 #include "cli/commands.h"
@@ -10,6 +8,7 @@
 #include "core/units.h"
 #include "plan/check.h"
 #include "plan/detect.h"
+#include "report/json_plan.h"
 
 namespace vc::cli {
 
@@ -44,17 +43,7 @@ Command add_check(CLI::App& app) {
             const Scenario base = o->flags.to_scenario();
             const auto rows = check_models(Catalogue::builtin().models(), box, opts, base);
             if (o->json) {
-              nlohmann::json out;
-              out["schema"] = "vramcalc.check/1";
-              out["box"] = box.describe();
-              out["ram_bytes"] = box.ram_bytes;
-              out["found"] = found;
-              out["rows"] = nlohmann::json::array();
-              for (const auto& r : rows) {
-                out["rows"].push_back({{"model", r.model->id}, {"fit", to_string(r.fit)}, {"tier", r.tier}, {"weights_bytes", r.weights_bytes},
-                                       {"total_bytes", r.total_bytes}, {"max_context", r.max_context}, {"decode_tok_s", r.decode_tok_s}, {"note", r.note}});
-              }
-              fmt::print("{}\n", out.dump(2));
+              fmt::print("{}\n", check_json(box, found, rows).dump(2));
               return 0;
             }
             for (const auto& f : found) fmt::print("found: {}\n", f);

@@ -1,11 +1,10 @@
 // vramcalc devices: the accelerators the planner knows, each with its vendor source.
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
 #include "core/units.h"
 #include "plan/hardware.h"
+#include "report/json_plan.h"
 
 namespace vc::cli {
 
@@ -16,14 +15,7 @@ Command add_devices(CLI::App& app) {
   return {sub, [json] {
             const auto& all = DeviceTable::builtin().all();
             if (*json) {
-              nlohmann::json out = nlohmann::json::array();
-              for (const auto& d : all) {
-                out.push_back({{"id", d.id}, {"name", d.name}, {"kind", d.kind}, {"memory_bytes", d.memory_bytes}, {"memory_units", d.memory_units},
-                               {"bandwidth_bytes_per_s", d.bandwidth}, {"bf16_dense_tflops", d.bf16_tflops}, {"fp8_dense_tflops", d.fp8_tflops},
-                               {"fp4_dense_tflops", d.fp4_tflops}, {"interconnect_bytes_per_s", d.interconnect}, {"engines", d.engines}, {"source", d.source},
-                               {"note", d.note}});
-              }
-              fmt::print("{}\n", out.dump(2));
+              fmt::print("{}\n", devices_json(all).dump(2));
               return 0;
             }
             fmt::print("{:<18} {:<40} {:>10} {:>9} {:>8} {:>8} {:>8}  {}\n", "id", "name", "memory", "GB/s", "BF16 TF", "FP8 TF", "FP4 TF", "source");

@@ -49,6 +49,7 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
       if (!(offload ? fits_with_offload(f, b, o, s.context, s.sequences) : fits_on_devices(f, b, o, s.context, s.sequences))) continue;
       row.fit = kind;
       row.tier = e.weights.tier;
+      row.quant = quant;
       row.weights_bytes = e.weights.bytes;
       row.total_bytes = e.total_bytes;
       row.max_context = solve_max_context(f, b, o, s.sequences, limit, offload);

@@ -16,6 +16,7 @@ struct CheckRow {
   const Model* model = nullptr;
   FitKind fit = FitKind::None;
   std::string tier;            // "native MXFP4", "Q4_K_M", "build UD-IQ1_S"
+  std::string quant;           // the --quant that gives this tier ("" for native), for a follow-up plan
   uint64_t weights_bytes = 0;
   uint64_t total_bytes = 0;    // estimate at the checked context
   uint64_t max_context = 0;    // at one sequence, in the same fit

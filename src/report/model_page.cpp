@@ -85,23 +85,46 @@ PageSection ladder(const Model& m) {
   return s;
 }
 
+// The build the offload paragraph reads: the smallest of the 1-bit class that llama.cpp users
+// run (a name with "IQ1_S", as seed 002's ~1.7 bits is UD-IQ1_S), else the smallest build; null
+// without builds (the native files then).
+const Build* offload_build(const Model& m) {
+  const Build* smallest = nullptr;
+  const Build* iq1s = nullptr;
+  for (const auto& b : m.builds) {
+    if (!smallest || b.bytes < smallest->bytes) smallest = &b;
+    if (b.name.find("IQ1_S") != std::string::npos && (!iq1s || b.bytes < iq1s->bytes)) iq1s = &b;
+  }
+  return iq1s ? iq1s : smallest;
+}
+
 PageSection offload(const Model& m) {
   PageSection s;
   s.title = "Offload arithmetic";
-  // The smallest build is how a model this size gets closest to a desk; without builds, the native files.
-  const Build* smallest = nullptr;
-  for (const auto& b : m.builds) {
-    if (!smallest || b.bytes < smallest->bytes) smallest = &b;
-  }
-  WeightsFigure w = resolve_weights(m, smallest ? smallest->name : "");
-  const auto bits_milli = static_cast<uint64_t>(w.effective_bits * 1000.0 + 0.5);
-  StreamEstimate st = stream_estimate(m, bits_milli, {kSsdBytesPerSecond, kRamBytesPerSecond});
+  const Build* chosen = offload_build(m);
+  auto streamed = [&m](const std::string& quant) {
+    WeightsFigure w = resolve_weights(m, quant);
+    const auto bits_milli = static_cast<uint64_t>(w.effective_bits * 1000.0 + 0.5);
+    return std::make_pair(w, stream_estimate(m, bits_milli, {kSsdBytesPerSecond, kRamBytesPerSecond}));
+  };
+  const auto [w, st] = streamed(chosen ? chosen->name : "");
   s.paragraphs.push_back(fmt::format(
       "When the weights stream from a slower tier each token, every active weight is read once: {} active params at {:.2f} bits per weight "
       "({}) read {} per token. From an SSD at 5 GB/s that is {:.2f} tok/s; from system RAM at 19 GB/s of effective random reads, {:.2f} tok/s. "
-      "This is arithmetic, not a measurement: a hot-expert cache in VRAM or RAM raises it (`vramcalc stream {}{}`).",
+      "This is arithmetic, not a measurement: a hot-expert cache in VRAM or RAM raises it (`vramcalc stream {}{}`). The table does the same arithmetic for every build.",
       format_params(st.active_params), st.bits_per_weight, w.tier, gb(st.bytes_per_token), st.rates[0].tokens_per_s, st.rates[1].tokens_per_s, m.id,
-      smallest ? " --quant " + smallest->name : ""));
+      chosen ? " --quant " + chosen->name : ""));
+  // The same arithmetic for every build of the ladder, smallest first, and the native files.
+  std::vector<const Build*> builds;
+  for (const auto& b : m.builds) builds.push_back(&b);
+  std::stable_sort(builds.begin(), builds.end(), [](const Build* a, const Build* b) { return a->bytes < b->bytes; });
+  s.table.header = {"Weights", "Bits per weight", "Read per token", "tok/s from SSD (5 GB/s)", "tok/s from RAM (19 GB/s)"};
+  auto row = [&s](const std::string& label, const StreamEstimate& e) {
+    s.table.rows.push_back({label, fmt::format("{:.2f}", e.bits_per_weight), gb(e.bytes_per_token), fmt::format("{:.2f}", e.rates[0].tokens_per_s),
+                            fmt::format("{:.2f}", e.rates[1].tokens_per_s)});
+  };
+  for (const Build* b : builds) row(b->name, streamed(b->name).second);
+  row("native " + m.native.format, streamed("").second);
   return s;
 }
 

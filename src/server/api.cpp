@@ -1,5 +1,9 @@
 #include "server/api.h"
 
+#include <fmt/format.h>
+
+#include <atomic>
+
 #include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -7,11 +11,20 @@
 #include "estimate/ladder.h"
 #include "estimate/streaming.h"
 #include "estimate/sweep.h"
+#include "plan/box_inputs.h"
+#include "plan/check.h"
+#include "plan/plan_report.h"
+#include "report/json_inspect.h"
+#include "report/json_plan.h"
 #include "report/json_report.h"
 #include "report/json_verbs.h"
+#include "sources/checkpoint.h"
+#include "sources/remote/http_source.h"
 
 namespace vc::server {
 namespace {
+
+std::atomic<int64_t> g_remote_timeout_ms{15'000};
 
 // Only catalogue models: a remote caller must not make the server read files by path.
 const Model& catalogue_model(const RequestParams& p, const std::string& name) {
@@ -123,7 +136,98 @@ nlohmann::json run_stream(const RequestParams& p) {
   return stream_json(m, stream_estimate(m, bits_milli, bws));
 }
 
+
+// The hardware parameters of plan and check, named like the CLI's BoxFlags and parsed by the same
+// BoxInputs, so the API refuses exactly what the CLI refuses.
+const std::vector<std::string> kBoxParams = {"gpu", "nodes", "ram", "ram-gbps", "ssd-gbps", "split", "engine",
+                                             "per-device", "efficiency", "compute-efficiency", "expert-skew", "hot-cache"};
+
+BoxInputs box_from(const RequestParams& p) {
+  BoxInputs b;
+  b.gpu = p.get("gpu", b.gpu);
+  b.nodes = p.get("nodes", b.nodes);
+  b.ram = p.get("ram", b.ram);
+  b.ram_gbps = p.get("ram-gbps", b.ram_gbps);
+  b.ssd_gbps = p.get("ssd-gbps", b.ssd_gbps);
+  b.split = p.get("split", b.split);
+  b.engine = p.get("engine", b.engine);
+  b.per_device = p.get("per-device", b.per_device);
+  b.efficiency = p.get("efficiency", b.efficiency);
+  b.compute_efficiency = p.get("compute-efficiency", b.compute_efficiency);
+  b.expert_skew = p.get("expert-skew", b.expert_skew);
+  b.hot_cache = p.get("hot-cache", b.hot_cache);
+  return b;
+}
+
+// A plan's work and its answer grow with every device (65,536 of them is seconds of CPU and a
+// 24 MB document), so the server takes fewer in all than the CLI does.
+constexpr uint64_t kMaxApiDevices = 1024;
+
+Box api_box(const BoxInputs& in) {
+  Box box = in.to_box();
+  if (box.device_count() > kMaxApiDevices) {
+    throw InputError(box.nodes > 1 ? "nodes" : "gpu", fmt::format("{} devices per node x {} nodes is {} devices; the server plans at most {} (the CLI has no such limit)",
+                                                                  box.gpus.size(), box.nodes, box.device_count(), kMaxApiDevices));
+  }
+  return box;
+}
+
+nlohmann::json run_plan(const RequestParams& p) {
+  const Model& m = catalogue_model(p, "model");
+  const BoxInputs in = box_from(p);
+  const Box box = api_box(in);
+  const PlanOptions opts = in.to_options();
+  Plan plan = make_plan(m, scenario_from(p), box, opts);
+  PlanSolved solved = solve(plan);
+  nlohmann::json j = plan_json(plan, solved);
+  if (p.has("units")) j["display"] = plan_display_json(plan, solved, parse_units(p.get("units"), "units"));
+  return j;
+}
+
+// `check` over the catalogue; --detect is the CLI's alone (the server's GPUs are not the caller's).
+nlohmann::json run_check(const RequestParams& p) {
+  const BoxInputs in = box_from(p);
+  const Box box = api_box(in);
+  const PlanOptions opts = in.to_options();
+  const auto rows = check_models(Catalogue::builtin().models(), box, opts, scenario_from(p));
+  nlohmann::json j = check_json(box, {}, rows);
+  if (p.has("units")) {
+    const ByteUnits units = parse_units(p.get("units"), "units");
+    for (std::size_t i = 0; i < rows.size(); ++i) j["rows"][i]["display"] = check_row_display_json(rows[i], units);
+  }
+  return j;
+}
+
+nlohmann::json run_devices(const RequestParams&) { return devices_json(DeviceTable::builtin().all()); }
+
+// Only remote sources, read under a time budget: a client must not make the server open its own
+// files, nor hold a worker thread without end.
+nlohmann::json run_inspect(const RequestParams& p) {
+  const std::string source = p.get("source");
+  if (source.empty()) throw InputError("source", "is required; give an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE]");
+  const bool remote = source.rfind("hf:", 0) == 0 || source.rfind("http://", 0) == 0 || source.rfind("https://", 0) == 0;
+  if (!remote) {
+    throw InputError("source", "'" + source.substr(0, 200) + "' is not an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE]; the server reads no local paths");
+  }
+  const std::chrono::milliseconds budget(g_remote_timeout_ms.load());
+  const auto start = std::chrono::steady_clock::now();
+  RemoteDeadline deadline(budget);
+  try {
+    return inspection_json(inspect_checkpoint(source, "source"));
+  } catch (const InputError& e) {
+    // A timed-out read may come back wrapped (a shard "cannot be read"); the clock says which it was
+    // (curl's own limit, set to the time left in whole milliseconds, may fire a moment early).
+    if (dynamic_cast<const RemoteTimeout*>(&e) || std::chrono::steady_clock::now() - start >= budget - std::chrono::milliseconds(20)) {
+      throw RemoteTimeout("source", fmt::format("not read within {:.1f} s ({})", static_cast<double>(budget.count()) / 1000.0, e.what()));
+    }
+    if (e.subject() == "source") throw;
+    throw InputError("source", e.what());
+  }
+}
+
 }  // namespace
+
+void set_remote_timeout(std::chrono::milliseconds timeout) { g_remote_timeout_ms = timeout.count(); }
 
 const std::vector<ApiRoute>& api_routes() {
   static const std::vector<ApiRoute> routes = {
@@ -133,6 +237,10 @@ const std::vector<ApiRoute>& api_routes() {
       {"models", {}, run_models},
       {"builds", {"model", "overhead"}, run_builds},
       {"stream", {"model", "quant", "bpw", "gbps"}, run_stream},
+      {"plan", with(with({"model", "units"}, kScenarioParams), kBoxParams), run_plan},
+      {"check", with(with({"units"}, kScenarioParams), kBoxParams), run_check},
+      {"devices", {}, run_devices},
+      {"inspect", {"source"}, run_inspect},
   };
   return routes;
 }
@@ -147,6 +255,10 @@ ApiAnswer call_api(std::string_view verb, const RequestParams& params) {
     try {
       params.check_known(r.params);
       return {200, r.run(params).dump()};
+    } catch (const RemoteTimeout& e) {
+      std::string message = e.what();
+      if (message.rfind(e.subject() + ": ", 0) == 0) message = message.substr(e.subject().size() + 2);
+      return {504, error_body(e.subject(), message)};
     } catch (const InputError& e) {
       // The library names CLI flags ("--context"); the API's parameters are the same names bare.
       std::string field = e.subject().rfind("--", 0) == 0 ? e.subject().substr(2) : e.subject();

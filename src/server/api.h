@@ -2,6 +2,7 @@
 // The JSON API: one route per CLI verb at /api/VERB, taking the CLI's flags as parameters and
 // answering the JSON the CLI prints with --json. Kept free of HTTP so it is tested directly; the
 // server (server.h) only moves bytes. Adding a verb is one line in api.cpp's route table.
+#include <chrono>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,9 @@ struct ApiAnswer {
 
 // Runs a verb; bad input becomes {"error": {"field", "message"}} with a 4xx status, never a throw.
 ApiAnswer call_api(std::string_view verb, const RequestParams& params);
+
+// The time /api/inspect may spend on remote reads (default 15 s); past it the answer is 504.
+void set_remote_timeout(std::chrono::milliseconds timeout);
 
 // The error document the server answers with.
 std::string error_body(const std::string& field, const std::string& message);

@@ -157,7 +157,7 @@ Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
   // Anything the routes did not answer (404, 413 too large, 400 malformed) gets the JSON error shape.
   http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return;
-    const char* why = res.status == 404 ? "no such route; the API is at /api/VERB (estimate, sweep, compare, models, builds, stream)"
+    const char* why = res.status == 404 ? "no such route; the API is at /api/VERB (estimate, sweep, compare, models, builds, stream, plan, check, devices, inspect)"
                       : res.status == 413 ? "the request body is too large (at most 64 KiB)"
                       : res.status == 405 ? "method not allowed; use GET or POST"
                                           : "the request could not be read";

@@ -36,6 +36,10 @@ function cliTotal(args) {
   return m[1];
 }
 
+function cliJson(args) {
+  return JSON.parse(execFileSync(binary, [...args, '--json'], { encoding: 'utf8' }));
+}
+
 async function run() {
   const { proc, base } = await startServer();
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'vramcalc-chromium-'));
@@ -100,6 +104,56 @@ async function run() {
       // The glance table's full-context total is the CLI's 1M total (seed 002: ~1,829 GB).
       const glance = await page.textContent('section table');
       assert.match(glance, /1,829\.0 GB/);
+    });
+
+    await test('GPU checker ranks the models for 8 x H200 as the CLI does', async (page) => {
+      await page.goto(`${base}/`);
+      await page.waitForSelector('.gpu-device option[value="h200"]', { state: 'attached' });
+      await page.selectOption('#gpu-device-1', 'h200');
+      await page.fill('#gpu-count-1', '8');
+      await page.click('#check-run');
+      await page.waitForSelector('#check-table tbody tr', { timeout: 20000 });
+      // The CLI's own answer for the same box: `vramcalc check --gpu H200x8 --json`.
+      const cli = cliJson(['check', '--gpu', 'H200x8']);
+      const fitting = cli.rows.filter((r) => r.fit !== 'none');
+      assert(fitting.length > 0, 'the CLI says nothing fits 8 x H200');
+      const rows = await page.$$eval('#check-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+      assert.strictEqual(rows.length, fitting.length);
+      fitting.forEach((r, i) => {
+        assert.strictEqual(rows[i][1], r.model, `rank ${i + 1}`);
+        assert.strictEqual(rows[i][3], r.tier, `${r.model} tier`);
+        // tok/s as the CLI's text table prints it (two decimals of the same double).
+        assert.strictEqual(Number(rows[i][6]), Number(r.decode_tok_s.toFixed(2)), `${r.model} tok/s`);
+      });
+      // And the CLI's text for the top row, figure for figure: total, largest context, tok/s.
+      const text = execFileSync(binary, ['check', '--gpu', 'H200x8'], { encoding: 'utf8' });
+      const line = text.split('\n').find((l) => l.startsWith(`${fitting[0].model} `));
+      assert(line.includes(rows[0][4]), `total ${rows[0][4]} not in: ${line}`);
+      assert(line.includes(rows[0][5]), `context ${rows[0][5]} not in: ${line}`);
+      assert(line.trim().endsWith(rows[0][6]), `tok/s ${rows[0][6]} not at the end of: ${line}`);
+      await page.locator('#gpu-check').screenshot({ path: path.join(outDir, 'gpu-checker-8xH200.png') });
+
+      // The per-card plan of the top model, against `vramcalc plan MODEL --gpu H200x8 --json`.
+      await page.click(`#check-table tbody tr:first-child button`);
+      await page.waitForSelector('#plan-view:not([hidden]) #plan-devices tbody tr', { timeout: 20000 });
+      const args = ['plan', fitting[0].model, '--gpu', 'H200x8'];
+      const plan = cliJson(args);
+      assert.strictEqual(await page.locator('#plan-devices tbody tr').count(), plan.devices.length);
+      assert.strictEqual(await page.textContent('#plan-verdict'), plan.verdict);
+      const busiest = await page.textContent('#plan-devices tbody tr.busiest th');
+      assert.strictEqual(busiest, `${plan.devices[plan.busiest].device} (busiest)`);
+      const commands = await page.$$eval('#plan-commands pre', (ps) => ps.map((p) => p.textContent.split('\n')[0]));
+      assert.deepStrictEqual(commands, plan.commands.map((c) => c.command));
+      await page.locator('#gpu-check').screenshot({ path: path.join(outDir, 'gpu-checker-plan.png') });
+    });
+
+    await test('GPU checker shows the API error for an absurd count', async (page) => {
+      await page.goto(`${base}/`);
+      await page.waitForSelector('.gpu-device option[value="h200"]', { state: 'attached' });
+      await page.fill('#gpu-count-1', '100000');
+      await page.click('#check-run');
+      await page.waitForSelector('#check-error:not([hidden])', { timeout: 5000 });
+      assert.match(await page.textContent('#check-error'), /^gpu: /);
     });
 
     await test('phone width keeps the calculator usable', async (page) => {

@@ -23,6 +23,16 @@ using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kMaxRange = uint64_t{128} << 20;  // one request never asks for more
 
+thread_local std::optional<Clock::time_point> t_deadline;  // RemoteDeadline of this thread
+
+// Milliseconds this thread's deadline leaves (0 when none is set); throws once it has passed.
+long ms_left(const std::string& url) {
+  if (!t_deadline) return 0;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*t_deadline - Clock::now()).count();
+  if (left <= 0) throw RemoteTimeout(url, "the time allowed for remote reads ran out before this request; try a smaller source or the CLI");
+  return static_cast<long>(left);
+}
+
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -126,6 +136,8 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);  // give up on a stalled server
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  const long left = ms_left(url);
+  if (left > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, left);
   CURLcode rc = curl_easy_perform(h);
   if (r.progress_shown) std::fprintf(stderr, "\n");
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
@@ -135,6 +147,9 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
       throw InputError(url, "the server ignores HTTP Range requests (it answered 200 with the whole file); vramcalc reads headers only and will not download it");
     }
     throw InputError(url, fmt::format("the server sent more than the {} bytes asked for (HTTP {})", last - first + 1, r.status));
+  }
+  if (rc == CURLE_OPERATION_TIMEDOUT && left > 0) {  // curl's limit was the deadline's time left
+    throw RemoteTimeout(url, "no answer within the time allowed for remote reads; the server is slow or unreachable");
   }
   if (rc != CURLE_OK) throw InputError(url, std::string("cannot fetch: ") + curl_easy_strerror(rc));
   return r;
@@ -249,5 +264,12 @@ std::string http_cache_dir() {
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/vramcalc";
   return "";
 }
+
+RemoteDeadline::RemoteDeadline(std::chrono::milliseconds budget) : previous_(t_deadline) {
+  const auto end = Clock::now() + budget;
+  if (!t_deadline || end < *t_deadline) t_deadline = end;
+}
+
+RemoteDeadline::~RemoteDeadline() { t_deadline = previous_; }
 
 }  // namespace vc

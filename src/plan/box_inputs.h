@@ -1,0 +1,30 @@
+#pragma once
+// The hardware and plan inputs as text, exactly as a user types them (the CLI's --gpu, --ram ...
+// flags; the API's gpu, ram ... parameters), with one parser for both faces so they accept and
+// refuse the same things. Errors name the CLI flag ("--gpu"); the API reports it bare ("gpu").
+#include <string>
+
+#include "plan/hardware.h"
+#include "plan/plan.h"
+
+namespace vc {
+
+struct BoxInputs {
+  std::string gpu = "none";
+  std::string nodes = "1";
+  std::string ram = "0";
+  std::string ram_gbps = "80";
+  std::string ssd_gbps = "0";
+  std::string split = "layer";
+  std::string engine = "generic";
+  std::string per_device = "auto";
+  std::string efficiency = "60%";
+  std::string compute_efficiency = "40%";
+  std::string expert_skew = "1.0";
+  std::string hot_cache = "on";
+
+  Box to_box() const;
+  PlanOptions to_options() const;
+};
+
+}  // namespace vc
