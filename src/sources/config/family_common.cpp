@@ -87,6 +87,26 @@ void tally_glu_moe(ParamTally& tally, uint64_t hidden, const MoeGeometry& g, boo
   tally.add_always_active(ParamClass::Router, checked_add(checked_mul(g.experts, hidden), router_bias ? g.experts : 0));
 }
 
+FeedForwardSpec glu_feed_forward(ParamTally& tally, uint64_t hidden, bool sparse, const MoeGeometry& moe, uint64_t dense_width,
+                                 bool router_bias) {
+  if (sparse) {
+    tally_glu_moe(tally, hidden, moe, router_bias);
+    return moe_spec(moe);
+  }
+  tally.add_always_active(ParamClass::DenseMlp, glu_params(hidden, dense_width));
+  return dense_spec(dense_width);
+}
+
+void tally_mtp_layers(ParamTally& tally, uint64_t count, uint64_t hidden, uint64_t norms,
+                      const std::function<void(ParamTally&, uint64_t)>& decoder_layer) {
+  for (uint64_t i = 0; i < count; ++i) {
+    ParamTally layer;
+    decoder_layer(layer, i);
+    const uint64_t glue = checked_add(checked_product({2, hidden, hidden}), checked_mul(norms, hidden));
+    tally.add(ParamClass::Mtp, checked_add(layer.total(), glue), 0);
+  }
+}
+
 std::vector<bool> qwen_moe_layers(ConfigView& cfg, uint64_t layers) {
   std::vector<bool> moe(layers, true);
   const uint64_t step = cfg.u64_or("decoder_sparse_step", 1, limits::kLayers, "Qwen MoE default: every layer sparse");

@@ -3,6 +3,7 @@
 // expert count and top-k under their various key names, and tallying a routed-expert layer. Each
 // family file still says which blocks it has and where; these only keep the arithmetic in one place.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,17 @@ FeedForwardSpec dense_spec(uint64_t width);
 // A gated (SwiGLU) MoE layer: all experts in the total, k of them active; shared experts and the
 // router (n x hidden, + n when `router_bias`) always active.
 void tally_glu_moe(ParamTally& tally, uint64_t hidden, const MoeGeometry& g, bool router_bias);
+
+// A gated feed-forward: the routed-expert layer of `moe` when `sparse`, else a dense GLU of
+// `dense_width`. Tallies its parameters and returns its spec.
+FeedForwardSpec glu_feed_forward(ParamTally& tally, uint64_t hidden, bool sparse, const MoeGeometry& moe, uint64_t dense_width,
+                                 bool router_bias);
+
+// MTP / next-token-prediction modules: each is one more decoder layer (`decoder_layer(tally, i)` tallies the i-th)
+// plus a 2h -> h projection and `norms` norms of width hidden. Shipped in the checkpoint, unused by
+// plain decoding: counted as ParamClass::Mtp with nothing active, and kept out of the layer stack.
+void tally_mtp_layers(ParamTally& tally, uint64_t count, uint64_t hidden, uint64_t norms,
+                      const std::function<void(ParamTally&, uint64_t)>& decoder_layer);
 
 // Which model layers are MoE in Qwen-style configs: not in mlp_only_layers, and
 // (i + 1) % decoder_sparse_step == 0.

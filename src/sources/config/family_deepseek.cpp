@@ -73,11 +73,7 @@ void map_deepseek(ConfigView& cfg) {
   // MTP module: one more decoder layer (numbered after the stack) + eh_proj (2h -> h) and its
   // enorm, hnorm and shared-head norm; embedding and head are shared with the main model.
   const uint64_t mtp = cfg.opt_u64("num_nextn_predict_layers", limits::kLayers).value_or(0);
-  for (uint64_t i = 0; i < mtp; ++i) {
-    ParamTally t;
-    layer_params(t, layers + i);
-    tally.add(ParamClass::Mtp, checked_add(t.total(), checked_add(checked_product({2, hidden, hidden}), 3 * hidden)), 0);
-  }
+  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); });
   tally.write_to(m.params, cfg.label() + " geometry (DeepSeek mapper)");
 }
 

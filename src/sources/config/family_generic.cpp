@@ -79,13 +79,7 @@ void map_generic(ConfigView& cfg) {
     LayerConfig layer;
     layer.attention = full_attention(g);
     tally.add_always_active(ParamClass::Attention, attn);
-    if (moe.experts > 1) {
-      layer.feed_forward = moe_spec(moe);
-      tally_glu_moe(tally, hidden, moe, false);
-    } else {
-      layer.feed_forward = dense_spec(width);
-      tally.add_always_active(ParamClass::DenseMlp, glu_params(hidden, width));
-    }
+    layer.feed_forward = glu_feed_forward(tally, hidden, moe.experts > 1, moe, width, false);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
     m.layers.push_back(std::move(layer));
   }

@@ -45,11 +45,7 @@ void map_glm4_moe(ConfigView& cfg) {
   }
   // MTP: one more decoder layer + eh_proj (2h -> h), enorm, hnorm, shared-head norm.
   const uint64_t mtp = cfg.opt_u64("num_nextn_predict_layers", limits::kLayers).value_or(0);
-  for (uint64_t i = 0; i < mtp; ++i) {
-    ParamTally t;
-    layer_params(t, layers + i);
-    tally.add(ParamClass::Mtp, checked_add(t.total(), checked_add(checked_product({2, hidden, hidden}), 3 * hidden)), 0);
-  }
+  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); });
   tally.write_to(m.params, cfg.label() + " geometry (GLM-4 MoE mapper)");
 }
 

@@ -64,13 +64,7 @@ void map_jamba(ConfigView& cfg) {
       layer.attention = mamba1_state(mamba);
       tally.add_always_active(ParamClass::Attention, mamba_p);
     }
-    if (moe.experts > 1 && il % expert_period == expert_offset) {
-      layer.feed_forward = moe_spec(moe);
-      tally_glu_moe(tally, hidden, moe, false);
-    } else {
-      layer.feed_forward = dense_spec(width);
-      tally.add_always_active(ParamClass::DenseMlp, glu_params(hidden, width));
-    }
+    layer.feed_forward = glu_feed_forward(tally, hidden, moe.experts > 1 && il % expert_period == expert_offset, moe, width, false);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
     m.layers.push_back(std::move(layer));
   }

@@ -43,14 +43,8 @@ void map_qwen(ConfigView& cfg, bool qwen3) {
     LayerConfig layer;
     layer.attention = windowed && il >= window_from ? window_attention(g, window) : full_attention(g);
     tally.add_always_active(ParamClass::Attention, attn);
-    if (sparse[il]) {
-      layer.feed_forward = moe_spec(moe);
-      tally_glu_moe(tally, hidden, moe, false);
-      if (moe.shared_width) tally.add_always_active(ParamClass::Router, hidden);  // shared_expert_gate
-    } else {
-      layer.feed_forward = dense_spec(dense_width);
-      tally.add_always_active(ParamClass::DenseMlp, glu_params(hidden, dense_width));
-    }
+    layer.feed_forward = glu_feed_forward(tally, hidden, sparse[il], moe, dense_width, false);
+    if (sparse[il] && moe.shared_width) tally.add_always_active(ParamClass::Router, hidden);  // shared_expert_gate
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
     m.layers.push_back(std::move(layer));
   }

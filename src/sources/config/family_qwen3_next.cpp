@@ -101,12 +101,10 @@ void map_qwen3_next(ConfigView& cfg) {
 
   // MTP: a full-attention layer with the same feed-forward, fc (2h -> h) and three norms.
   const uint64_t mtp = cfg.opt_u64("mtp_num_hidden_layers", limits::kLayers).value_or(cfg.opt_u64("num_nextn_predict_layers", limits::kLayers).value_or(0));
-  for (uint64_t i = 0; i < mtp; ++i) {
-    ParamTally t;
+  tally_mtp_layers(tally, mtp, hidden, 5, [&](ParamTally& t, uint64_t) {
     t.add_always_active(ParamClass::Attention, attn_full);
     ffn_params(t, moe.experts > 0);
-    tally.add(ParamClass::Mtp, checked_add(t.total(), checked_add(checked_product({2, hidden, hidden}), 5 * hidden)), 0);
-  }
+  });
   tally.write_to(m.params, cfg.label() + " geometry (Qwen3-Next mapper)");
 }
 
