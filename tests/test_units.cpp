@@ -46,6 +46,9 @@ TEST(Units, PercentInBasisPoints) {
 TEST(Units, Display) {
   EXPECT_EQ(format_bytes(1'560'936'091'448ull), "1,560.94 GB");
   EXPECT_EQ(format_bytes(1ull << 30, ByteUnits::Binary), "1.00 GiB");
+  EXPECT_EQ(format_bytes(2'097'152), "2.10 MB");  // under 10 MB: MB, not "0.00 GB"
+  EXPECT_EQ(format_bytes(10'000'000), "0.01 GB");
+  EXPECT_EQ(format_bytes(0), "0.00 GB");
   EXPECT_EQ(format_tokens(1048576), "1M");
   EXPECT_EQ(format_tokens(32768), "32K");
   EXPECT_EQ(format_tokens(1000), "1000");

@@ -179,7 +179,12 @@ std::string format_grouped(double value, int decimals) {
 }
 
 std::string format_bytes(uint64_t bytes, ByteUnits units, int decimals) {
-  return format_grouped(to_gb(bytes, units), decimals) + (units == ByteUnits::Decimal ? " GB" : " GiB");
+  // Below 10 MB a GB figure would print as 0.00: switch to MB so small models stay readable.
+  const bool decimal = units == ByteUnits::Decimal;
+  if (bytes > 0 && bytes < (decimal ? 10'000'000ull : 10ull << 20)) {
+    return format_grouped(static_cast<double>(bytes) / (decimal ? 1e6 : 1048576.0), decimals) + (decimal ? " MB" : " MiB");
+  }
+  return format_grouped(to_gb(bytes, units), decimals) + (decimal ? " GB" : " GiB");
 }
 
 std::string format_count(uint64_t n) { return format_grouped(static_cast<double>(n), 0); }

@@ -32,6 +32,7 @@ enum class ByteUnits { Decimal, Binary };
 ByteUnits parse_units(std::string_view text, const std::string& subject);
 
 // "1,561.00 GB" (decimal) or "1,453.74 GiB" (binary); `decimals` digits after the point.
+// Figures under 10 MB print in MB (MiB) instead, so they never show as 0.00 GB.
 std::string format_bytes(uint64_t bytes, ByteUnits units = ByteUnits::Decimal, int decimals = 2);
 // The number alone in GB or GiB (for tables and verdicts).
 double to_gb(uint64_t bytes, ByteUnits units = ByteUnits::Decimal);
