@@ -53,6 +53,8 @@ void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>&
     s.n_ctx = st.value("ctx", 4096);
     s.n_seq = st.value("np", 1);
     s.n_ubatch = st.value("ubatch", 512);
+    s.n_batch = st.value("batch", 2048);
+    s.flash_attn = st.value("fa", "auto") != "off";  // auto enables it on the CPU backend (printed "flash_attn = auto", same buffers as on)
     s.type_k = upper(st.value("ctk", "f16"));
     s.type_v = upper(st.value("ctv", "f16"));
     s.swa_full = st.value("swa_full", false);
@@ -75,6 +77,9 @@ void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>&
       out.push_back(row(id, "context_bytes (KV + recurrent)", printed, static_cast<double>(mem.context_bytes()), 0.5));
       double model_bytes = 0;
       for (const auto& [name, b] : bufs.items()) if (name.find("Mapped") != std::string::npos) model_bytes += b.value("model", 0.0);
+      double compute = 0;
+      for (const auto& [name, b] : bufs.items()) compute += b.value("compute", 0.0);
+      out.push_back(row(id, "compute_bytes (scheduler buffer)", compute, static_cast<double>(mem.compute_bytes), 10.0));
       if (model_bytes > 0) out.push_back(row(id, "weights_bytes (mapped model buffer)", model_bytes, static_cast<double>(m.native.bytes), 0.1));
     } catch (const InputError& e) {
       out.push_back(row(id, "context_bytes (KV + recurrent)", 1, 0, 0.5, std::string("not computed: ") + e.what()));

@@ -18,6 +18,7 @@ struct AttentionSpec {
   AttentionKind kind = AttentionKind::None;
   // Full and SlidingWindow: K and V per token are kv_heads * head_dim_k and kv_heads * head_dim_v.
   uint32_t kv_heads = 0;
+  uint32_t query_heads = 0;  // attention heads (0: not read); sizes activations, not the cache
   uint32_t head_dim_k = 0;
   uint32_t head_dim_v = 0;
   uint64_t window = 0;  // SlidingWindow: tokens kept

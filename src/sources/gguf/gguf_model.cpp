@@ -180,6 +180,7 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
     const uint64_t heads = meta.per_layer("attention.head_count", il, n_block, limits::kHeads).value_or(heads0);
 
     AttentionSpec attn;
+    attn.query_heads = static_cast<uint32_t>(heads);
     if (has_attention_tensors(b) || (!recurrent && b.empty())) {
       if (kv_lora) {
         attn.kind = AttentionKind::Latent;
