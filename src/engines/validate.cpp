@@ -10,6 +10,7 @@
 #include "catalogue/embedded_data.h"
 #include "core/error.h"
 #include "engines/llamacpp_profile.h"
+#include "engines/vllm_budget.h"
 #include "engines/vllm_profile.h"
 #include "sources/resolver.h"
 
@@ -87,6 +88,31 @@ void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>&
   }
 }
 
+// The whole budget from the card: non-KV total (the per-device total target, 3%), the KV memory
+// and the concurrency line, for cases that print them.
+void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv, std::vector<ValidationRow>& out) {
+  const auto& p = c["printed"];
+  const auto& st = c["settings"];
+  if (!p.contains("non_kv_total_gib") || !p.contains("total_gpu_memory_gib") || !st.contains("gpu_memory_utilization")) return;
+  if (st.contains("quantization") && !st["quantization"].is_null()) return;  // weights at another tier: not the catalogue's native bytes
+  const std::string id = c.value("id", "?");
+  VllmBudgetSettings b;
+  b.card_bytes = static_cast<uint64_t>(p["total_gpu_memory_gib"].get<double>() * kGiB);
+  b.gpu_memory_utilization = st["gpu_memory_utilization"].get<double>();
+  b.weight_bytes = m.native.bytes;
+  b.max_num_batched_tokens = st.value("max_num_batched_tokens", 8192);
+  b.kv = kv;
+  VllmBudget r = vllm_budget(m, b);
+  std::string note;
+  if (st.value("pipeline_parallel_size", 1) > 1) note = "pipeline parallel: activation and non-torch memory of a stage are not modelled";
+  else if (m.inputs.size() > 1 || id.find("gemma3") != std::string::npos)
+    note = "multimodal checkpoint: vLLM loads and profiles the vision encoder too, which the text-only estimate leaves out";
+  else if (st.value("tensor_parallel_size", 1) > 1) note = "tensor parallel: NCCL and custom all-reduce buffers vary (2.07-2.21 GiB printed); we take 2.1 GiB";
+  out.push_back(row(id, "non_kv_total_gib (vLLM, per GPU)", p["non_kv_total_gib"].get<double>(), static_cast<double>(r.non_kv_total) / kGiB, 3.0, note));
+  out.push_back(row(id, "available_kv_cache_gib (vLLM)", p["available_kv_cache_gib"].get<double>(), static_cast<double>(r.available_kv) / kGiB, 3.0, note));
+  out.push_back(row(id, "max_concurrency_x (vLLM)", p["max_concurrency_x"].get<double>(), r.kv.max_concurrency, 3.0, note));
+}
+
 void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow>& out) {
   auto cases = read_json(dir / "engine-logs" / "cases.json");
   auto aliases = nlohmann::json::parse(embedded::file_text("engine_aliases.json"))["aliases"];
@@ -110,6 +136,7 @@ void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow
     std::string note = kv.note;
     if (s.pipeline_parallel > 1) note = "pipeline parallel: vLLM sizes blocks from the stage with the least free memory; we assume the printed availability is that stage's";
     out.push_back(row(id, "kv_cache_tokens (vLLM)", p["kv_cache_tokens"].get<double>(), static_cast<double>(kv.tokens), 2.0, note));
+    budget_rows(c, *m, s, out);
   }
 }
 
