@@ -3,6 +3,10 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
+#include "core/checked.h"
+#include "core/error.h"
+#include "core/units.h"
+#include "engines/engine_run.h"
 #include "estimate/estimate.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -17,17 +21,57 @@ Command add_estimate(CLI::App& app) {
     ScenarioFlags flags;
     bool json = false;
     bool explain = false;
+    std::string engine = "generic";
+    std::string engine_command;
+    std::string gpu_memory;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("MODEL", o->model, "Catalogue id (see `vramcalc models`) or a config.json / model directory")->required();
+  sub->add_option("MODEL", o->model, "Catalogue id (see `vramcalc models`) or a config.json / model directory");
+  sub->add_option("--engine", o->engine, "generic (default), llamacpp or vllm: add what that engine allocates (docs/engines.md)")->capture_default_str();
+  sub->add_option("--engine-command", o->engine_command, "Paste the command you run: \"llama-server -m m.gguf -c 32768 -ngl 99\" or \"vllm serve ORG/REPO ...\"");
+  sub->add_option("--gpu-memory", o->gpu_memory, "Card memory for vLLM's budget, e.g. 80GB or 79.19GiB");
   o->flags.add_to(*sub);
   sub->add_flag("--json", o->json, "Print the documented JSON (docs/json.md)");
   sub->add_flag("--explain", o->explain, "Show each line's formula, assumption and source");
   return {sub, [o] {
-            Model model = resolve_model(o->model);
-            Estimate e = estimate(model, o->flags.to_scenario());
-            if (o->json) fmt::print("{}\n", estimate_json(e).dump(2));
-            else fmt::print("{}", estimate_text(e, o->explain, o->flags.byte_units()));
+            EngineRun run;
+            if (!o->engine_command.empty()) run = parse_engine_command(o->engine_command);
+            else if (o->engine == "llamacpp" || o->engine == "vllm") run.engine = o->engine;
+            else if (o->engine != "generic") throw InputError("--engine", "'" + o->engine + "' is not known; accepted: generic, llamacpp, vllm");
+            std::string spec = o->model.empty() ? run.model : o->model;
+            if (spec.empty()) throw InputError("MODEL", "is required (or a command that names the model)");
+            Model model = resolve_model(spec);
+            Scenario sc = o->flags.to_scenario();
+            sc.engine = run.engine;
+            if (o->engine_command.empty() && run.engine == "llamacpp") {  // the scenario in llama.cpp's terms
+              run.llamacpp.n_ctx = checked_mul(sc.context, sc.sequences);
+              run.llamacpp.n_seq = sc.sequences;
+              run.llamacpp.type_k = run.llamacpp.type_v = sc.cache_dtype;
+              run.placement.n_gpu_layers = 1u << 20;
+            }
+            if (o->engine_command.empty() && run.engine == "vllm") run.vllm.kv.max_model_len = sc.context;
+            if (!o->gpu_memory.empty()) run.vllm.card_bytes = parse_bytes(o->gpu_memory, "--gpu-memory");
+            Estimate e = estimate(model, sc);
+            std::vector<Line> lines = run.engine == "generic" ? std::vector<Line>{} : engine_lines(model, e.weights.bytes, run);
+            if (o->json) {
+              auto j = estimate_json(e);
+              if (run.engine != "generic") {
+                nlohmann::json el = nlohmann::json::array();
+                for (const auto& l : lines) el.push_back({{"id", l.id}, {"label", l.label}, {"bytes", l.bytes}, {"formula", l.formula}, {"assumption", l.assumption}});
+                j["engine"] = {{"name", run.engine}, {"lines", el}, {"notes", run.notes}};
+              }
+              fmt::print("{}\n", j.dump(2));
+              return 0;
+            }
+            fmt::print("{}", estimate_text(e, o->explain, o->flags.byte_units()));
+            if (run.engine != "generic") {
+              fmt::print("\nWhat {} allocates:\n", run.engine == "llamacpp" ? "llama.cpp" : "vLLM");
+              for (const auto& l : lines) {
+                fmt::print("  {:<70} {:>14}\n", l.label, format_count(l.bytes) + " B");
+                if (o->explain) fmt::print("      {}{}{}\n", l.formula, l.assumption.empty() ? "" : "; ", l.assumption);
+              }
+              for (const auto& n : run.notes) fmt::print("  note: {}\n", n);
+            }
             return 0;
           }};
 }

@@ -35,6 +35,7 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
   if (s.n_seq == 0 || s.n_seq > 256) throw InputError("-np", "must be from 1 to 256");
   if (s.n_ctx == 0 || s.n_ctx > kMaxContextTokens) throw InputError("-c", "must be from 1 to " + format_tokens(kMaxContextTokens));
   if (s.n_ubatch == 0 || s.n_ubatch > (1u << 20)) throw InputError("-ub", "must be from 1 to 1,048,576");
+  if (s.n_batch == 0 || s.n_batch > (1u << 20)) throw InputError("-b", "must be from 1 to 1,048,576");
   const QuantFormat& tk = cache_type(s.type_k, "-ctk");
   const QuantFormat& tv = cache_type(s.type_v, "-ctv");
 
@@ -112,6 +113,16 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
     add("llamacpp.rs", fmt::format("Recurrent state ({} layers, {} sequence(s))", rs_layers, m.rs_cells), m.rs_r_bytes + m.rs_s_bytes,
         fmt::format("R {} + S {} (f32)", format_count(m.rs_r_bytes), format_count(m.rs_s_bytes)), "one f32 state row per sequence, independent of context");
   }
+  LlamaCppComputeInput ci{s.n_ctx, s.n_seq, s.n_batch, s.n_ubatch, s.flash_attn, s.kv_unified, m.kv_cells, swa_layers ? m.swa_cells : 0};
+  LlamaCppCompute comp = llamacpp_compute(model, ci);
+  m.compute_bytes = comp.bytes;
+  m.lines.push_back({"llamacpp.compute", fmt::format("Compute buffer ({} tokens per ubatch, flash attention {})", comp.tokens, s.flash_attn ? "on" : "off"),
+                     comp.bytes,
+                     fmt::format("masks {} + largest phase ({}) {} + inputs 28 B x {} tokens", format_count(comp.mask_bytes), comp.phase,
+                                 format_count(comp.phase_bytes), comp.tokens),
+                     "uncertain: a fitted model of ggml-alloc's peak (within 10% on the reference runs, docs/accuracy.md); on GPU each device "
+                     "holding layers reserves its own, and the CUDA backend's buffers are not the CPU's",
+                     "llama.cpp llama_context::sched_reserve, ggml-alloc.c (commit 34af94cd); fitted on shared/reference/llamacpp/runs.json"});
   add("llamacpp.output", "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, s.n_seq),
       "host memory; one row of logits per sequence while generating");
   return m;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/llamacpp_compute.h"
 #include "estimate/estimate.h"
 #include "model/model.h"
 
@@ -15,7 +16,9 @@ namespace vc {
 struct LlamaCppSettings {
   uint64_t n_ctx = 4096;     // -c (total over all sequences)
   uint64_t n_seq = 1;        // -np
+  uint64_t n_batch = 2048;   // -b
   uint64_t n_ubatch = 512;   // -ub
+  bool flash_attn = true;    // -fa on|off (auto: on where the device supports it, as on CPU)
   std::string type_k = "F16";  // -ctk
   std::string type_v = "F16";  // -ctv
   bool swa_full = false;     // --swa-full
@@ -31,6 +34,7 @@ struct LlamaCppMemory {
   uint64_t rs_cells = 0;
   uint64_t rs_r_bytes = 0, rs_s_bytes = 0;  // conv (R) and recurrent (S) state, f32
   uint64_t output_bytes = 0;     // logits buffer: n_vocab x 4 B per output row
+  uint64_t compute_bytes = 0;    // scheduler compute buffer (llamacpp_compute.h)
   std::vector<Line> lines;
   uint64_t context_bytes() const { return kv_k_bytes + kv_v_bytes + swa_k_bytes + swa_v_bytes + rs_r_bytes + rs_s_bytes; }
 };

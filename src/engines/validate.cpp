@@ -10,6 +10,7 @@
 #include "catalogue/embedded_data.h"
 #include "core/error.h"
 #include "engines/llamacpp_profile.h"
+#include "engines/vllm_budget.h"
 #include "engines/vllm_profile.h"
 #include "sources/resolver.h"
 
@@ -53,6 +54,8 @@ void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>&
     s.n_ctx = st.value("ctx", 4096);
     s.n_seq = st.value("np", 1);
     s.n_ubatch = st.value("ubatch", 512);
+    s.n_batch = st.value("batch", 2048);
+    s.flash_attn = st.value("fa", "auto") != "off";  // auto enables it on the CPU backend (printed "flash_attn = auto", same buffers as on)
     s.type_k = upper(st.value("ctk", "f16"));
     s.type_v = upper(st.value("ctv", "f16"));
     s.swa_full = st.value("swa_full", false);
@@ -75,11 +78,39 @@ void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>&
       out.push_back(row(id, "context_bytes (KV + recurrent)", printed, static_cast<double>(mem.context_bytes()), 0.5));
       double model_bytes = 0;
       for (const auto& [name, b] : bufs.items()) if (name.find("Mapped") != std::string::npos) model_bytes += b.value("model", 0.0);
+      double compute = 0;
+      for (const auto& [name, b] : bufs.items()) compute += b.value("compute", 0.0);
+      out.push_back(row(id, "compute_bytes (scheduler buffer)", compute, static_cast<double>(mem.compute_bytes), 10.0));
       if (model_bytes > 0) out.push_back(row(id, "weights_bytes (mapped model buffer)", model_bytes, static_cast<double>(m.native.bytes), 0.1));
     } catch (const InputError& e) {
       out.push_back(row(id, "context_bytes (KV + recurrent)", 1, 0, 0.5, std::string("not computed: ") + e.what()));
     }
   }
+}
+
+// The whole budget from the card: non-KV total (the per-device total target, 3%), the KV memory
+// and the concurrency line, for cases that print them.
+void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv, std::vector<ValidationRow>& out) {
+  const auto& p = c["printed"];
+  const auto& st = c["settings"];
+  if (!p.contains("non_kv_total_gib") || !p.contains("total_gpu_memory_gib") || !st.contains("gpu_memory_utilization")) return;
+  if (st.contains("quantization") && !st["quantization"].is_null()) return;  // weights at another tier: not the catalogue's native bytes
+  const std::string id = c.value("id", "?");
+  VllmBudgetSettings b;
+  b.card_bytes = static_cast<uint64_t>(p["total_gpu_memory_gib"].get<double>() * kGiB);
+  b.gpu_memory_utilization = st["gpu_memory_utilization"].get<double>();
+  b.weight_bytes = m.native.bytes;
+  b.max_num_batched_tokens = st.value("max_num_batched_tokens", 8192);
+  b.kv = kv;
+  VllmBudget r = vllm_budget(m, b);
+  std::string note;
+  if (st.value("pipeline_parallel_size", 1) > 1) note = "pipeline parallel: activation and non-torch memory of a stage are not modelled";
+  else if (m.inputs.size() > 1 || id.find("gemma3") != std::string::npos)
+    note = "multimodal checkpoint: vLLM loads and profiles the vision encoder too, which the text-only estimate leaves out";
+  else if (st.value("tensor_parallel_size", 1) > 1) note = "tensor parallel: NCCL and custom all-reduce buffers vary (2.07-2.21 GiB printed); we take 2.1 GiB";
+  out.push_back(row(id, "non_kv_total_gib (vLLM, per GPU)", p["non_kv_total_gib"].get<double>(), static_cast<double>(r.non_kv_total) / kGiB, 3.0, note));
+  out.push_back(row(id, "available_kv_cache_gib (vLLM)", p["available_kv_cache_gib"].get<double>(), static_cast<double>(r.available_kv) / kGiB, 3.0, note));
+  out.push_back(row(id, "max_concurrency_x (vLLM)", p["max_concurrency_x"].get<double>(), r.kv.max_concurrency, 3.0, note));
 }
 
 void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow>& out) {
@@ -105,6 +136,7 @@ void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow
     std::string note = kv.note;
     if (s.pipeline_parallel > 1) note = "pipeline parallel: vLLM sizes blocks from the stage with the least free memory; we assume the printed availability is that stage's";
     out.push_back(row(id, "kv_cache_tokens (vLLM)", p["kv_cache_tokens"].get<double>(), static_cast<double>(kv.tokens), 2.0, note));
+    budget_rows(c, *m, s, out);
   }
 }
 

@@ -26,6 +26,7 @@ struct Scenario {
   uint32_t overhead_bp = 1500;       // basis points of (weights + cache + state)
   uint64_t overhead_fixed = 0;       // bytes added on top
   std::optional<uint64_t> latent_values;  // overrides latent + rope + index values per latent layer
+  std::string engine = "generic";    // generic (the seeds' arithmetic), llamacpp, vllm: engine lines added
 };
 
 }  // namespace vc

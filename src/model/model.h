@@ -18,6 +18,7 @@ struct AttentionSpec {
   AttentionKind kind = AttentionKind::None;
   // Full and SlidingWindow: K and V per token are kv_heads * head_dim_k and kv_heads * head_dim_v.
   uint32_t kv_heads = 0;
+  uint32_t query_heads = 0;  // attention heads (0: not read); sizes activations, not the cache
   uint32_t head_dim_k = 0;
   uint32_t head_dim_v = 0;
   uint64_t window = 0;  // SlidingWindow: tokens kept
@@ -104,6 +105,12 @@ struct OpenQuestion {
   std::string what_we_can_say;
 };
 
+// One stored tensor by name (GGUF: llama.cpp's names), for engines that place tensors by name.
+struct NamedTensor {
+  std::string name;
+  uint64_t bytes = 0;
+};
+
 struct Model {
   std::string id;            // catalogue id, "kimi-k3.1-pro"
   std::string name;          // "Kimi K3.1 Pro"
@@ -125,6 +132,7 @@ struct Model {
   std::vector<std::string> sources;     // URLs and documents the entry rests on
   std::map<std::string, std::string> provenance;  // input -> where it came from
   std::vector<std::string> warnings;    // fields guessed by a fallback reading
+  std::vector<NamedTensor> tensors;     // GGUF only: every tensor, for llama.cpp placement
   std::vector<std::string> notes;
 
   uint64_t layer_count(AttentionKind kind) const;

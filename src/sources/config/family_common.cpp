@@ -28,6 +28,7 @@ AttentionSpec full_attention(const GqaGeometry& g) {
   AttentionSpec a;
   a.kind = AttentionKind::Full;
   a.kv_heads = static_cast<uint32_t>(g.kv_heads);
+  a.query_heads = static_cast<uint32_t>(g.heads);
   a.head_dim_k = static_cast<uint32_t>(g.head_dim);
   a.head_dim_v = static_cast<uint32_t>(g.head_dim);
   return a;

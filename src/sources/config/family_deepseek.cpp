@@ -62,6 +62,7 @@ void map_deepseek(ConfigView& cfg) {
     AttentionSpec& a = layer.attention;
     a.kind = AttentionKind::Latent;
     a.latent_rank = static_cast<uint32_t>(kv_lora);
+    a.query_heads = static_cast<uint32_t>(heads);
     a.rope_dim = static_cast<uint32_t>(rope);
     a.index_key_dim = static_cast<uint32_t>(index_dim);
     a.index_topk = static_cast<uint32_t>(index_topk);

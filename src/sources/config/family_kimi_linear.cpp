@@ -76,6 +76,7 @@ void map_kimi_linear(ConfigView& cfg) {
     if (full_layers.count(il)) {
       a.kind = AttentionKind::Latent;
       a.latent_rank = static_cast<uint32_t>(kv_lora);
+      a.query_heads = static_cast<uint32_t>(heads);
       a.rope_dim = static_cast<uint32_t>(rope);
       a.index_key_dim = static_cast<uint32_t>(index_dim);
       a.index_topk = static_cast<uint32_t>(index_topk);

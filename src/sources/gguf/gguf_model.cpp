@@ -180,6 +180,7 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
     const uint64_t heads = meta.per_layer("attention.head_count", il, n_block, limits::kHeads).value_or(heads0);
 
     AttentionSpec attn;
+    attn.query_heads = static_cast<uint32_t>(heads);
     if (has_attention_tensors(b) || (!recurrent && b.empty())) {
       if (kv_lora) {
         attn.kind = AttentionKind::Latent;
@@ -291,6 +292,9 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
   m.native.source = fmt::format("sum of the {} tensors' exact bytes in {}", tally.tensors, files);
   m.native.note = "GGUF " + tally.dtype_summary();
   for (const auto& s : shards) m.sources.push_back(s.label);
+  for (const auto& s : shards) {
+    for (const auto& t : s.tensors) m.tensors.push_back({t.name, t.bytes});
+  }
   if (nextn) m.left_out.push_back(fmt::format("{} multi-token-prediction block(s): counted in the weights, not in the layer stack", nextn));
   return m;
 }

@@ -1,0 +1,178 @@
+#include "engines/engine_run.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <sstream>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "core/units.h"
+
+namespace vc {
+namespace {
+
+constexpr size_t kMaxCommand = 8192;
+
+std::vector<std::string> split_words(const std::string& c) {
+  std::vector<std::string> out;
+  std::string cur;
+  char quote = 0;
+  bool any = false;
+  for (char ch : c) {
+    if (quote) {
+      if (ch == quote) quote = 0;
+      else cur += ch;
+    } else if (ch == '\'' || ch == '"') {
+      quote = ch;
+      any = true;
+    } else if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\\') {
+      if (!cur.empty() || any) out.push_back(cur);
+      cur.clear();
+      any = false;
+    } else {
+      cur += ch;
+    }
+  }
+  if (quote) throw InputError("--engine-command", "has an unclosed quote");
+  if (!cur.empty() || any) out.push_back(cur);
+  return out;
+}
+
+uint64_t number(const std::string& flag, const std::string& v, uint64_t lo, uint64_t hi) {
+  return parse_count(v, flag, lo, hi);
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+double fraction(const std::string& flag, const std::string& v) {
+  try {
+    size_t used = 0;
+    double d = std::stod(v, &used);
+    if (used == v.size()) return d;
+  } catch (const std::exception&) {
+  }
+  throw InputError(flag, "'" + v + "' is not a number");
+}
+
+}  // namespace
+
+EngineRun parse_engine_command(const std::string& command) {
+  if (command.size() > kMaxCommand) throw InputError("--engine-command", "is longer than 8,192 characters");
+  auto w = split_words(command);
+  EngineRun r;
+  size_t i = 0;
+  while (i < w.size() && w[i].find('=') != std::string::npos && w[i][0] != '-') ++i;  // VAR=value prefixes
+  if (i == w.size()) throw InputError("--engine-command", "is empty; paste e.g. \"llama-server -m model.gguf -c 32768\" or \"vllm serve ORG/REPO\"");
+  const std::string exe = w[i].substr(w[i].rfind('/') == std::string::npos ? 0 : w[i].rfind('/') + 1);
+  if (exe.rfind("llama-", 0) == 0) {
+    r.engine = "llamacpp";
+  } else if (exe == "vllm") {
+    r.engine = "vllm";
+    if (i + 2 < w.size() + 1 && i + 1 < w.size() && w[i + 1] == "serve") {
+      ++i;
+      if (i + 1 < w.size() && w[i + 1][0] != '-') r.model = w[++i];
+    }
+  } else {
+    throw InputError("--engine-command", "'" + exe + "' is not a known engine; accepted: llama-server, llama-cli, llama-completion (llama.cpp), vllm serve");
+  }
+  for (++i; i < w.size(); ++i) {
+    std::string flag = w[i], value;
+    if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    }
+    auto take = [&]() -> std::string {
+      if (!value.empty()) return value;
+      if (i + 1 >= w.size()) throw InputError(flag, "needs a value");
+      return w[++i];
+    };
+    if (r.engine == "llamacpp") {
+      auto& s = r.llamacpp;
+      if (flag == "-m" || flag == "--model") r.model = take();
+      else if (flag == "-c" || flag == "--ctx-size") s.n_ctx = number(flag, take(), 1, kMaxContextTokens);
+      else if (flag == "-np" || flag == "--parallel") s.n_seq = number(flag, take(), 1, 256);
+      else if (flag == "-b" || flag == "--batch-size") s.n_batch = number(flag, take(), 1, 1u << 20);
+      else if (flag == "-ub" || flag == "--ubatch-size") s.n_ubatch = number(flag, take(), 1, 1u << 20);
+      else if (flag == "-ctk" || flag == "--cache-type-k") s.type_k = upper(take());
+      else if (flag == "-ctv" || flag == "--cache-type-v") s.type_v = upper(take());
+      else if (flag == "--swa-full") s.swa_full = true;
+      else if (flag == "--kv-unified" || flag == "-kvu") s.kv_unified = true;
+      else if (flag == "-fa" || flag == "--flash-attn") {
+        std::string v = take();
+        if (v != "on" && v != "off" && v != "auto") throw InputError(flag, "'" + v + "' is not on, off or auto");
+        s.flash_attn = v != "off";
+      } else if (flag == "-ngl" || flag == "--n-gpu-layers" || flag == "--gpu-layers") {
+        std::string v = take();
+        r.placement.n_gpu_layers = (v == "all" || v == "auto") ? 1u << 20 : number(flag, v, 0, 1u << 20);
+      } else if (flag == "-ts" || flag == "--tensor-split") {
+        std::stringstream ss(take());
+        std::string part;
+        r.placement.tensor_split.clear();
+        while (std::getline(ss, part, ',')) r.placement.tensor_split.push_back(fraction(flag, part));
+        if (r.placement.tensor_split.empty() || r.placement.tensor_split.size() > 64) throw InputError(flag, "needs 1 to 64 comma-separated weights");
+        r.placement.devices = r.placement.tensor_split.size();
+      } else if (flag == "-ot" || flag == "--override-tensor") {
+        for (auto& o : parse_overrides(take())) r.placement.overrides.push_back(o);
+      } else {
+        r.notes.push_back("ignored " + flag + " (it does not change what llama.cpp allocates in this model)");
+      }
+    } else {
+      auto& v = r.vllm;
+      if (flag == "--max-model-len") v.kv.max_model_len = parse_tokens(take(), flag);
+      else if (flag == "--max-num-batched-tokens") v.max_num_batched_tokens = number(flag, take(), 1, 1u << 22);
+      else if (flag == "--gpu-memory-utilization") v.gpu_memory_utilization = fraction(flag, take());
+      else if (flag == "--kv-cache-dtype") v.kv.kv_cache_dtype = take();
+      else if (flag == "--block-size") v.kv.block_size = number(flag, take(), 1, 4096);
+      else if (flag == "-tp" || flag == "--tensor-parallel-size") v.kv.tensor_parallel = number(flag, take(), 1, 1024);
+      else if (flag == "-pp" || flag == "--pipeline-parallel-size") v.kv.pipeline_parallel = number(flag, take(), 1, 1024);
+      else if (flag == "--max-num-seqs") r.notes.push_back("--max-num-seqs " + take() + ": caps concurrency; the KV cache size does not depend on it");
+      else r.notes.push_back("ignored " + flag + " (not mapped onto vLLM's memory budget)");
+    }
+  }
+  if (r.engine == "vllm" && !(r.vllm.gpu_memory_utilization > 0 && r.vllm.gpu_memory_utilization <= 1))
+    throw InputError("--gpu-memory-utilization", "must be above 0 and at most 1");
+  return r;
+}
+
+std::vector<Line> engine_lines(const Model& model, uint64_t weight_bytes, const EngineRun& run) {
+  std::vector<Line> lines;
+  if (run.engine == "llamacpp") {
+    LlamaCppPlacement p = llamacpp_placement(model, weight_bytes, run.placement);
+    for (const auto& [buft, bytes] : p.weights_by_buffer) {
+      lines.push_back({"llamacpp.weights." + buft, "Weights on " + buft, bytes,
+                       fmt::format("-ngl {}: output layer first, then the last repeating layers; {} tensor(s) moved by -ot", run.placement.n_gpu_layers,
+                                   p.overridden_tensors),
+                       p.synthesized ? "tensor names synthesized from the parameter classes (a catalogue model has no GGUF)" : "exact GGUF tensor bytes",
+                       "llama.cpp llama_model::load_tensors (commit 34af94cd)"});
+    }
+    LlamaCppMemory m = llamacpp_memory(model, run.llamacpp);
+    for (auto& l : m.lines) lines.push_back(std::move(l));
+    lines.back().assumption += "; the KV cache of each layer lives on that layer's device";
+  } else if (run.engine == "vllm") {
+    if (run.vllm.card_bytes == 0) {
+      VllmKv kv = vllm_kv(model, run.vllm.kv);
+      lines.push_back({"vllm.kv_per_token", "KV cache per token per GPU", kv.bytes_per_token, "paged: block_size x page bytes", kv.note,
+                       "vllm/v1/kv_cache_interface.py"});
+      return lines;
+    }
+    VllmBudgetSettings s = run.vllm;
+    s.weight_bytes = weight_bytes;
+    VllmBudget b = vllm_budget(model, s);
+    const char* src = "vllm/v1/worker/gpu_worker.py determine_available_memory; docs/engines.md";
+    lines.push_back({"vllm.requested", "Requested memory per GPU", b.requested, fmt::format("{} x card", s.gpu_memory_utilization), "", src});
+    lines.push_back({"vllm.weights", "Weights per rank", b.weights, fmt::format("weights / (tp {} x pp {})", s.kv.tensor_parallel, s.kv.pipeline_parallel), "", src});
+    lines.push_back({"vllm.activation", "Activation peak (profile run)", b.activation, fmt::format("{} tokens x (4 x ffn/tp + 16 x hidden) x 2 B", s.max_num_batched_tokens),
+                     "uncertain: fitted on Llama 3.1 8B; errs low for multimodal and Gemma checkpoints", src});
+    lines.push_back({"vllm.non_torch", "Non-torch memory", b.non_torch, "0.25 GiB, 2.1 GiB with tensor parallelism (NCCL)", "uncertain: observed values", src});
+    lines.push_back({"vllm.kv", fmt::format("KV cache: {} tokens; Maximum concurrency for {} tokens per request: {:.2f}x", b.kv.tokens, s.kv.max_model_len,
+                                            b.kv.max_concurrency),
+                     b.available_kv, "requested - weights - activation - non-torch", b.kv.note, src});
+  }
+  return lines;
+}
+
+}  // namespace vc

@@ -1,0 +1,128 @@
+#include "engines/llamacpp_compute.h"
+
+#include <algorithm>
+
+#include "core/checked.h"
+
+namespace vc {
+namespace {
+
+constexpr uint64_t kF32 = 4;
+// int32 inputs per token (token id, position, output id, ...) and small per-token bookkeeping:
+// 28 B in every reference run's constant term (tiny-llama: 9,244 B/token = 28 + 3 x 1,024 + 3 x 2,048).
+constexpr uint64_t kInputBytesPerToken = 28;
+
+uint64_t query_heads(const AttentionSpec& a, uint64_t hidden) {
+  if (a.query_heads) return a.query_heads;
+  // Not read from the source: hidden / head width, at least the KV heads.
+  const uint64_t from_width = a.head_dim_k ? hidden / a.head_dim_k : 0;
+  return std::max<uint64_t>({from_width, a.kv_heads, 1});
+}
+
+// Values per token the layer's mixer keeps alive at its peak, f32.
+uint64_t mixer_values(const AttentionSpec& a, uint64_t hidden, bool flash_attn) {
+  const uint64_t heads = query_heads(a, hidden);
+  switch (a.kind) {
+    case AttentionKind::Full:
+    case AttentionKind::SlidingWindow: {
+      // Q, K and V projections; without flash attention the per-head output (before the output
+      // projection) is a separate tensor too.
+      uint64_t v = heads * a.head_dim_k + uint64_t{a.kv_heads} * (a.head_dim_k + a.head_dim_v);
+      if (!flash_attn) v += heads * a.head_dim_v;
+      return v;
+    }
+    case AttentionKind::Latent: {
+      // Absorbed MLA: the query before and after absorption into the latent space (both about
+      // heads x (kv_lora + rope)), the compressed KV row, and the per-head latent output.
+      const uint64_t row = uint64_t{a.latent_rank} + a.rope_dim;
+      return 2 * heads * row + row + heads * a.latent_rank;
+    }
+    case AttentionKind::LinearState: {
+      // Short-convolution channels = conv_values / (kernel - 1); kernel 4 (3 kept taps) is the
+      // rule for Mamba2, Gated DeltaNet and KDA. Alive at the peak: about 4.5 f32 copies of them
+      // for Mamba2 / Gated DeltaNet (in-projection, convolution window and output, activation,
+      // scan output; fitted on tiny-mamba2 and tiny-qwen3next), 2.5 for KDA, whose three
+      // separate q/k/v convolutions are freed one by one (fitted on tiny-kimi-linear).
+      const uint64_t channels = a.conv_values / 3;
+      return a.state_family == "KDA" ? channels * 5 / 2 : channels * 9 / 2;
+    }
+    case AttentionKind::None: return 0;
+  }
+  return 0;
+}
+
+uint64_t ffn_values(const FeedForwardSpec& f) {
+  switch (f.kind) {
+    case FeedForwardKind::Dense: return 3 * f.dense_width;  // gate, up, and their product
+    case FeedForwardKind::MoE: return 3 * (uint64_t{f.experts_per_token} * f.expert_width + f.shared_width);
+    case FeedForwardKind::None: return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput& in) {
+  LlamaCppCompute c;
+  // llama_context: n_batch = min(n_ctx, n_batch) for causal models, n_ubatch = min(n_batch, n_ubatch).
+  const uint64_t batch = std::min(in.n_ctx, in.n_batch);
+  c.tokens = std::min(batch, in.n_ubatch);
+  const uint64_t residual = checked_mul(3, model.hidden);  // residual stream, normed input, sublayer output
+
+  // Per-token working sets (f32 values) of the phases; the attention phase is kept apart because
+  // without flash attention the KQ scores are alive with it.
+  uint64_t attention = 0, other = checked_add(residual, model.vocab);  // output head: logits for every token
+  std::string other_phase = "output logits";
+  uint64_t max_heads = 0, attention_excess = 0;
+  for (const auto& layer : model.layers) {
+    const AttentionSpec& a = layer.attention;
+    if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) continue;
+    const uint64_t width = query_heads(a, model.hidden) * a.head_dim_v;
+    if (width > model.hidden) attention_excess = std::max(attention_excess, width - model.hidden);
+  }
+  bool has_full = false, has_window = false;
+  for (const auto& layer : model.layers) {
+    for (const AttentionSpec* a : {&layer.attention, layer.parallel_mixer ? &*layer.parallel_mixer : nullptr}) {
+      if (!a) continue;
+      const uint64_t v = checked_add(residual, mixer_values(*a, model.hidden, in.flash_attn));
+      if (a->kind == AttentionKind::LinearState) {
+        if (v > other) {
+          other = v;
+          other_phase = "recurrent mixer";
+        }
+        continue;
+      }
+      attention = std::max(attention, v);
+      if (a->kind == AttentionKind::Full || a->kind == AttentionKind::Latent) {
+        has_full = true;
+        max_heads = std::max(max_heads, query_heads(*a, model.hidden));
+      }
+      if (a->kind == AttentionKind::SlidingWindow) has_window = true;
+    }
+    // When the attention width (heads x value head) exceeds the hidden size, ggml-alloc keeps the
+    // excess as a hole it cannot reuse for the feed-forward tensors (tiny-qwen3: 1,664 values per
+    // token where 3 x 128 + 3 x 384 = 1,536; 4 x 64 - 128 = 128 more).
+    const uint64_t f = checked_add(checked_add(residual, ffn_values(layer.feed_forward)), attention_excess);
+    if (f > other) {
+      other = f;
+      other_phase = "feed-forward";
+    }
+  }
+
+  // The KQ mask: one per cache (full, window), n_kv cells x tokens; f16 with flash attention,
+  // f32 without. Without flash attention one layer's f32 scores (heads x n_kv x tokens) are alive
+  // while its softmax runs. The reservation uses the whole cache as n_kv.
+  const uint64_t mask_elem = in.flash_attn ? 2 : 4;
+  if (has_full) c.mask_bytes = checked_product({in.kv_cells, c.tokens, mask_elem});
+  if (has_window) c.mask_bytes = checked_add(c.mask_bytes, checked_product({in.swa_cells, c.tokens, mask_elem}));
+  if (!in.flash_attn && has_full) c.scores_bytes = checked_product({in.kv_cells, c.tokens, max_heads, kF32});
+
+  const uint64_t attention_bytes = checked_add(checked_product({attention, kF32, c.tokens}), c.scores_bytes);
+  const uint64_t other_bytes = checked_product({other, kF32, c.tokens});
+  c.phase_bytes = std::max(attention_bytes, other_bytes);
+  c.phase = attention_bytes >= other_bytes ? (c.scores_bytes ? "attention with KQ scores" : "attention") : other_phase;
+  c.bytes = checked_add(c.mask_bytes, checked_add(c.phase_bytes, checked_mul(kInputBytesPerToken, c.tokens)));
+  return c;
+}
+
+}  // namespace vc

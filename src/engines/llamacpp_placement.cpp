@@ -1,0 +1,146 @@
+#include "engines/llamacpp_placement.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "sources/tensor_classes.h"
+
+namespace vc {
+namespace {
+
+constexpr uint64_t kMaxDevices = 64;
+
+bool is_buffer_name(const std::string& b) {
+  if (b == "CPU") return true;
+  if (b.rfind("CUDA", 0) != 0 || b.size() == 4) return false;
+  return std::all_of(b.begin() + 4, b.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A catalogue model has no tensor names: make llama.cpp's, with bytes in proportion to each
+// class's parameters (spread evenly over the layers that hold the class).
+std::vector<NamedTensor> synthesize(const Model& m, uint64_t weight_bytes) {
+  const auto& by = m.params.by_class;
+  uint64_t total = 0;
+  for (const auto& [c, n] : by) total = checked_add(total, n);
+  if (total == 0) throw InputError("MODEL", "has no parameter counts to place");
+  auto bytes_of = [&](ParamClass c) { auto it = by.find(c); return it == by.end() ? 0 : mul_div_round(weight_bytes, it->second, total); };
+  const uint64_t n = m.layers.size();
+  uint64_t moe_layers = 0, dense_layers = 0;
+  for (const auto& l : m.layers) {
+    if (l.feed_forward.kind == FeedForwardKind::MoE) ++moe_layers;
+    if (l.feed_forward.kind == FeedForwardKind::Dense) ++dense_layers;
+  }
+  std::vector<NamedTensor> t;
+  t.push_back({"token_embd.weight", bytes_of(ParamClass::Embedding)});
+  t.push_back({"output.weight", bytes_of(ParamClass::OutputHead)});
+  const uint64_t per_layer = (bytes_of(ParamClass::Attention) + bytes_of(ParamClass::Norms) + bytes_of(ParamClass::Other)) / n;
+  for (uint64_t il = 0; il < n; ++il) {
+    const std::string b = fmt::format("blk.{}.", il);
+    t.push_back({b + "attn.weight", per_layer});
+    const FeedForwardKind k = m.layers[il].feed_forward.kind;
+    if (k == FeedForwardKind::Dense) t.push_back({b + "ffn_up.weight", bytes_of(ParamClass::DenseMlp) / dense_layers});
+    if (k == FeedForwardKind::MoE) {
+      const uint64_t experts = bytes_of(ParamClass::RoutedExperts) / moe_layers;
+      for (const char* e : {"ffn_up_exps.weight", "ffn_gate_exps.weight", "ffn_down_exps.weight"}) t.push_back({b + e, experts / 3});
+      t.push_back({b + "ffn_up_shexp.weight", bytes_of(ParamClass::SharedExperts) / moe_layers});
+      t.push_back({b + "ffn_gate_inp.weight", bytes_of(ParamClass::Router) / moe_layers});
+      if (dense_layers == 0) t.push_back({b + "ffn_up.weight", 0});
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    size_t eq = item.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      throw InputError("-ot", "'" + item + "' is not REGEX=BUFFER (e.g. exps=CPU or blk\\.[0-9]\\.=CUDA1)");
+    }
+    std::string buft = item.substr(eq + 1);
+    if (!is_buffer_name(buft)) throw InputError("-ot", "buffer '" + buft + "' is not known; accepted: CPU, CUDA0, CUDA1, ...");
+    try {
+      std::regex check(item.substr(0, eq));
+    } catch (const std::regex_error& e) {
+      throw InputError("-ot", "'" + item.substr(0, eq) + "' is not a valid regular expression: " + e.what());
+    }
+    out.emplace_back(item.substr(0, eq), buft);
+    if (out.size() > 256) throw InputError("-ot", "more than 256 overrides");
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, const LlamaCppPlacementSettings& s) {
+  if (s.devices == 0 || s.devices > kMaxDevices) throw InputError("-ts", fmt::format("must name 1 to {} devices", kMaxDevices));
+  if (!s.tensor_split.empty() && s.tensor_split.size() != s.devices) throw InputError("-ts", "needs one weight per device");
+  LlamaCppPlacement p;
+  const uint64_t n_layer = model.layers.size();
+  // llama_model::load_tensors: i_gpu_start = max(n_layer + 1 - ngl, 0), act = min(ngl, n_layer + 1);
+  // "layer" n_layer is the output layer, so it is the first to be offloaded.
+  const uint64_t ngl = std::min(s.n_gpu_layers, n_layer + 1);
+  const uint64_t gpu_start = n_layer + 1 - ngl;
+  std::vector<double> splits(s.devices, 1.0);
+  if (!s.tensor_split.empty()) splits = s.tensor_split;
+  double sum = 0;
+  for (double w : splits) {
+    if (!(w >= 0) || w > 1e9) throw InputError("-ts", "weights must be non-negative numbers");
+    sum += w;
+  }
+  if (sum <= 0) throw InputError("-ts", "at least one weight must be positive");
+  double acc = 0;
+  for (double& w : splits) w = (acc += w) / sum;  // cumulative fractions
+  auto device_of = [&](uint64_t il) -> std::string {
+    if (il < gpu_start || ngl == 0) return "CPU";
+    const double f = static_cast<double>(il - gpu_start) / static_cast<double>(ngl);
+    const auto dev = static_cast<uint64_t>(std::upper_bound(splits.begin(), splits.end(), f) - splits.begin());
+    return fmt::format("CUDA{}", std::min<uint64_t>(dev, s.devices - 1));
+  };
+  for (uint64_t il = 0; il < n_layer; ++il) p.layer_device.push_back(device_of(il));
+  p.output_device = device_of(n_layer);
+
+  std::vector<NamedTensor> synthesized;
+  const std::vector<NamedTensor>* tensors = &model.tensors;
+  if (model.tensors.empty()) {
+    synthesized = synthesize(model, weight_bytes);
+    tensors = &synthesized;
+    p.synthesized = true;
+  }
+  std::vector<std::pair<std::regex, std::string>> res;
+  for (const auto& [re, buft] : s.overrides) res.emplace_back(std::regex(re), buft);
+  const bool tied = std::none_of(tensors->begin(), tensors->end(), [](const NamedTensor& t) { return t.name == "output.weight"; });
+  auto place = [&](const std::string& name, uint64_t bytes, std::string dev) {
+    for (const auto& [re, buft] : res) {
+      if (std::regex_search(name, re)) {
+        dev = buft;
+        ++p.overridden_tensors;
+        break;
+      }
+    }
+    p.weights_by_buffer[dev] = checked_add(p.weights_by_buffer[dev], bytes);
+  };
+  for (const auto& t : *tensors) {
+    if (t.name.rfind("token_embd.", 0) == 0) {
+      place(t.name, t.bytes, "CPU");  // the input layer stays on the host
+      // Tied embeddings: the output layer loads a duplicate of token_embd on its own device.
+      if (tied && t.name == "token_embd.weight" && p.output_device != "CPU") place("output.weight", t.bytes, p.output_device);
+      continue;
+    }
+    auto il = tensor_layer_index(t.name);
+    if (t.name.rfind("blk.", 0) == 0 && il && *il < n_layer) place(t.name, t.bytes, p.layer_device[*il]);
+    else place(t.name, t.bytes, p.output_device);  // output, output_norm and anything global
+  }
+  return p;
+}
+
+}  // namespace vc

@@ -1,0 +1,38 @@
+#pragma once
+// Where llama.cpp puts each weight tensor: -ngl N offloads the output layer first, then the last
+// N-1 repeating layers; the input embedding stays on the host; -ts splits the offloaded layers
+// across GPUs by cumulative fractions; -ot REGEX=BUFT moves every tensor whose name matches
+// (first match wins). Rules from llama_model::load_tensors (commit 34af94cd); docs/engines.md.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/model.h"
+
+namespace vc {
+
+struct LlamaCppPlacementSettings {
+  uint64_t n_gpu_layers = 0;                // -ngl (99 or more: everything)
+  uint64_t devices = 1;                     // GPUs (CUDA0 ...); -ts gives one weight per device
+  std::vector<double> tensor_split;         // -ts 3,1 (empty: even, see docs: llama.cpp uses free memory)
+  std::vector<std::pair<std::string, std::string>> overrides;  // -ot REGEX=BUFT, in order
+};
+
+struct LlamaCppPlacement {
+  std::map<std::string, uint64_t> weights_by_buffer;  // "CPU", "CUDA0", ...: weight bytes
+  std::vector<std::string> layer_device;              // per repeating layer
+  std::string output_device;
+  uint64_t overridden_tensors = 0;                    // tensors moved by -ot
+  bool synthesized = false;                           // tensor names made up for a catalogue model
+};
+
+// `-ot` values ("exps=CPU,blk\.1\.=CUDA1") into pairs; InputError("-ot") on a bad regex or form.
+std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value);
+
+// `weight_bytes`: the total to place when the model has no GGUF tensors (a catalogue entry at a
+// quantization tier); its tensors are synthesized from the parameter classes in proportion.
+LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, const LlamaCppPlacementSettings& settings);
+
+}  // namespace vc

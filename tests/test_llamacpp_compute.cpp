@@ -1,0 +1,73 @@
+// llama.cpp compute buffer (src/engines/llamacpp_compute.cpp) against the exact bytes measured
+// through llama.cpp's API in shared/reference/llamacpp/runs.json (measured_bytes.buffers.CPU.compute).
+#include <gtest/gtest.h>
+
+#include "catalogue/catalogue.h"
+#include "engines/llamacpp_profile.h"
+#include "engines/validate.h"
+#include "sources/resolver.h"
+
+using namespace vc;
+
+namespace {
+
+const Model& tiny_llama() {
+  static const Model m = resolve_model(std::string(VRAMCALC_REFERENCE_DIR) + "/llamacpp/gguf/tiny-llama.gguf");
+  return m;
+}
+
+}  // namespace
+
+TEST(LlamaCppCompute, FlashAttentionOnIsMaskPlusFeedForward) {
+  // tiny-llama (n_embd 256, n_ff 512, 8 heads x 32, 2 kv heads), -c 4096 -ub 512 -fa on:
+  // f16 mask 4096 x 512 x 2 = 4,194,304; feed-forward phase 4 B x (3 x 256 + 3 x 512) = 9,216 B
+  // + 28 B inputs per token, x 512 = 4,732,928; total 8,927,232 = runs.json llama__c4096-fa_on.
+  LlamaCppSettings s;
+  LlamaCppMemory mem = llamacpp_memory(tiny_llama(), s);
+  EXPECT_EQ(mem.compute_bytes, 8'927'232u);
+  // -ub 128 -b 512: mask 4096 x 128 x 2 + 128 x 9,244 = 2,231,808 (llama__ub128-b512-fa_on).
+  s.n_ubatch = 128;
+  s.n_batch = 512;
+  EXPECT_EQ(llamacpp_memory(tiny_llama(), s).compute_bytes, 2'231'808u);
+  // -c 256: n_batch and n_ubatch are clamped to 256: 256 x 256 x 2 + 256 x 9,244 = 2,497,536.
+  s = LlamaCppSettings{};
+  s.n_ctx = 256;
+  EXPECT_EQ(llamacpp_memory(tiny_llama(), s).compute_bytes, 2'497'536u);
+}
+
+TEST(LlamaCppCompute, FlashAttentionOffKeepsF32Scores) {
+  // -c 32768 -fa off: f32 mask 32768 x 512 x 4 = 67,108,864; one layer's f32 KQ scores
+  // 8 heads x 32768 x 512 x 4 = 536,870,912; attention phase 4 B x (3 x 256 + Q 256 + K 64 + V 64
+  // + O 256) = 5,632 B + 28 B per token x 512 = 2,897,920. Total 606,877,696; llama.cpp measured
+  // 606,873,600 (llama__c32768-fa_off): +0.0007%.
+  LlamaCppSettings s;
+  s.n_ctx = 32768;
+  s.flash_attn = false;
+  const uint64_t ours = llamacpp_memory(tiny_llama(), s).compute_bytes;
+  EXPECT_EQ(ours, 606'877'696u);
+  EXPECT_NEAR(static_cast<double>(ours), 606'873'600.0, 606'873'600.0 * 0.001);
+}
+
+TEST(LlamaCppCompute, EveryReferenceRunWithinTenPercent) {
+  const auto rows = validate_reference(VRAMCALC_REFERENCE_DIR);
+  int n = 0;
+  for (const auto& r : rows) {
+    if (r.figure.rfind("compute_bytes", 0) != 0) continue;
+    ++n;
+    EXPECT_LE(std::abs(r.error_percent), 10.0) << r.case_id << ": measured " << r.printed << ", ours " << r.ours;
+  }
+  EXPECT_EQ(n, 91);  // every run that created a context
+}
+
+TEST(LlamaCppCompute, GrowsWithContextOnACatalogueModel) {
+  // Llama 3.1 8B (32 heads), -fa off: doubling the context from 8K to 16K adds the mask and one
+  // layer's scores for 8192 more cells: 8192 x 512 x (4 + 32 x 4) = 553,648,128 B.
+  const Model& m = *Catalogue::builtin().find("llama-3.1-8b");
+  LlamaCppSettings s;
+  s.flash_attn = false;
+  s.n_ctx = 8192;
+  const uint64_t a = llamacpp_memory(m, s).compute_bytes;
+  s.n_ctx = 16384;
+  const uint64_t b = llamacpp_memory(m, s).compute_bytes;
+  EXPECT_EQ(b - a, 553'648'128u);
+}
