@@ -73,3 +73,18 @@ TEST(Cli, SweepCompareBuildsStreamModels) {
   EXPECT_EQ(models.exit_code, 0);
   EXPECT_NE(models.output.find("kimi-k3.1-pro"), std::string::npos);
 }
+
+TEST(Cli, PastedLlamaCppCommandSetsTheScenario) {
+  // -c 32768 -np 4 -> 8,192 cells per sequence, 4 sequences, q8_0 K and V: 32 layers x 2 rows of
+  // 8 x 128 values at 34 B per 32 = 1,088 B per row -> 69,632 B/token x 32,768 cells = 2,281,701,376 B.
+  CliResult r = run_cli("estimate llama-3.1-8b --json --engine-command \"llama-server -m x.gguf -c 32768 -np 4 -ctk q8_0 -ctv q8_0 -fa on\"");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["inputs"]["context_tokens"].get<uint64_t>(), 8192u);
+  EXPECT_EQ(j["inputs"]["sequences"].get<uint64_t>(), 4u);
+  EXPECT_EQ(j["totals"]["cache_bytes"].get<uint64_t>(), 2'281'701'376ull);
+  EXPECT_EQ(j["engine"]["name"], "llamacpp");
+  CliResult bad = run_cli("estimate llama-3.1-8b --engine-command \"llama-server -c lots\"");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("-c"), std::string::npos) << bad.output;
+}

@@ -33,7 +33,7 @@ Command add_estimate(CLI::App& app) {
   o->flags.add_to(*sub);
   sub->add_flag("--json", o->json, "Print the documented JSON (docs/json.md)");
   sub->add_flag("--explain", o->explain, "Show each line's formula, assumption and source");
-  return {sub, [o] {
+  return {sub, [o, sub] {
             EngineRun run;
             if (!o->engine_command.empty()) run = parse_engine_command(o->engine_command);
             else if (o->engine == "llamacpp" || o->engine == "vllm") run.engine = o->engine;
@@ -43,6 +43,13 @@ Command add_estimate(CLI::App& app) {
             Model model = resolve_model(spec);
             Scenario sc = o->flags.to_scenario();
             sc.engine = run.engine;
+            // A pasted command sets the scenario too, unless a flag says otherwise.
+            if (!o->engine_command.empty() && run.engine == "llamacpp") {
+              if (sub->count("--context") == 0) sc.context = std::max<uint64_t>(1, run.llamacpp.n_ctx / run.llamacpp.n_seq);
+              if (sub->count("--seqs") == 0) sc.sequences = run.llamacpp.n_seq;
+              if (sub->count("--cache-dtype") == 0) sc.cache_dtype = run.llamacpp.type_k;
+            }
+            if (!o->engine_command.empty() && run.engine == "vllm" && sub->count("--context") == 0) sc.context = run.vllm.kv.max_model_len;
             if (o->engine_command.empty() && run.engine == "llamacpp") {  // the scenario in llama.cpp's terms
               run.llamacpp.n_ctx = checked_mul(sc.context, sc.sequences);
               run.llamacpp.n_seq = sc.sequences;
@@ -67,8 +74,8 @@ Command add_estimate(CLI::App& app) {
             if (run.engine != "generic") {
               fmt::print("\nWhat {} allocates:\n", run.engine == "llamacpp" ? "llama.cpp" : "vLLM");
               for (const auto& l : lines) {
-                fmt::print("  {:<70} {:>14}\n", l.label, format_count(l.bytes) + " B");
-                if (o->explain) fmt::print("      {}{}{}\n", l.formula, l.assumption.empty() ? "" : "; ", l.assumption);
+                fmt::print("  {:<70} {:>14}\n", l.label, format_bytes(l.bytes, o->flags.byte_units()));
+                if (o->explain) fmt::print("      = {} B: {}{}{}\n", format_count(l.bytes), l.formula, l.assumption.empty() ? "" : "; ", l.assumption);
               }
               for (const auto& n : run.notes) fmt::print("  note: {}\n", n);
             }
