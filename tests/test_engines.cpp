@@ -101,3 +101,17 @@ TEST(EngineValidation, VllmHybridAllocatorGroupsWindowLayers) {
   EXPECT_EQ(kv.num_blocks, 15'998u);
   EXPECT_EQ(kv.tokens, 36'560u);
 }
+
+TEST(EngineValidation, LlamaCppLogForAGatedDeltaNetHybrid) {
+  // llama.cpp issue #25721, Qwen3.6-35B-A3B, -c 262144 -ctk q4_0 -ctv q4_0: "K (q4_0): 720.00 MiB,
+  // V (q4_0): 720.00 MiB" = 10 layers x 2 kv heads x 256 at 18 B per 32 = 288 B x 262,144 cells;
+  // "R (f32): 2.81 MiB, S (f32): 60.00 MiB" = 30 layers x (3 x 8,192 + 32 x 128 x 128) x 4 B.
+  LlamaCppSettings s;
+  s.n_ctx = 262144;
+  s.type_k = s.type_v = "Q4_0";
+  LlamaCppMemory mem = llamacpp_memory(*Catalogue::builtin().find("qwen3.6-35b-a3b"), s);
+  EXPECT_EQ(mem.kv_k_bytes, 720ull << 20);
+  EXPECT_EQ(mem.kv_v_bytes, 720ull << 20);
+  EXPECT_EQ(mem.rs_s_bytes, 60ull << 20);
+  EXPECT_EQ(mem.rs_r_bytes, 30ull * 3 * 8192 * 4);
+}

@@ -1,5 +1,6 @@
 #include "engines/validate.h"
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -113,11 +114,53 @@ void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv
   out.push_back(row(id, "max_concurrency_x (vLLM)", p["max_concurrency_x"].get<double>(), r.kv.max_concurrency, 3.0, note));
 }
 
+// A setting printed as a number or as "1024 (from ...)": its leading whole number, else `fallback`.
+uint64_t leading_number(const nlohmann::json& v, uint64_t fallback) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (!v.is_string()) return fallback;
+  const std::string s = v.get<std::string>();
+  uint64_t n = 0;
+  size_t i = 0;
+  for (; i < s.size() && i < 12 && std::isdigit(static_cast<unsigned char>(s[i])); ++i) n = n * 10 + static_cast<uint64_t>(s[i] - '0');
+  return i ? n : fallback;
+}
+
+// llama.cpp logs from public threads: the KV and recurrent buffers it printed (MiB, 2 decimals).
+void llamacpp_log_rows(const nlohmann::json& c, const nlohmann::json& aliases, std::vector<ValidationRow>& out) {
+  const std::string id = c.value("id", "?");
+  const std::string source = c.value("model_source", "");
+  if (!aliases.contains(source)) return;
+  const Model* m = Catalogue::builtin().find(aliases[source].get<std::string>());
+  if (!m) return;
+  const auto& st = c["settings"];
+  const auto& p = c["printed"];
+  LlamaCppSettings s;
+  s.n_ctx = leading_number(st.value("ctx_size", nlohmann::json(4096)), 4096);
+  s.n_seq = leading_number(st.value("parallel", nlohmann::json(1)), 1);
+  s.n_ubatch = leading_number(st.value("ubatch_size", nlohmann::json(512)), 512);
+  s.type_k = upper(st.value("cache_type_k", "f16"));
+  s.type_v = upper(st.value("cache_type_v", "f16"));
+  LlamaCppMemory mem = llamacpp_memory(*m, s);
+  constexpr double kMiB = 1048576.0;
+  if (p.contains("kv_cache_mib")) {
+    out.push_back(row(id, "kv_cache_bytes (llama.cpp log)", p["kv_cache_mib"].get<double>() * kMiB,
+                      static_cast<double>(mem.kv_k_bytes + mem.kv_v_bytes + mem.swa_k_bytes + mem.swa_v_bytes), 0.5));
+  }
+  if (p.contains("rs_buffer_cuda0_mib")) {
+    out.push_back(row(id, "recurrent_state_bytes (llama.cpp log)", p["rs_buffer_cuda0_mib"].get<double>() * kMiB,
+                      static_cast<double>(mem.rs_r_bytes + mem.rs_s_bytes), 0.5));
+  }
+}
+
 void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow>& out) {
   auto cases = read_json(dir / "engine-logs" / "cases.json");
   auto aliases = nlohmann::json::parse(embedded::file_text("engine_aliases.json"))["aliases"];
   for (const auto& c : cases) {
     const std::string id = c.value("id", "?");
+    if (c.value("engine", "") == "llama.cpp") {
+      llamacpp_log_rows(c, aliases, out);
+      continue;
+    }
     if (c.value("engine", "") != "vllm") continue;
     const auto& p = c["printed"];
     if (!p.contains("available_kv_cache_gib") || !p.contains("kv_cache_tokens")) continue;
