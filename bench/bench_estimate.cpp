@@ -37,5 +37,3 @@ void BM_EstimateWholeCatalogue(benchmark::State& state) {
 BENCHMARK(BM_EstimateWholeCatalogue);
 
 }  // namespace
-
-BENCHMARK_MAIN();

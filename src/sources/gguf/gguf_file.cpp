@@ -185,12 +185,12 @@ GgufFile read_gguf(ByteSource& src) {
     t.name = r.string(gguf_limits::kMaxKeyLen, "tensor " + std::to_string(k) + " name");
     const std::string what = "tensor '" + t.name + "'";
     if (!names.insert(t.name).second) r.fail("has " + what + " twice");
-    const uint32_t n_dims = r.u32(what + " dimension count");
+    const uint32_t n_dims = r.u32(what, " dimension count");
     if (n_dims > gguf_limits::kMaxDims) r.fail(what + " has " + std::to_string(n_dims) + " dimensions; ggml allows at most 4");
     uint64_t ne[gguf_limits::kMaxDims] = {1, 1, 1, 1};
     t.elements = 1;
     for (uint32_t d = 0; d < n_dims; ++d) {
-      ne[d] = r.u64(what + " dimension");
+      ne[d] = r.u64(what, " dimension");
       t.ne.push_back(ne[d]);
       try {
         t.elements = checked_mul(t.elements, ne[d]);
@@ -198,11 +198,11 @@ GgufFile read_gguf(ByteSource& src) {
         r.fail(what + " has dimensions whose product overflows 64 bits");
       }
     }
-    t.type_id = r.u32(what + " type");
+    t.type_id = r.u32(what, " type");
     const GgmlType* gt = find_ggml_type(t.type_id);
     if (!gt) r.fail(what + " has ggml type " + std::to_string(t.type_id) + ", which this build does not know (see data/ggml_types.json)");
     t.type_name = gt->name;
-    t.offset = r.u64(what + " offset");
+    t.offset = r.u64(what, " offset");
     try {
       t.bytes = ggml_tensor_bytes(*gt, ne, n_dims, f.label + ": " + what);
     } catch (const OverflowError&) {
