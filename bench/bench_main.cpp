@@ -40,6 +40,30 @@ std::string human_ns(double ns) {
   return fmt::format("{:.2f} s", ns / 1e9);
 }
 
+const char* big_o_name(benchmark::BigO o) {
+  switch (o) {
+    case benchmark::o1: return "O(1)";
+    case benchmark::oN: return "O(N)";
+    case benchmark::oNSquared: return "O(N^2)";
+    case benchmark::oNCubed: return "O(N^3)";
+    case benchmark::oLogN: return "O(log N)";
+    case benchmark::oNLogN: return "O(N log N)";
+    default: return "O(?)";
+  }
+}
+
+const char* big_o_term(benchmark::BigO o) {
+  switch (o) {
+    case benchmark::o1: return "1";
+    case benchmark::oN: return "N";
+    case benchmark::oNSquared: return "N^2";
+    case benchmark::oNCubed: return "N^3";
+    case benchmark::oLogN: return "log2 N";
+    case benchmark::oNLogN: return "N log2 N";
+    default: return "f(N)";
+  }
+}
+
 // One row per benchmark: the median of the repetitions (or the single run), its spread (cv), the
 // user counters, and the target when the issue sets one. BigO rows say how the family grows.
 class TableReporter : public benchmark::BenchmarkReporter {
@@ -60,12 +84,15 @@ class TableReporter : public benchmark::BenchmarkReporter {
         continue;
       }
       if (run.run_type == Run::RT_Aggregate) {
-        if (run.aggregate_name == "cv") cv_[run.run_name.str()] = run.GetAdjustedRealTime();
+        // cv as stddev / mean: both are times in the same unit, whatever the library does with
+        // its own percentage aggregate.
+        if (run.aggregate_name == "mean") mean_[run.run_name.str()] = run.GetAdjustedRealTime();
+        if (run.aggregate_name == "stddev") stddev_[run.run_name.str()] = run.GetAdjustedRealTime();
         if (run.aggregate_name == "median") rows_.push_back(run);
         if (run.aggregate_name == "BigO") {
-          // Time is the coefficient of N in the family's time unit.
-          bigo_.push_back(fmt::format("{:<34} grows as O(N): {} per unit of N", run.run_name.function_name,
-                                      human_ns(to_ns(run.GetAdjustedRealTime(), run.time_unit))));
+          // The best fit of time against N (oAuto), and its coefficient in the family's time unit.
+          bigo_.push_back(fmt::format("{:<34} grows as {}: {} x {}", run.run_name.function_name, big_o_name(run.complexity),
+                                      human_ns(to_ns(run.GetAdjustedRealTime(), run.time_unit)), big_o_term(run.complexity)));
         }
         continue;
       }
@@ -88,8 +115,10 @@ class TableReporter : public benchmark::BenchmarkReporter {
       if (auto t = kTargetsNs.find(base); t != kTargetsNs.end()) {
         target = fmt::format("{} {}", ns < t->second ? "under" : "OVER", human_ns(t->second));
       }
-      auto cv = cv_.find(base);
-      const std::string cv_text = cv == cv_.end() ? "" : fmt::format("{:.1f}%", cv->second * 100);
+      std::string cv_text;
+      if (auto m = mean_.find(base), sd = stddev_.find(base); m != mean_.end() && sd != stddev_.end() && m->second > 0) {
+        cv_text = fmt::format("{:.1f}%", 100 * sd->second / m->second);
+      }
       fmt::print("{:<34} {:>11} {:>7} {:>12}  {:<26} {}\n", base, human_ns(ns), cv_text, per_item, counters, target);
     }
     if (!bigo_.empty()) fmt::print("\n");
@@ -99,7 +128,7 @@ class TableReporter : public benchmark::BenchmarkReporter {
 
  private:
   std::vector<Run> rows_;
-  std::map<std::string, double> cv_;
+  std::map<std::string, double> mean_, stddev_;
   std::vector<std::string> bigo_;
 };
 

@@ -35,7 +35,7 @@ void BM_PlanTwoNodes(benchmark::State& state) {
   state.SetComplexityN(state.range(0));
   state.counters["devices"] = static_cast<double>(box.device_count());
 }
-BENCHMARK(BM_PlanTwoNodes)->Arg(4)->Arg(8)->Arg(16)->Complexity(benchmark::oN)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanTwoNodes)->Arg(4)->Arg(8)->Arg(16)->Complexity(benchmark::oAuto)->Unit(benchmark::kMicrosecond);
 
 // `vramcalc check --gpu 'RTX 4090x2' --ram 512GB`: every tier of every model until one fits, the
 // largest context there and the decode speed. Args: how many catalogue models (0: all).
@@ -50,6 +50,6 @@ void BM_CheckCatalogue(benchmark::State& state) {
   state.SetComplexityN(static_cast<int64_t>(n));
   state.counters["models"] = static_cast<double>(n);
 }
-BENCHMARK(BM_CheckCatalogue)->Arg(6)->Arg(12)->Arg(0)->Complexity(benchmark::oN)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CheckCatalogue)->Arg(6)->Arg(12)->Arg(0)->Complexity(benchmark::oAuto)->Unit(benchmark::kMillisecond);
 
 }  // namespace

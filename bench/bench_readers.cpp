@@ -72,7 +72,7 @@ void BM_ReadGgufHeader(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(FixtureDir::get().gguf_header_bytes(i)));
   state.counters["tensors"] = static_cast<double>(tensors);
 }
-BENCHMARK(BM_ReadGgufHeader)->DenseRange(0, 2)->Complexity(benchmark::oN)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadGgufHeader)->DenseRange(0, 2)->Complexity(benchmark::oAuto)->Unit(benchmark::kMillisecond);
 
 // What `vramcalc inspect FILE` does before printing: read, tally tensors by class, map the model.
 void BM_InspectGguf(benchmark::State& state) {
@@ -84,7 +84,7 @@ void BM_InspectGguf(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * tensors);
   state.counters["tensors"] = static_cast<double>(tensors);
 }
-BENCHMARK(BM_InspectGguf)->DenseRange(0, 2)->Complexity(benchmark::oN)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_InspectGguf)->DenseRange(0, 2)->Complexity(benchmark::oAuto)->Unit(benchmark::kMillisecond);
 
 // A sharded safetensors folder: the index, every shard's header, config.json, tally and model.
 void BM_InspectSafetensors(benchmark::State& state) {
@@ -101,6 +101,6 @@ void BM_InspectSafetensors(benchmark::State& state) {
   state.counters["shards"] = static_cast<double>(shards);
   state.counters["tensors"] = static_cast<double>(tensors);
 }
-BENCHMARK(BM_InspectSafetensors)->Arg(vc::bench::kShardCounts[0])->Arg(vc::bench::kShardCounts[1])->Arg(vc::bench::kShardCounts[2])->Complexity(benchmark::oN)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_InspectSafetensors)->Arg(vc::bench::kShardCounts[0])->Arg(vc::bench::kShardCounts[1])->Arg(vc::bench::kShardCounts[2])->Complexity(benchmark::oAuto)->Unit(benchmark::kMillisecond);
 
 }  // namespace
