@@ -31,8 +31,8 @@ peak_kb() {
 }
 
 base=$(peak_kb "$vramcalc" models)
-printf '%-28s %12s %14s %12s %14s\n' input "header MB" "file GB" "peak MB" "peak-base MB"
-printf '%-28s %12s %14s %12.1f %14s\n' "vramcalc models (baseline)" - - "$(awk -v k="$base" 'BEGIN { print k / 1000 }')" -
+printf '%-36s %10s %10s %10s %14s\n' input "header MB" "file GB" "peak MB" "peak-base MB"
+printf '%-36s %10s %10s %10.1f %14s\n' "vramcalc models (baseline)" - - "$(awk -v k="$base" 'BEGIN { print k / 1000 }')" -
 while IFS=$'\t' read -r path what header file; do
   if [[ $path == *.gguf ]]; then
     hdr=$(echo "$header" | awk '{ printf "%.1f", $2 / 1e6 }')
@@ -43,7 +43,7 @@ while IFS=$'\t' read -r path what header file; do
     size=$(du -b --apparent-size -c "$path"/*.safetensors | tail -1 | awk '{ printf "%.0f", $1 / 1e9 }')
   fi
   kb=$(peak_kb "$vramcalc" inspect "$path")
-  printf '%-28s %12s %14s %12.1f %14.1f\n' "$(basename "$path") ($what)" "$hdr" "$size" "$(awk -v k="$kb" 'BEGIN { print k / 1000 }')" \
+  printf '%-36s %10s %10s %10.1f %14.1f\n' "$(basename "$path") ($what)" "$hdr" "$size" "$(awk -v k="$kb" 'BEGIN { print k / 1000 }')" \
     "$(awk -v k="$kb" -v b="$base" 'BEGIN { print (k - b) / 1000 }')"
 done <"$work/fixtures.txt"
 echo
