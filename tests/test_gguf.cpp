@@ -226,6 +226,33 @@ TEST(Gguf, RejectsTensorsPastTheEndAndOverflowingSizes) {
   EXPECT_THROW(read_gguf(s2), InputError);
 }
 
+// The reader names fields only when a read fails (bench/ measured building the names per read);
+// the messages must still say which field ran out, and which tensor name came twice.
+TEST(Gguf, NamesTheFieldThatRunsOutAndTheDuplicateTensor) {
+  GgufWriter w;
+  w.str("general.name", "x");
+  // Layout (GGUF v3): magic 4 + version 4 + tensor count 8 + key count 8 = 24; key length 8 +
+  // "general.name" 12 = 44; value type 4 = 48; the string's 8-byte length starts at offset 48.
+  MemorySource cut(w.header().substr(0, 50), "cut.gguf");
+  try {
+    read_gguf(cut);
+    ADD_FAILURE() << "a header cut inside a string length was accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "cut.gguf: is truncated or corrupt: metadata 'general.name' length at offset 48 needs 8 bytes but only 2 remain");
+  }
+  GgufWriter dup;
+  dup.tensor("blk.0.attn_q.weight", {64}, GgufWriter::F32, 256);  // 64 x 4 B
+  dup.tensor("blk.0.attn_k.weight", {64}, GgufWriter::F32, 256);
+  dup.tensor("blk.0.attn_q.weight", {64}, GgufWriter::F32, 256);
+  MemorySource twice(whole_file(dup), "dup.gguf");
+  try {
+    read_gguf(twice);
+    ADD_FAILURE() << "a header naming one tensor twice was accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "dup.gguf: has tensor 'blk.0.attn_q.weight' twice");
+  }
+}
+
 // --- llama.cpp reference files -------------------------------------------------------------
 
 const fs::path kRef = fs::path(VRAMCALC_REFERENCE_DIR) / "llamacpp";

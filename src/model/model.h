@@ -35,6 +35,7 @@ struct AttentionSpec {
 
   // Cached values per token of context (K+V for full/window, latent+rope+index for latent).
   uint64_t values_per_token() const;
+  bool operator==(const AttentionSpec&) const = default;
   bool grows_with_context() const { return kind == AttentionKind::Full || kind == AttentionKind::Latent; }
 };
 
@@ -47,6 +48,7 @@ struct FeedForwardSpec {
   uint32_t experts_per_token = 0;
   uint64_t expert_width = 0;     // MoE: one routed expert's intermediate size
   uint64_t shared_width = 0;     // MoE: total width of the shared expert(s), 0 if none
+  bool operator==(const FeedForwardSpec&) const = default;
 };
 
 struct LayerConfig {
@@ -54,6 +56,7 @@ struct LayerConfig {
   // Hybrid-head layers (Falcon-H1) run a second mixer in parallel: counted too.
   std::optional<AttentionSpec> parallel_mixer;
   FeedForwardSpec feed_forward;
+  bool operator==(const LayerConfig&) const = default;
 };
 
 enum class ParamClass { Embedding, OutputHead, Attention, DenseMlp, RoutedExperts, SharedExperts, Router, Norms, Vision, Mtp, Other };

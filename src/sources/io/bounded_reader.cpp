@@ -14,9 +14,11 @@ BoundedReader::BoundedReader(ByteSource& src, uint64_t start, uint64_t end, uint
 
 void BoundedReader::fail(const std::string& message) const { throw InputError(src_.label(), message); }
 
-void BoundedReader::bytes(char* dst, uint64_t n, const std::string& field) {
+void BoundedReader::bytes(char* dst, uint64_t n, const std::string& field) { read(dst, n, field, ""); }
+
+void BoundedReader::read(char* dst, uint64_t n, const std::string& field, const char* suffix) {
   if (n > remaining()) {
-    fail("is truncated or corrupt: " + field + " at offset " + std::to_string(pos_) + " needs " + std::to_string(n) +
+    fail("is truncated or corrupt: " + field + suffix + " at offset " + std::to_string(pos_) + " needs " + std::to_string(n) +
          " bytes but only " + std::to_string(remaining()) + " remain");
   }
   while (n > 0) {
@@ -44,9 +46,9 @@ void BoundedReader::skip(uint64_t n, const std::string& field) {
   pos_ += n;
 }
 
-uint64_t BoundedReader::le(unsigned width, const std::string& field) {
+uint64_t BoundedReader::le(unsigned width, const std::string& field, const char* suffix) {
   unsigned char b[8] = {};
-  bytes(reinterpret_cast<char*>(b), width, field);
+  read(reinterpret_cast<char*>(b), width, field, suffix);
   uint64_t v = 0;
   for (unsigned i = 0; i < width; ++i) v |= uint64_t{b[i]} << (8 * i);
   return v;
@@ -56,9 +58,13 @@ uint8_t BoundedReader::u8(const std::string& field) { return static_cast<uint8_t
 uint16_t BoundedReader::u16(const std::string& field) { return static_cast<uint16_t>(le(2, field)); }
 uint32_t BoundedReader::u32(const std::string& field) { return static_cast<uint32_t>(le(4, field)); }
 uint64_t BoundedReader::u64(const std::string& field) { return le(8, field); }
+uint32_t BoundedReader::u32(const std::string& field, const char* suffix) { return static_cast<uint32_t>(le(4, field, suffix)); }
+uint64_t BoundedReader::u64(const std::string& field, const char* suffix) { return le(8, field, suffix); }
 
 std::string BoundedReader::string(uint64_t max_len, const std::string& field) {
-  const uint64_t n = u64(field + " length");
+  // " length" is appended only in a failure message: building that name for every string cost
+  // more than the read itself on tokenizer arrays of 10^5 strings (callgrind, docs/performance.md).
+  const uint64_t n = u64(field, " length");
   if (n > max_len) fail(field + " at offset " + std::to_string(pos_ - 8) + " claims " + std::to_string(n) + " bytes; at most " + std::to_string(max_len) + " are accepted");
   if (n > remaining()) fail("is truncated or corrupt: " + field + " claims " + std::to_string(n) + " bytes but only " + std::to_string(remaining()) + " remain");
   std::string s(n, '\0');

@@ -27,13 +27,18 @@ class BoundedReader {
   uint16_t u16(const std::string& field);
   uint32_t u32(const std::string& field);
   uint64_t u64(const std::string& field);
+  // The same, naming the field `field` + `suffix` in a failure message: nothing is built unless
+  // the read fails (hot loops over 10^5 tensors and tokens read through these).
+  uint32_t u32(const std::string& field, const char* suffix);
+  uint64_t u64(const std::string& field, const char* suffix);
   // A string with a u64 length prefix, at most `max_len` bytes.
   std::string string(uint64_t max_len, const std::string& field);
 
   [[noreturn]] void fail(const std::string& message) const;
 
  private:
-  uint64_t le(unsigned width, const std::string& field);
+  uint64_t le(unsigned width, const std::string& field, const char* suffix = "");
+  void read(char* dst, uint64_t n, const std::string& field, const char* suffix);
 
   ByteSource& src_;
   uint64_t pos_;
