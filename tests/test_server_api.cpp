@@ -184,3 +184,9 @@ TEST(ServerApi, HostileParameterSetsAreRefused) {
   auto p = RequestParams::from_json_body(R"({"contexts": ["8K", 32768]})");
   EXPECT_EQ(p.get("contexts"), "8K,32768");
 }
+
+TEST(Api, AListWhereOneValueIsExpectedIsRefused) {
+  // A JSON array becomes "1,2", which must not be read as the token count twelve.
+  bad_params("estimate", RequestParams::from_json_body(R"({"model": "kimi-k3", "context": [1, 2]})"), "context");
+  bad("estimate", {{"model", "kimi-k3"}, {"seqs", "1,5"}}, "seqs");
+}

@@ -14,6 +14,12 @@ TEST(Units, TokenSuffixesAreBinary) {
   EXPECT_EQ(parse_tokens("1.5K", "--context"), 1536u);
   EXPECT_EQ(parse_tokens("128k", "--context"), 131072u);
   EXPECT_EQ(parse_tokens("1,048,576", "--context"), 1048576u);
+  EXPECT_EQ(parse_tokens("32,768", "--context"), 32768u);
+  // A comma is a thousands separator only: a list such as "1,2" is not twelve.
+  EXPECT_THROW(parse_tokens("1,2", "--context"), InputError);
+  EXPECT_THROW(parse_tokens("1,0485,76", "--context"), InputError);
+  EXPECT_THROW(parse_tokens(",123", "--context"), InputError);
+  EXPECT_THROW(parse_tokens("1234,567", "--context"), InputError);
 }
 
 TEST(Units, BadTokenCountsNameTheFlag) {

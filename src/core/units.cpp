@@ -23,8 +23,28 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Commas are accepted only as thousands separators of the integer part ("1,048,576"), so a
+// list like "1,2" is never read as twelve.
+bool commas_well_placed(std::string_view text) {
+  size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == ',')) ++end;
+  std::string_view integer = text.substr(0, end);
+  if (integer.find(',') == std::string_view::npos) return true;
+  size_t group_start = 0;
+  bool first = true;
+  while (true) {
+    size_t comma = integer.find(',', group_start);
+    size_t len = (comma == std::string_view::npos ? integer.size() : comma) - group_start;
+    if (first ? (len == 0 || len > 3) : len != 3) return false;  // 1-3 digits first, then groups of 3
+    if (comma == std::string_view::npos) return true;
+    group_start = comma + 1;
+    first = false;
+  }
+}
+
 // Splits "1.5M" into the number "1.5" and the suffix "M". Returns false on a malformed number.
 bool split_number(std::string_view text, Decimal& out, std::string_view& suffix) {
+  if (!commas_well_placed(text)) return false;
   size_t i = 0;
   int digits = 0;
   bool seen_point = false;
@@ -32,7 +52,7 @@ bool split_number(std::string_view text, Decimal& out, std::string_view& suffix)
   uint64_t den = 1;
   for (; i < text.size(); ++i) {
     char c = text[i];
-    if (c == '_' || c == ',') continue;  // 1,048,576 and 1_048_576 are fine
+    if (c == ',') continue;  // thousands separator, checked above
     if (c == '.') {
       if (seen_point) return false;
       seen_point = true;
