@@ -140,3 +140,20 @@ TEST(PlanSplit, KimiTensorExpertOnSixteen) {
     EXPECT_NEAR(static_cast<double>(d.state), 464'633'856.0 / 16, 69.0);
   }
 }
+
+// A mixed-precision native checkpoint is placed and read by its bytes per class, not by one
+// average bits-per-parameter (reference/configs/README.md, Kimi-K3 geometry).
+TEST(PlanSplit, NativeKimiK3IsSpreadByBytesPerClass) {
+  const vc::Model& k3 = *vc::Catalogue::builtin().find("kimi-k3");
+  vc::Scenario s;
+  s.context = 1048576;
+  const vc::Footprint f = vc::make_footprint(k3, vc::estimate(k3, s));
+  // Per token: the always-active classes in bf16 (104.19B active - 48.62B routed active = 55.57B
+  // params incl. the output head, x 2 B = 111.1 GB) plus 16 of 896 routed experts in MXFP4
+  // (2,722,740,830,208 x 16/896 x 4.25/8 = 25.83 GB): about 136.96 GB, against 58.0 GB if the
+  // 1,560.94 GB were spread at 4.46 bits over the 104B active parameters.
+  EXPECT_NEAR(static_cast<double>(f.active_bytes), 136.96e9, 136.96e9 * 0.005);
+  EXPECT_NEAR(static_cast<double>(f.routed_active_bytes), 25.83e9, 25.83e9 * 0.005);
+  // Layer 0 is the dense bf16 MLP (33,792 wide): 3 x 7,168 x 33,792 x 2 B = 1.45 GB.
+  EXPECT_NEAR(static_cast<double>(f.layers[0].dense), 1.4533e9, 1.4533e9 * 0.005);
+}

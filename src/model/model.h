@@ -87,6 +87,9 @@ struct Checkpoint {
   bool measured = false;  // summed from the real files, not derived from parameters
   std::string source;
   std::string note;       // e.g. "MXFP4 on routed experts only; bf16 elsewhere"
+  // Bytes per parameter class where known (summed tensors, or derived from quantization_config):
+  // a mixed checkpoint keeps bf16 attention beside 4-bit experts, so a planner places by these.
+  std::map<ParamClass, uint64_t> bytes_by_class;
 };
 
 struct Build {

@@ -60,15 +60,21 @@ Footprint make_footprint(const Model& model, const Estimate& e) {
   f.overhead_bp = e.scenario.overhead_bp;
   f.layers.resize(model.layers.size());
 
-  // Weights: the tier's bytes spread over parameter classes in proportion to their parameters
-  // (one effective bits-per-parameter for the whole model), then over the layers that hold them.
+  // Weights: the tier's bytes spread over parameter classes, then over the layers that hold them.
+  // The native checkpoint is spread by its bytes per class where known (K3: bf16 attention beside
+  // MXFP4 experts); any other tier is one effective bits-per-parameter for the whole model.
+  const bool by_native_bytes = e.weights.tier.rfind("native", 0) == 0 && !model.native.bytes_by_class.empty();
   std::vector<ParamClass> classes;
   std::vector<uint64_t> class_params;
+  std::vector<uint64_t> class_shares;
   for (const auto& [c, n] : model.params.by_class) {
     classes.push_back(c);
     class_params.push_back(n);
+    auto it = model.native.bytes_by_class.find(c);
+    // A class the checkpoint's table lacks (a vision tower added from the facts) counts as bf16.
+    class_shares.push_back(by_native_bytes ? (it != model.native.bytes_by_class.end() ? it->second : checked_mul(n, 2)) : n);
   }
-  const std::vector<uint64_t> class_bytes = spread(f.weights_total, class_params);
+  const std::vector<uint64_t> class_bytes = spread(f.weights_total, class_shares);
 
   const std::size_t n = model.layers.size();
   if (std::all_of(class_params.begin(), class_params.end(), [](uint64_t c) { return c == 0; })) {
@@ -176,8 +182,32 @@ Footprint make_footprint(const Model& model, const Estimate& e) {
   }
   derived_active += routed_active;
   f.routed_active_bytes = derived_active ? static_cast<uint64_t>(static_cast<u128>(f.active_bytes) * routed_active / derived_active) : 0;
-  f.rule = fmt::format("weights spread over parameter classes at one effective {:.2f} bits per parameter; per token {} of {} parameters read ({})",
-                       e.weights.effective_bits, format_params(model.params.active()), format_params(total_params), model.params.active_source());
+  if (by_native_bytes) {
+    // Mixed precision: a token reads every always-active class at its own bytes and k of n routed
+    // experts (K3 native: bf16 attention and shared experts dominate, not the 4-bit experts).
+    uint64_t routed_share_num = 0, routed_share_den = 1;
+    for (const auto& l : model.layers) {
+      if (l.feed_forward.kind == FeedForwardKind::MoE && l.feed_forward.experts) {
+        routed_share_num = l.feed_forward.experts_per_token;
+        routed_share_den = l.feed_forward.experts;
+        break;
+      }
+    }
+    uint64_t active = 0, routed = 0;
+    for (std::size_t ci = 0; ci < classes.size(); ++ci) {
+      const ParamClass c = classes[ci];
+      if (c == ParamClass::Embedding || c == ParamClass::Vision || c == ParamClass::Mtp || c == ParamClass::Other) continue;
+      if (c == ParamClass::RoutedExperts) routed = checked_add(routed, mul_div_round(class_bytes[ci], routed_share_num, routed_share_den));
+      else active = checked_add(active, class_bytes[ci]);
+    }
+    f.active_bytes = checked_add(active, routed);
+    f.routed_active_bytes = routed;
+  }
+  f.rule = by_native_bytes
+               ? fmt::format("weights spread over parameter classes by the native checkpoint's bytes per class ({}); per token {} of {} parameters read ({})",
+                             model.native.note, format_params(model.params.active()), format_params(total_params), model.params.active_source())
+               : fmt::format("weights spread over parameter classes at one effective {:.2f} bits per parameter; per token {} of {} parameters read ({})",
+                             e.weights.effective_bits, format_params(model.params.active()), format_params(total_params), model.params.active_source());
   return f;
 }
 

@@ -121,8 +121,10 @@ void map_kimi_linear(ConfigView& cfg) {
       tally.add(ParamClass::RoutedExperts, checked_mul(experts, one_expert), checked_mul(top_k, one_expert));
       if (shared) tally.add_always_active(ParamClass::SharedExperts, glu_params(hidden, shared * expert_width));
       tally.add_always_active(ParamClass::Router, checked_mul(experts, hidden) + experts);  // + score bias
-      if (expert_hidden != hidden) {  // latent MoE down/up projections and norm
-        tally.add_always_active(ParamClass::DenseMlp, checked_product({2, hidden, expert_hidden}) + expert_hidden);
+      // Latent MoE down/up projections and norm: the always-active part of every MoE block, in bf16
+      // like the shared experts, so they are placed and read with them (not with layer 0's dense MLP).
+      if (expert_hidden != hidden) {
+        tally.add_always_active(ParamClass::SharedExperts, checked_product({2, hidden, expert_hidden}) + expert_hidden);
       }
     }
     m.layers.push_back(std::move(layer));

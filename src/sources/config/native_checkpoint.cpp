@@ -98,9 +98,12 @@ void apply_native_checkpoint(ConfigView& cfg) {
   uint64_t bytes = 0;
   uint64_t quantized_params = 0;
   const QuantFormat* qfmt = quant_name.empty() ? nullptr : table.find_type(quant_name);
+  m.native.bytes_by_class.clear();
   for (const auto& [cls, n] : m.params.by_class) {
     bool is_q = qfmt && quantized.count(cls);
-    bytes = checked_add(bytes, is_q ? qfmt->bits.bytes_for(n) : base_fmt->bits.bytes_for(n));
+    const uint64_t class_bytes = is_q ? qfmt->bits.bytes_for(n) : base_fmt->bits.bytes_for(n);
+    m.native.bytes_by_class[cls] = class_bytes;
+    bytes = checked_add(bytes, class_bytes);
     if (is_q) quantized_params += n;
   }
   m.native.format = qfmt ? qfmt->name : base;

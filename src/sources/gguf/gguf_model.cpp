@@ -289,6 +289,7 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
   m.native.format = recipe.empty() ? tally.dominant_dtype() : recipe;
   m.native.bytes = tally.bytes;
   m.native.measured = true;
+  m.native.bytes_by_class = tally.bytes_by_class;
   m.native.source = fmt::format("sum of the {} tensors' exact bytes in {}", tally.tensors, files);
   m.native.note = "GGUF " + tally.dtype_summary();
   for (const auto& s : shards) m.sources.push_back(s.label);

@@ -68,6 +68,7 @@ Model model_from_checkpoint(const nlohmann::json& config, const std::string& con
   tally.write_params(m.params, experts, used, "safetensors headers (" + what + ")");
   m.native.bytes = tally.bytes;
   m.native.measured = true;
+  m.native.bytes_by_class = tally.bytes_by_class;
   m.native.source = fmt::format("sum of the {} tensors' exact bytes in {}", tally.tensors, what);
   m.native.note = "safetensors " + tally.dtype_summary();
   for (const auto& f : files) m.sources.push_back(f.label);
