@@ -29,22 +29,20 @@ Command add_stream(CLI::App& app) {
   sub->add_flag("--json", o->json, "Print JSON");
   return {sub, [o] {
             Model model = resolve_model(o->model);
-            uint64_t bits_milli = 0;
-            if (!o->bpw.empty()) {
-              bits_milli = parse_fixed(o->bpw, "--bpw", 3, 64000, "bits per weight such as 1.7 or 4.25, above 0 and at most 64");
-            } else {
-              WeightsFigure w = resolve_weights(model, o->quant);
-              bits_milli = static_cast<uint64_t>(w.effective_bits * 1000.0 + 0.5);
-            }
+            std::optional<uint64_t> bits_milli;
+            if (!o->bpw.empty()) bits_milli = parse_fixed(o->bpw, "--bpw", 3, 64000, "bits per weight such as 1.7 or 4.25, above 0 and at most 64");
             std::vector<uint64_t> bws;
             for (const auto& g : o->gbps) bws.push_back(parse_bytes(g + "GB", "--gbps"));
-            StreamEstimate s = stream_estimate(model, bits_milli, bws);
+            StreamEstimate s = stream_for(model, o->quant, bits_milli, bws);
             if (o->json) {
               fmt::print("{}\n", stream_json(model, s).dump(2));
               return 0;
             }
-            fmt::print("{}: {} active params × {:.3g} bits / 8 = {} read per token\n", model.name, format_params(s.active_params), s.bits_per_weight,
-                       format_bytes(s.bytes_per_token));
+            fmt::print("{}: {} active params × {:.3g} bits / 8 = {} read per token{}\n", model.name, format_params(s.active_params), s.bits_per_weight,
+                       format_bytes(s.bytes_per_token),
+                       o->bpw.empty() && (o->quant.empty() || o->quant == "native") && !model.native.bytes_by_class.empty()
+                           ? " (native checkpoint: each class at its own precision, k of n routed experts)"
+                           : "");
             for (const auto& r : s.rates) {
               fmt::print("  from {:>6.1f} GB/s: {:.2f} tok/s\n", static_cast<double>(r.bandwidth_bytes_per_s) / 1e9, r.tokens_per_s);
             }

@@ -1,5 +1,7 @@
 #include "plan/footprint.h"
 
+#include "estimate/streaming.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -183,25 +185,10 @@ Footprint make_footprint(const Model& model, const Estimate& e) {
   derived_active += routed_active;
   f.routed_active_bytes = derived_active ? static_cast<uint64_t>(static_cast<u128>(f.active_bytes) * routed_active / derived_active) : 0;
   if (by_native_bytes) {
-    // Mixed precision: a token reads every always-active class at its own bytes and k of n routed
-    // experts (K3 native: bf16 attention and shared experts dominate, not the 4-bit experts).
-    uint64_t routed_share_num = 0, routed_share_den = 1;
-    for (const auto& l : model.layers) {
-      if (l.feed_forward.kind == FeedForwardKind::MoE && l.feed_forward.experts) {
-        routed_share_num = l.feed_forward.experts_per_token;
-        routed_share_den = l.feed_forward.experts;
-        break;
-      }
-    }
-    uint64_t active = 0, routed = 0;
-    for (std::size_t ci = 0; ci < classes.size(); ++ci) {
-      const ParamClass c = classes[ci];
-      if (c == ParamClass::Embedding || c == ParamClass::Vision || c == ParamClass::Mtp || c == ParamClass::Other) continue;
-      if (c == ParamClass::RoutedExperts) routed = checked_add(routed, mul_div_round(class_bytes[ci], routed_share_num, routed_share_den));
-      else active = checked_add(active, class_bytes[ci]);
-    }
-    f.active_bytes = checked_add(active, routed);
-    f.routed_active_bytes = routed;
+    // Mixed precision: each class read at its own bytes, k of n routed experts (estimate/streaming.h).
+    const NativeReads reads = native_reads_per_token(model);
+    f.active_bytes = mul_div_round(reads.per_token, f.weights_total, model.native.bytes);
+    f.routed_active_bytes = mul_div_round(reads.routed, f.weights_total, model.native.bytes);
   }
   f.rule = by_native_bytes
                ? fmt::format("weights spread over parameter classes by the native checkpoint's bytes per class ({}); per token {} of {} parameters read ({})",

@@ -124,7 +124,7 @@ PageSection offload(const Model& m) {
                             fmt::format("{:.2f}", e.rates[1].tokens_per_s)});
   };
   for (const Build* b : builds) row(b->name, streamed(b->name).second);
-  row("native " + m.native.format, streamed("").second);
+  row("native " + m.native.format, stream_native(m, {kSsdBytesPerSecond, kRamBytesPerSecond}));
   return s;
 }
 

@@ -125,15 +125,11 @@ nlohmann::json run_builds(const RequestParams& p) {
 
 nlohmann::json run_stream(const RequestParams& p) {
   const Model& m = catalogue_model(p, "model");
-  uint64_t bits_milli = 0;
-  if (p.has("bpw")) {
-    bits_milli = parse_fixed(p.get("bpw"), "bpw", 3, 64000, "bits per weight such as 1.7 or 4.25, above 0 and at most 64");
-  } else {
-    bits_milli = static_cast<uint64_t>(resolve_weights(m, p.get("quant")).effective_bits * 1000.0 + 0.5);
-  }
+  std::optional<uint64_t> bits_milli;
+  if (p.has("bpw")) bits_milli = parse_fixed(p.get("bpw"), "bpw", 3, 64000, "bits per weight such as 1.7 or 4.25, above 0 and at most 64");
   std::vector<uint64_t> bws;
   for (const auto& g : split_list(p.get("gbps", "5,19"), "gbps", 32)) bws.push_back(parse_bytes(g + "GB", "gbps"));
-  return stream_json(m, stream_estimate(m, bits_milli, bws));
+  return stream_json(m, stream_for(m, p.get("quant"), bits_milli, bws));
 }
 
 
