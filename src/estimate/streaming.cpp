@@ -55,6 +55,7 @@ StreamEstimate stream_native(const Model& model, const std::vector<uint64_t>& ba
   StreamEstimate s = stream_estimate(model, 1000, bandwidths);  // validates the bandwidths
   s.bytes_per_token = reads.per_token;
   s.bits_per_weight = static_cast<double>(reads.per_token) * 8.0 / static_cast<double>(s.active_params);
+  s.formula = "tok/s = bandwidth / (each always-active class at its own bytes + k/n of the routed experts' bytes, scaled to the native checkpoint)";
   for (auto& r : s.rates) r.tokens_per_s = static_cast<double>(r.bandwidth_bytes_per_s) / static_cast<double>(s.bytes_per_token);
   return s;
 }

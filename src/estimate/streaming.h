@@ -21,6 +21,7 @@ struct StreamEstimate {
   double bits_per_weight = 0;
   uint64_t bytes_per_token = 0;
   std::vector<StreamRate> rates;
+  std::string formula = "tok/s = bandwidth / (active params × bits / 8)";  // how bytes_per_token was found
 };
 
 // `bits_milli` is bits per weight x 1000 (1.7 bits -> 1700), kept integral so bytes stay exact.

@@ -51,7 +51,7 @@ nlohmann::json stream_json(const Model& model, const StreamEstimate& s) {
   for (const auto& r : s.rates) rates.push_back({{"bandwidth_bytes_per_s", r.bandwidth_bytes_per_s}, {"tokens_per_s", r.tokens_per_s}});
   return nlohmann::json{{"schema", "vramcalc.stream/1"}, {"model", model.id}, {"active_params", s.active_params},
                         {"bits_per_weight", s.bits_per_weight}, {"bytes_per_token", s.bytes_per_token}, {"rates", rates},
-                        {"formula", "tok/s = bandwidth / (active params × bits / 8)"},
+                        {"formula", s.formula},
                         {"assumption", "every active weight is read once per token from that tier; no cache hits (pure upper bound)"}};
 }
 
