@@ -1,13 +1,12 @@
 #include "plan/footprint.h"
 
-#include "estimate/streaming.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "estimate/streaming.h"
 
 namespace vc {
 namespace {
@@ -165,30 +164,31 @@ Footprint make_footprint(const Model& model, const Estimate& e) {
     }
   }
 
-  // Bytes read per token: the vendor's active / total ratio on the weights (as `stream` does),
-  // with the routed experts' part in proportion to their derived active parameters.
+  // Bytes read per token. Native mixed precision: each class at its own bytes, k of n routed
+  // experts (estimate/streaming.h). Otherwise the vendor's active / total ratio on the weights (as
+  // `stream` does), with the routed experts' part in proportion to their derived active parameters.
   const uint64_t total_params = model.params.total();
-  f.active_bytes = total_params ? mul_div_round(f.weights_total, model.params.active(), total_params) : f.weights_total;
-  u128 derived_active = 0, routed_active = 0;
-  for (const auto& [c, count] : model.params.by_class) {
-    if (c == ParamClass::Embedding || c == ParamClass::Vision || c == ParamClass::Mtp || c == ParamClass::Other) continue;
-    if (c == ParamClass::RoutedExperts) {
-      for (const auto& l : model.layers) {
-        if (l.feed_forward.kind != FeedForwardKind::MoE || !l.feed_forward.experts) continue;
-        routed_active += static_cast<u128>(count) * l.feed_forward.experts_per_token / l.feed_forward.experts;
-        break;  // one layer's k / n stands for all (the share is the same in every MoE layer)
-      }
-    } else {
-      derived_active += count;
-    }
-  }
-  derived_active += routed_active;
-  f.routed_active_bytes = derived_active ? static_cast<uint64_t>(static_cast<u128>(f.active_bytes) * routed_active / derived_active) : 0;
   if (by_native_bytes) {
-    // Mixed precision: each class read at its own bytes, k of n routed experts (estimate/streaming.h).
     const NativeReads reads = native_reads_per_token(model);
     f.active_bytes = mul_div_round(reads.per_token, f.weights_total, model.native.bytes);
     f.routed_active_bytes = mul_div_round(reads.routed, f.weights_total, model.native.bytes);
+  } else {
+    f.active_bytes = total_params ? mul_div_round(f.weights_total, model.params.active(), total_params) : f.weights_total;
+    u128 derived_active = 0, routed_active = 0;
+    for (const auto& [c, count] : model.params.by_class) {
+      if (c == ParamClass::Embedding || c == ParamClass::Vision || c == ParamClass::Mtp || c == ParamClass::Other) continue;
+      if (c == ParamClass::RoutedExperts) {
+        for (const auto& l : model.layers) {
+          if (l.feed_forward.kind != FeedForwardKind::MoE || !l.feed_forward.experts) continue;
+          routed_active += static_cast<u128>(count) * l.feed_forward.experts_per_token / l.feed_forward.experts;
+          break;  // one layer's k / n stands for all (the share is the same in every MoE layer)
+        }
+      } else {
+        derived_active += count;
+      }
+    }
+    derived_active += routed_active;
+    f.routed_active_bytes = derived_active ? static_cast<uint64_t>(static_cast<u128>(f.active_bytes) * routed_active / derived_active) : 0;
   }
   f.rule = by_native_bytes
                ? fmt::format("weights spread over parameter classes by the native checkpoint's bytes per class ({}); per token {} of {} parameters read ({})",

@@ -103,9 +103,7 @@ PageSection offload(const Model& m) {
   s.title = "Offload arithmetic";
   const Build* chosen = offload_build(m);
   auto streamed = [&m](const std::string& quant) {
-    WeightsFigure w = resolve_weights(m, quant);
-    const auto bits_milli = static_cast<uint64_t>(w.effective_bits * 1000.0 + 0.5);
-    return std::make_pair(w, stream_estimate(m, bits_milli, {kSsdBytesPerSecond, kRamBytesPerSecond}));
+    return std::make_pair(resolve_weights(m, quant), stream_for(m, quant, std::nullopt, {kSsdBytesPerSecond, kRamBytesPerSecond}));
   };
   const auto [w, st] = streamed(chosen ? chosen->name : "");
   s.paragraphs.push_back(fmt::format(
@@ -124,7 +122,7 @@ PageSection offload(const Model& m) {
                             fmt::format("{:.2f}", e.rates[1].tokens_per_s)});
   };
   for (const Build* b : builds) row(b->name, streamed(b->name).second);
-  row("native " + m.native.format, stream_native(m, {kSsdBytesPerSecond, kRamBytesPerSecond}));
+  row("native " + m.native.format, streamed("").second);
   return s;
 }
 

@@ -150,13 +150,6 @@ std::string ConfigView::str(const std::string& key, const std::string& fallback)
   return s;
 }
 
-std::optional<double> ConfigView::opt_f64(const std::string& key) {
-  std::string where;
-  const auto* v = find(key, where);
-  if (!v || !v->is_number()) return std::nullopt;
-  return v->get<double>();
-}
-
 const nlohmann::json* ConfigView::raw(const std::string& key) {
   std::string where;
   const auto* v = find(key, where);

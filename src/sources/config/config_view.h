@@ -31,7 +31,6 @@ class ConfigView {
   uint64_t u64_or(const std::string& key, uint64_t fallback, uint64_t max, const std::string& why);
   bool flag(const std::string& key, bool fallback);
   std::string str(const std::string& key, const std::string& fallback);
-  std::optional<double> opt_f64(const std::string& key);
   // Any value (text_config first), or nullptr when absent or null; records where it was read.
   const nlohmann::json* raw(const std::string& key);
   // A nested object (e.g. "linear_attn_config"), or nullptr.
