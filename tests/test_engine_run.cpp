@@ -9,7 +9,7 @@ using namespace vc;
 
 TEST(EngineCommand, LlamaServerFlagsMapOneToOne) {
   EngineRun r = parse_engine_command("llama-server -m model.gguf -c 32768 -np 4 -ctk q8_0 -fa off -ngl 99 -ts 3,1 -ot exps=CPU --jinja");
-  EXPECT_EQ(r.engine, "llamacpp");
+  EXPECT_EQ(r.engine, EngineKind::LlamaCpp);
   EXPECT_EQ(r.model, "model.gguf");
   EXPECT_EQ(r.llamacpp.n_ctx, 32768u);
   EXPECT_EQ(r.llamacpp.n_seq, 4u);
@@ -26,7 +26,7 @@ TEST(EngineCommand, LlamaServerFlagsMapOneToOne) {
 
 TEST(EngineCommand, VllmServe) {
   EngineRun r = parse_engine_command("vllm serve ORG/REPO --max-model-len 32768 --gpu-memory-utilization 0.9 -tp 2 --kv-cache-dtype fp8");
-  EXPECT_EQ(r.engine, "vllm");
+  EXPECT_EQ(r.engine, EngineKind::Vllm);
   EXPECT_EQ(r.model, "ORG/REPO");
   EXPECT_EQ(r.vllm.kv.max_model_len, 32768u);
   EXPECT_DOUBLE_EQ(r.vllm.gpu_memory_utilization, 0.9);

@@ -279,7 +279,7 @@ TEST(Families, NemotronH56B) {
   EXPECT_EQ(growing_f16_bytes_per_token(m), 40960u);
   EXPECT_EQ(state_bytes(m, StateLayout::F32), 54u * 4255744 * 4);
   EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::F32)), 919.0, 0.5);
-  EXPECT_EQ(m.layers[0].attention.state_family, "Mamba2");
+  EXPECT_EQ(m.layers[0].attention.state_family, vc::StateFamily::Mamba2);
 }
 
 // Section 7: Nemotron-3-Nano-30B-A3B: 23 M, 6 *, 23 E; 6,144 B/token; 49.1 MB (bf16 conv + f32 SSM).

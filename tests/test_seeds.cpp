@@ -159,7 +159,7 @@ TEST(Seed002, BuildAsTierUsesItsMeasuredBytes) {
   Scenario s = seed002(K8);
   s.quant = "UD-IQ1_S";
   Estimate e = estimate(model("kimi-k3"), s);
-  EXPECT_TRUE(e.weights.from_build);
+  EXPECT_EQ(e.weights.kind, TierKind::Build);
   EXPECT_EQ(e.weights.bytes, 594'000'000'000u);  // "UD-IQ1_S | 594 GB"
   // 594 GB over 2.8T params is the "1-bit class average of about 1.7 bits per weight".
   EXPECT_EQ(std::round(e.weights.effective_bits * 10) / 10, 1.7);

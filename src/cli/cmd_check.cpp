@@ -43,11 +43,12 @@ Command add_check(CLI::App& app) {
             const Scenario base = o->flags.to_scenario();
             const auto rows = check_models(Catalogue::builtin().models(), box, opts, base);
             if (o->json) {
-              fmt::print("{}\n", check_json(box, found, rows).dump(2));
+              fmt::print("{}\n", check_json(box, found, rows, opts.engine).dump(2));
               return 0;
             }
             for (const auto& f : found) fmt::print("found: {}\n", f);
-            fmt::print("Box: {}, RAM {}{}\n\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "");
+            fmt::print("Box: {}, RAM {}{}\nEngine: {}{}\n\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "",
+                       to_string(opts.engine), opts.engine == EngineKind::Rule ? " (the default percentage rule; --engine llamacpp|vllm|sglang)" : "");
             fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", "model", "fit", "tier", "weights", "total", "max context", "tok/s");
             for (const auto& r : rows) {
               fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier,

@@ -69,9 +69,9 @@ EngineRun parse_engine_command(const std::string& command) {
   if (i == w.size()) throw InputError("--engine-command", "is empty; paste e.g. \"llama-server -m model.gguf -c 32768\" or \"vllm serve ORG/REPO\"");
   const std::string exe = w[i].substr(w[i].rfind('/') == std::string::npos ? 0 : w[i].rfind('/') + 1);
   if (exe.rfind("llama-", 0) == 0) {
-    r.engine = "llamacpp";
+    r.engine = EngineKind::LlamaCpp;
   } else if (exe == "vllm") {
-    r.engine = "vllm";
+    r.engine = EngineKind::Vllm;
     if (i + 2 < w.size() + 1 && i + 1 < w.size() && w[i + 1] == "serve") {
       ++i;
       if (i + 1 < w.size() && w[i + 1][0] != '-') r.model = w[++i];
@@ -90,7 +90,7 @@ EngineRun parse_engine_command(const std::string& command) {
       if (i + 1 >= w.size()) throw InputError(flag, "needs a value");
       return w[++i];
     };
-    if (r.engine == "llamacpp") {
+    if (r.engine == EngineKind::LlamaCpp) {
       auto& s = r.llamacpp;
       if (flag == "-m" || flag == "--model") r.model = take();
       else if (flag == "-c" || flag == "--ctx-size") s.n_ctx = number(flag, take(), 1, kMaxContextTokens);
@@ -133,46 +133,9 @@ EngineRun parse_engine_command(const std::string& command) {
       else r.notes.push_back("ignored " + flag + " (not mapped onto vLLM's memory budget)");
     }
   }
-  if (r.engine == "vllm" && !(r.vllm.gpu_memory_utilization > 0 && r.vllm.gpu_memory_utilization <= 1))
+  if (r.engine == EngineKind::Vllm && !(r.vllm.gpu_memory_utilization > 0 && r.vllm.gpu_memory_utilization <= 1))
     throw InputError("--gpu-memory-utilization", "must be above 0 and at most 1");
   return r;
-}
-
-std::vector<Line> engine_lines(const Model& model, uint64_t weight_bytes, const EngineRun& run) {
-  std::vector<Line> lines;
-  if (run.engine == "llamacpp") {
-    LlamaCppPlacement p = llamacpp_placement(model, weight_bytes, run.placement);
-    for (const auto& [buft, bytes] : p.weights_by_buffer) {
-      lines.push_back({"llamacpp.weights." + buft, "Weights on " + buft, bytes,
-                       fmt::format("-ngl {}: output layer first, then the last repeating layers; {} tensor(s) moved by -ot", run.placement.n_gpu_layers,
-                                   p.overridden_tensors),
-                       p.synthesized ? "tensor names synthesized from the parameter classes (a catalogue model has no GGUF)" : "exact GGUF tensor bytes",
-                       "llama.cpp llama_model::load_tensors (commit 34af94cd)"});
-    }
-    LlamaCppMemory m = llamacpp_memory(model, run.llamacpp);
-    for (auto& l : m.lines) lines.push_back(std::move(l));
-    lines.back().assumption += "; the KV cache of each layer lives on that layer's device";
-  } else if (run.engine == "vllm") {
-    if (run.vllm.card_bytes == 0) {
-      VllmKv kv = vllm_kv(model, run.vllm.kv);
-      lines.push_back({"vllm.kv_per_token", "KV cache per token per GPU", kv.bytes_per_token, "paged: block_size x page bytes", kv.note,
-                       "vllm/v1/kv_cache_interface.py"});
-      return lines;
-    }
-    VllmBudgetSettings s = run.vllm;
-    s.weight_bytes = weight_bytes;
-    VllmBudget b = vllm_budget(model, s);
-    const char* src = "vllm/v1/worker/gpu_worker.py determine_available_memory; docs/engines.md";
-    lines.push_back({"vllm.requested", "Requested memory per GPU", b.requested, fmt::format("{} x card", s.gpu_memory_utilization), "", src});
-    lines.push_back({"vllm.weights", "Weights per rank", b.weights, fmt::format("weights / (tp {} x pp {})", s.kv.tensor_parallel, s.kv.pipeline_parallel), "", src});
-    lines.push_back({"vllm.activation", "Activation peak (profile run)", b.activation, fmt::format("{} tokens x (4 x ffn/tp + 16 x hidden) x 2 B", s.max_num_batched_tokens),
-                     "uncertain: fitted on Llama 3.1 8B; errs low for multimodal and Gemma checkpoints", src});
-    lines.push_back({"vllm.non_torch", "Non-torch memory", b.non_torch, "0.25 GiB, 2.1 GiB with tensor parallelism (NCCL)", "uncertain: observed values", src});
-    lines.push_back({"vllm.kv", fmt::format("KV cache: {} tokens; Maximum concurrency for {} tokens per request: {:.2f}x", b.kv.tokens, s.kv.max_model_len,
-                                            b.kv.max_concurrency),
-                     b.available_kv, "requested - weights - activation - non-torch", b.kv.note, src});
-  }
-  return lines;
 }
 
 }  // namespace vc

@@ -4,6 +4,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "model/layer_memory.h"
 
 namespace vc {
 
@@ -11,35 +12,29 @@ VllmKv vllm_kv(const Model& model, const VllmSettings& s) {
   if (s.block_size == 0 || s.block_size > 4096) throw InputError("--block-size", "must be from 1 to 4096");
   if (s.tensor_parallel == 0 || s.tensor_parallel > 1024) throw InputError("-tp", "must be from 1 to 1024");
   if (s.pipeline_parallel == 0 || s.pipeline_parallel > model.layers.size()) throw InputError("-pp", "must be from 1 to the layer count");
-  const uint64_t dtype_bytes = (s.kv_cache_dtype == "fp8" || s.kv_cache_dtype == "fp8_e4m3" || s.kv_cache_dtype == "fp8_e5m2") ? 1 : 2;
+  // "auto" stores the cache in the 16-bit model dtype; fp8 variants in one byte per value.
+  const bool fp8 = s.kv_cache_dtype == "fp8" || s.kv_cache_dtype == "fp8_e4m3" || s.kv_cache_dtype == "fp8_e5m2";
+  const QuantFormat& type = cache_type(fp8 ? "FP8_E4M3" : "BF16", "--kv-cache-dtype");
+  CacheLayout layout = uniform_cache(type);
+  layout.tensor_parallel = s.tensor_parallel;  // KV heads split across ranks (MLA latents whole on every rank)
   VllmKv kv;
   // Pipeline stages hold contiguous layer ranges; the first (largest) stage bounds the cache.
-  const uint64_t layers_per_stage = ceil_div(model.layers.size(), s.pipeline_parallel);
+  const uint64_t stage_layers = std::min<uint64_t>(ceil_div(model.layers.size(), s.pipeline_parallel), model.layers.size());
   uint64_t per_token = 0;
-  for (uint64_t i = 0; i < std::min<uint64_t>(layers_per_stage, model.layers.size()); ++i) {
-    const AttentionSpec& a = model.layers[i].attention;
-    switch (a.kind) {
-      case AttentionKind::Full:
-      case AttentionKind::SlidingWindow: {
-        // KV heads are split across TP ranks, and replicated when fewer than the TP degree.
-        uint64_t heads = std::max<uint64_t>(1, a.kv_heads / s.tensor_parallel);
-        per_token = checked_add(per_token, checked_product({heads, uint64_t{a.head_dim_k} + a.head_dim_v, dtype_bytes}));
-        if (a.kind == AttentionKind::SlidingWindow) {
-          kv.exact = false;
-          kv.note = "window layers counted as full attention (vLLM without the hybrid allocator); with it, window layers hold fewer blocks";
-        }
-        break;
-      }
-      case AttentionKind::Latent:
-        // MLAAttentionSpec: one latent+rope vector, replicated on every TP rank.
-        per_token = checked_add(per_token, checked_mul(uint64_t{a.latent_rank} + a.rope_dim, dtype_bytes));
-        break;
-      case AttentionKind::LinearState:
+  for (uint64_t i = 0; i < stage_layers; ++i) {
+    const LayerConfig& layer = model.layers[i];
+    per_token = checked_add(per_token, token_cache_bytes(layer, layout).total());
+    kv.state_bytes_per_seq = checked_add(kv.state_bytes_per_seq, state_bytes(layer, StateLayout::Mixed).total());
+    for (const AttentionSpec* a : mixers(layer)) {
+      if (a && a->kind == AttentionKind::SlidingWindow) {
         kv.exact = false;
-        kv.note = "hybrid model: vLLM pads attention pages to the state page size; tokens are approximate";
-        break;
-      case AttentionKind::None: break;
+        kv.note = "window layers counted as full attention (vLLM without the hybrid allocator); with it, window layers hold fewer blocks";
+      }
     }
+  }
+  if (kv.state_bytes_per_seq) {
+    kv.exact = false;
+    kv.note = "hybrid model: vLLM pads attention pages to the state page size; tokens are approximate, and each sequence also holds its recurrent state";
   }
   if (per_token == 0) throw InputError("MODEL", "has no attention layers with a per-token cache for vLLM's paged KV");
   kv.bytes_per_token = per_token;
@@ -53,11 +48,11 @@ VllmKv vllm_kv(const Model& model, const VllmSettings& s) {
   // (vllm/v1/core/kv_cache_utils.py: uniform-page-size grouping; "GPU KV cache size" line.)
   uint64_t full = 0, window = 0, other = 0, page_layer = 0;
   bool uniform = true;
-  for (uint64_t i = 0; i < std::min<uint64_t>(layers_per_stage, model.layers.size()); ++i) {
-    const AttentionSpec& a = model.layers[i].attention;
-    if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) { ++other; continue; }
-    uint64_t heads = std::max<uint64_t>(1, a.kv_heads / s.tensor_parallel);
-    uint64_t page = heads * (uint64_t{a.head_dim_k} + a.head_dim_v) * dtype_bytes;
+  for (uint64_t i = 0; i < stage_layers; ++i) {
+    const LayerConfig& layer = model.layers[i];
+    const AttentionSpec& a = layer.attention;
+    if (layer.parallel_mixer || (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow)) { ++other; continue; }
+    const uint64_t page = token_cache_bytes(a, layout).total();
     if (page_layer && page != page_layer) uniform = false;
     page_layer = page;
     (a.kind == AttentionKind::Full ? full : window)++;
@@ -71,7 +66,11 @@ VllmKv vllm_kv(const Model& model, const VllmSettings& s) {
     kv.exact = true;
     kv.note = "";
   }
-  kv.max_concurrency = s.max_model_len ? static_cast<double>(kv.tokens) / static_cast<double>(s.max_model_len) : 0;
+  // A request of max_model_len tokens takes that many token slots (and, in a hybrid, its state).
+  const u128 per_request = static_cast<u128>(kv.bytes_per_token) * s.max_model_len + kv.state_bytes_per_seq;
+  kv.max_concurrency = s.max_model_len == 0 ? 0
+                       : kv.state_bytes_per_seq ? static_cast<double>(s.available_kv_bytes) / static_cast<double>(per_request)
+                                                : static_cast<double>(kv.tokens) / static_cast<double>(s.max_model_len);
   return kv;
 }
 

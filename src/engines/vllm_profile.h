@@ -19,6 +19,7 @@ struct VllmSettings {
 
 struct VllmKv {
   uint64_t bytes_per_token = 0;   // per GPU, over the layers that GPU holds
+  uint64_t state_bytes_per_seq = 0;  // recurrent state per sequence on that GPU (hybrid models)
   uint64_t bytes_per_block = 0;
   uint64_t num_blocks = 0;
   uint64_t tokens = 0;            // "GPU KV cache size: N tokens"

@@ -65,7 +65,7 @@ StreamEstimate stream_for(const Model& model, const std::string& quant, std::opt
   if (bits_milli) return stream_estimate(model, *bits_milli, bandwidths);
   if (quant.empty() || quant == "native") return stream_native(model, bandwidths);
   const WeightsFigure w = resolve_weights(model, quant);
-  if (w.tier.rfind("native", 0) == 0) return stream_native(model, bandwidths);
+  if (w.kind == TierKind::Native) return stream_native(model, bandwidths);
   return stream_estimate(model, static_cast<uint64_t>(w.effective_bits * 1000.0 + 0.5), bandwidths);
 }
 

@@ -18,6 +18,23 @@ const char* to_string(AttentionKind kind) {
   return "none";
 }
 
+const char* to_string(StateFamily family) {
+  switch (family) {
+    case StateFamily::KDA: return "KDA";
+    case StateFamily::GatedDeltaNet: return "GatedDeltaNet";
+    case StateFamily::Mamba2: return "Mamba2";
+    case StateFamily::Mamba1: return "Mamba1";
+    case StateFamily::Unknown: return "linear";
+  }
+  return "linear";
+}
+
+uint64_t LayerConfig::param_count() const {
+  uint64_t n = 0;
+  for (const auto& [c, v] : params) n = checked_add(n, v);
+  return n;
+}
+
 const char* to_string(ParamClass c) {
   switch (c) {
     case ParamClass::Embedding: return "embedding";
@@ -33,18 +50,6 @@ const char* to_string(ParamClass c) {
     case ParamClass::Other: return "other";
   }
   return "other";
-}
-
-uint64_t AttentionSpec::values_per_token() const {
-  switch (kind) {
-    case AttentionKind::Full:
-    case AttentionKind::SlidingWindow:
-      return checked_mul(kv_heads, uint64_t{head_dim_k} + head_dim_v);
-    case AttentionKind::Latent:
-      return uint64_t{latent_rank} + rope_dim + index_key_dim;
-    default:
-      return 0;
-  }
 }
 
 uint64_t Model::layer_count(AttentionKind kind) const {

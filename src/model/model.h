@@ -13,6 +13,10 @@ namespace vc {
 enum class AttentionKind { Full, SlidingWindow, Latent, LinearState, None };
 const char* to_string(AttentionKind kind);
 
+// Which recurrence a LinearState mixer runs (it sizes the state and its working set).
+enum class StateFamily { Unknown, KDA, GatedDeltaNet, Mamba2, Mamba1 };
+const char* to_string(StateFamily family);  // "KDA", "GatedDeltaNet", "Mamba2", "Mamba1", "linear"
+
 // What one layer's token mixer keeps in memory. Only the fields of its kind are meaningful.
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::None;
@@ -29,11 +33,12 @@ struct AttentionSpec {
   uint32_t index_key_dim = 0;
   uint32_t index_topk = 0;  // sparse selection: cuts compute, not storage
   // LinearState: a fixed state per sequence, independent of context.
-  std::string state_family;  // "KDA", "GatedDeltaNet", "Mamba2", "Mamba1"
+  StateFamily state_family = StateFamily::Unknown;
   uint64_t state_values = 0;  // recurrent matrix values per sequence
   uint64_t conv_values = 0;   // short-convolution values per sequence
 
-  // Cached values per token of context (K+V for full/window, latent+rope+index for latent).
+  // Cached values per token of context (K+V for full/window, latent+rope+index for latent);
+  // bytes per token at a cache type: model/layer_memory.h.
   uint64_t values_per_token() const;
   bool operator==(const AttentionSpec&) const = default;
   bool grows_with_context() const { return kind == AttentionKind::Full || kind == AttentionKind::Latent; }
@@ -51,16 +56,25 @@ struct FeedForwardSpec {
   bool operator==(const FeedForwardSpec&) const = default;
 };
 
+enum class ParamClass { Embedding, OutputHead, Attention, DenseMlp, RoutedExperts, SharedExperts, Router, Norms, Vision, Mtp, Other };
+const char* to_string(ParamClass c);
+
+// One decoder layer. Canonical shape whatever the source (config.json or GGUF): `attention` is the
+// layer's attention when it has one, and a hybrid-head layer's recurrent mixer is parallel_mixer.
 struct LayerConfig {
   AttentionSpec attention;
   // Hybrid-head layers (Falcon-H1) run a second mixer in parallel: counted too.
   std::optional<AttentionSpec> parallel_mixer;
   FeedForwardSpec feed_forward;
+  // This layer's weight parameters by class, as the mapper derived them from the geometry or the
+  // reader summed them from the tensors (empty when the source gives none).
+  std::map<ParamClass, uint64_t> params;
+  // Stored bytes by class, where the tensors were read (GGUF); empty otherwise.
+  std::map<ParamClass, uint64_t> stored_bytes;
+  uint64_t param_count() const;
   bool operator==(const LayerConfig&) const = default;
 };
 
-enum class ParamClass { Embedding, OutputHead, Attention, DenseMlp, RoutedExperts, SharedExperts, Router, Norms, Vision, Mtp, Other };
-const char* to_string(ParamClass c);
 
 struct StatedFigure {
   uint64_t value = 0;

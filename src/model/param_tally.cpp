@@ -8,6 +8,17 @@ void ParamTally::add(ParamClass c, uint64_t total, uint64_t active) {
   by_class_[c] = checked_add(by_class_[c], total);
   total_ = checked_add(total_, total);
   active_ = checked_add(active_, active);
+  if (in_layer_) layer_[c] = checked_add(layer_[c], total);
+}
+
+void ParamTally::begin_layer() {
+  in_layer_ = true;
+  layer_.clear();
+}
+
+std::map<ParamClass, uint64_t> ParamTally::end_layer() {
+  in_layer_ = false;
+  return std::move(layer_);
 }
 
 void ParamTally::write_to(Params& params, const std::string& source) const {

@@ -13,6 +13,10 @@ class ParamTally {
   // convention), routed experts count k of n.
   void add(ParamClass c, uint64_t total, uint64_t active);
   void add_always_active(ParamClass c, uint64_t n) { add(c, n, n); }
+  // A mapper brackets each decoder layer's adds: they count in the totals and are kept on the layer
+  // (LayerConfig::params), so nothing downstream guesses a layer's share back.
+  void begin_layer();
+  std::map<ParamClass, uint64_t> end_layer();
   // Finishes Model::params (by_class, derived_total, derived_active, derived_source).
   void write_to(Params& params, const std::string& source) const;
   uint64_t total() const { return total_; }
@@ -22,6 +26,8 @@ class ParamTally {
   std::map<ParamClass, uint64_t> by_class_;
   uint64_t total_ = 0;
   uint64_t active_ = 0;
+  bool in_layer_ = false;
+  std::map<ParamClass, uint64_t> layer_;
 };
 
 // Gated (SwiGLU-style) feed-forward: gate, up, down = 3 * in * width.

@@ -41,8 +41,26 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
     if (kind == FitKind::Gpu && box.gpus.empty()) continue;
     if (pass == 2 && !box.ssd_bandwidth) continue;
     const Box& b = pass == 1 ? in_memory : box;
+    const bool by_engine = kind == FitKind::Gpu && o.engine != EngineKind::Rule;
     for (const auto& [quant, bytes] : tiers) {
       s.quant = quant;
+      if (by_engine) {  // the engine's per-device figures decide
+        const EngineRequest r = plan_engine_request(model, s, b, o);
+        const EngineAnswer a = run_engine(r);
+        if (!a.fits().value_or(false)) continue;
+        const Plan p = make_plan(model, s, b, o);
+        row.fit = kind;
+        row.tier = p.estimate.weights.tier;
+        row.quant = quant;
+        row.weights_bytes = p.estimate.weights.bytes;
+        row.total_bytes = a.total_bytes;
+        row.kv_tokens = a.kv_tokens;
+        row.max_concurrency = a.max_concurrency;
+        row.max_context = a.kv_tokens ? std::min(*a.kv_tokens, limit) : engine_max_context(r, limit);
+        row.decode_tok_s = p.decode.expected_tok_s;
+        row.note = p.verdict;
+        return row;
+      }
       const Estimate e = estimate(model, s);
       const Footprint f = make_footprint(model, e);
       const bool offload = kind == FitKind::Offload;

@@ -2,6 +2,7 @@
 // The GPU checker: for every model, the best weights tier that fits a box (on the GPUs alone, with
 // RAM/SSD offload, or not at all), the largest context that fits there and the decode speed.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,9 @@ struct CheckRow {
   std::string tier;            // "native MXFP4", "Q4_K_M", "build UD-IQ1_S"
   std::string quant;           // the --quant that gives this tier ("" for native), for a follow-up plan
   uint64_t weights_bytes = 0;
-  uint64_t total_bytes = 0;    // estimate at the checked context
+  uint64_t total_bytes = 0;    // at the checked context: the engine's total (rule: the estimate's)
+  std::optional<uint64_t> kv_tokens;      // vLLM / SGLang: the KV pool in tokens
+  std::optional<double> max_concurrency;  // vLLM / SGLang: requests of the checked context at once
   uint64_t max_context = 0;    // at one sequence, in the same fit
   double decode_tok_s = 0;     // expected
   std::string note;

@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "model/quant.h"
 
 namespace vc {
 namespace {
@@ -31,6 +32,56 @@ std::string vllm_cache_type(const std::string& dtype) {
   return "auto";
 }
 
+// The Hugging Face repository the model's card lives in ("google/gemma-3-27b-it"), or "" when the
+// catalogue names none.
+std::string hub_repo(const Model& m) {
+  const std::string hf = "https://huggingface.co/";
+  for (const auto& src : m.sources) {
+    if (src.rfind(hf, 0) != 0) continue;
+    std::string rest = src.substr(hf.size());
+    const auto slash = rest.find('/');
+    if (slash == std::string::npos) continue;
+    const auto end = rest.find('/', slash + 1);
+    return end == std::string::npos ? rest : rest.substr(0, end);
+  }
+  return "";
+}
+
+// What the user passes to the engine for the plan's weights: the Hub repository for the native
+// checkpoint, a named build's file, or the GGUF file of a llama.cpp tier (never a catalogue id,
+// never the native checkpoint for a quantized tier).
+struct ModelArg {
+  std::string gguf;      // llama.cpp -m
+  std::string serve;     // vLLM / SGLang model argument
+  std::string note;      // how to get it
+};
+
+ModelArg model_arg(const Plan& p) {
+  const Model& m = *p.model;
+  const std::string repo = hub_repo(m);
+  const std::string base = repo.empty() ? m.id : repo.substr(repo.find('/') + 1);
+  const std::string repo_or_id = repo.empty() ? m.id : repo;
+  const WeightsFigure& w = p.estimate.weights;
+  ModelArg a;
+  const std::string tier = w.kind == TierKind::Build ? w.tier.substr(6) : w.kind == TierKind::Native ? m.native.format : w.tier;
+  a.gguf = base + "-" + tier + ".gguf";
+  if (w.kind == TierKind::Build) {
+    a.serve = a.gguf;
+    a.note = "the build " + tier + ": use its GGUF file" + (repo.empty() ? "" : " (tokenizer from " + repo + ")");
+  } else if (w.kind == TierKind::Native) {
+    a.serve = repo_or_id;
+    a.note = repo.empty() ? "no Hub repository in the catalogue: name your local checkpoint" : "the native checkpoint, " + repo;
+    if (m.family != "gguf") a.note += "; llama.cpp needs it converted to GGUF (convert_hf_to_gguf.py) as " + a.gguf;
+  } else {
+    const QuantFormat* f = QuantTable::builtin().find_tier(w.tier);
+    const bool ggml = f && (f->kind == "mix" || f->kind == "ggml");
+    a.serve = ggml ? a.gguf : repo_or_id;
+    a.note = ggml ? "a " + w.tier + " GGUF of " + repo_or_id + " (llama-quantize, or a published " + w.tier + " build)"
+                  : "the " + w.tier + " weights of " + repo_or_id + " (a pre-quantized checkpoint, or the engine's own quantization)";
+  }
+  return a;
+}
+
 // The fraction of each device the engine may take: the busiest device's need, rounded up to a
 // hundredth, never below 0.5 nor above 0.98.
 double memory_fraction(const Plan& p) {
@@ -44,7 +95,9 @@ EngineCommand llamacpp(const Plan& p) {
   EngineCommand c;
   c.engine = "llamacpp";
   const auto& s = p.estimate.scenario;
-  std::string cmd = fmt::format("llama-server -m {}.gguf -c {} -np {}", p.model->id, s.context * s.sequences, s.sequences);
+  const ModelArg arg = model_arg(p);
+  std::string cmd = fmt::format("llama-server -m {} -c {} -np {}", arg.gguf, s.context * s.sequences, s.sequences);
+  c.notes.push_back("-m: " + arg.note);
   const std::string ct = llama_cache_type(s.cache_dtype);
   if (ct != "f16") cmd += fmt::format(" -ctk {} -ctv {}", ct, ct);
   if (!p.box.gpus.empty()) {
@@ -60,7 +113,17 @@ EngineCommand llamacpp(const Plan& p) {
     const uint64_t gpu_slots = !o.tiers.empty() && o.tiers[0].tier == "GPU" ? o.tiers[0].experts_per_layer : 0;
     if (p.box.gpus.empty()) {
       cmd += " -ngl 0";
-    } else if (gpu_slots == 0 || o.experts == 0) {
+    } else if (o.experts == 0 || p.footprint.moe_layers() == 0) {
+      // A dense model has no expert tensors to move: fewer layers on the GPUs instead.
+      uint64_t on_gpu = 0;
+      if (p.split) {
+        const DeviceShare& b = p.split->devices[p.split->busiest];
+        const uint64_t per_layer = p.footprint.layers.empty() ? 1 : std::max<uint64_t>(1, b.total / std::max<uint64_t>(1, p.footprint.layers.size()));
+        on_gpu = std::min<uint64_t>(p.footprint.layers.size(), p.box.vram_bytes() / per_layer);
+      }
+      if (const auto at = cmd.find(" -ngl 999"); at != std::string::npos) cmd.replace(at, 9, fmt::format(" -ngl {}", on_gpu));
+      c.notes.push_back(fmt::format("-ngl {}: the model does not fit on the GPUs whole, so the last {} layers go to the GPUs and the rest run on the CPU", on_gpu, on_gpu));
+    } else if (gpu_slots == 0) {
       cmd += " -ot \"exps=CPU\"";
       c.notes.push_back("-ot exps=CPU keeps every routed expert tensor in system memory; attention, shared experts and the cache stay on the GPUs");
     } else {
@@ -92,8 +155,11 @@ EngineCommand vllm(const Plan& p) {
     case SplitMode::TensorExpert: par = fmt::format("--tensor-parallel-size {} --enable-expert-parallel", count); break;
   }
   if (!par.empty()) par += " ";
-  c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", p.model->id, par, s.context, s.sequences,
+  const ModelArg arg = model_arg(p);
+  c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", arg.serve, par, s.context, s.sequences,
                           memory_fraction(p));
+  if (arg.serve == arg.gguf && !hub_repo(*p.model).empty()) c.command += " --tokenizer " + hub_repo(*p.model);
+  c.notes.push_back("model: " + arg.note);
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + kv;
   const uint64_t off_gpu = p.offload && p.offload->tiers.size() > 1 ? p.offload->tiers[1].experts + p.offload->tiers[1].weights : 0;
@@ -119,8 +185,10 @@ EngineCommand sglang(const Plan& p) {
     case SplitMode::TensorExpert: par = fmt::format("--tp {} --ep {}", count, count); break;
   }
   if (!par.empty()) par += " ";
-  c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {} --mem-fraction-static {:.2f}", p.model->id,
+  const ModelArg arg = model_arg(p);
+  c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {} --mem-fraction-static {:.2f}", arg.serve,
                           par, s.context, s.sequences, memory_fraction(p));
+  c.notes.push_back("model: " + arg.note);
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + (kv == "fp8" ? std::string("fp8_e4m3") : kv);
   if (p.box.nodes > 1) c.command += fmt::format(" --nnodes {} --node-rank 0 --dist-init-addr HEAD:5000", p.box.nodes), c.notes.push_back("run once per node with its --node-rank");
@@ -131,7 +199,7 @@ EngineCommand sglang(const Plan& p) {
 
 std::vector<EngineCommand> engine_commands(const Plan& p) {
   std::vector<EngineCommand> out;
-  const std::string want = lower(p.options.engine);
+  const std::string want = p.options.engine == EngineKind::Rule ? "generic" : to_string(p.options.engine);
   auto supported = [&](const char* engine) {
     if (p.box.gpus.empty()) return std::string(engine) == "llamacpp";
     return std::all_of(p.box.gpus.begin(), p.box.gpus.end(), [&](const Device& d) { return std::find(d.engines.begin(), d.engines.end(), engine) != d.engines.end(); });

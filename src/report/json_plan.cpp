@@ -4,16 +4,19 @@
 
 namespace vc {
 
-nlohmann::json check_json(const Box& box, const std::vector<std::string>& found, const std::vector<CheckRow>& rows) {
+nlohmann::json check_json(const Box& box, const std::vector<std::string>& found, const std::vector<CheckRow>& rows, EngineKind engine) {
   nlohmann::json out;
-  out["schema"] = "vramcalc.check/1";
+  out["schema"] = "vramcalc.check/2";
+  out["engine"] = to_string(engine);
   out["box"] = box.describe();
   out["ram_bytes"] = box.ram_bytes;
   out["found"] = found;
   out["rows"] = nlohmann::json::array();
   for (const auto& r : rows) {
     out["rows"].push_back({{"model", r.model->id}, {"fit", to_string(r.fit)}, {"tier", r.tier}, {"weights_bytes", r.weights_bytes},
-                           {"total_bytes", r.total_bytes}, {"max_context", r.max_context}, {"decode_tok_s", r.decode_tok_s}, {"note", r.note}});
+                           {"total_bytes", r.total_bytes}, {"max_context", r.max_context}, {"decode_tok_s", r.decode_tok_s}, {"note", r.note},
+                           {"kv_tokens", r.kv_tokens ? nlohmann::json(*r.kv_tokens) : nlohmann::json(nullptr)},
+                           {"max_concurrency", r.max_concurrency ? nlohmann::json(*r.max_concurrency) : nlohmann::json(nullptr)}});
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #include "report/json_report.h"
 
 #include "core/units.h"
+#include "report/engine_report.h"
 
 namespace vc {
 
@@ -14,6 +15,7 @@ nlohmann::json scenario_json(const Scenario& s) {
   j["overhead_percent"] = s.overhead_bp / 100.0;
   j["overhead_fixed_bytes"] = s.overhead_fixed;
   j["latent_values"] = s.latent_values ? nlohmann::json(*s.latent_values) : nlohmann::json(nullptr);
+  j["engine"] = to_string(s.engine);
   return j;
 }
 
@@ -69,7 +71,7 @@ nlohmann::json estimate_json(const Estimate& e) {
   j["model"] = model_summary_json(*e.model);
   j["inputs"] = scenario_json(e.scenario);
   j["weights"] = {{"tier", e.weights.tier}, {"bytes", e.weights.bytes}, {"unclamped_bytes", e.weights.unclamped},
-                  {"clamped", e.weights.clamped}, {"from_build", e.weights.from_build}, {"effective_bits_per_param", e.weights.effective_bits}};
+                  {"clamped", e.weights.clamped}, {"from_build", e.weights.kind == TierKind::Build}, {"effective_bits_per_param", e.weights.effective_bits}};
   nlohmann::json lines = nlohmann::json::array();
   for (const auto& l : e.lines) {
     lines.push_back({{"id", l.id}, {"label", l.label}, {"bytes", l.bytes}, {"formula", l.formula}, {"assumption", l.assumption}, {"source", l.source}});
@@ -87,6 +89,12 @@ nlohmann::json estimate_json(const Estimate& e) {
                   {"context_share_percent", e.verdict.context_share_bp / 100.0},
                   {"headline", e.verdict.headline},
                   {"text", e.verdict.text}};
+  return j;
+}
+
+nlohmann::json estimate_json(const Estimate& e, const EngineAnswer& engine) {
+  nlohmann::json j = estimate_json(e);
+  j["engine"] = engine_json(engine);
   return j;
 }
 

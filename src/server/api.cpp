@@ -7,7 +7,9 @@
 #include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "engines/engine.h"
 #include "estimate/estimate.h"
+#include "estimate/scenario_inputs.h"
 #include "estimate/ladder.h"
 #include "estimate/streaming.h"
 #include "estimate/sweep.h"
@@ -39,18 +41,27 @@ const Model& catalogue_model(const RequestParams& p, const std::string& name) {
 // ScenarioFlags; `prefix` is "" or "b-" (compare's second column).
 const std::vector<std::string> kScenarioParams = {"quant", "context", "seqs", "cache-dtype", "state-dtype", "overhead", "overhead-fixed", "latent-values"};
 
-Scenario scenario_from(const RequestParams& p, const std::string& prefix = "", const Scenario* base = nullptr) {
-  Scenario s = base ? *base : Scenario{};
-  auto given = [&](const std::string& n) { return base == nullptr || p.has(prefix + n); };
-  if (given("quant")) s.quant = p.get(prefix + "quant");
-  if (given("context")) s.context = parse_tokens(p.get(prefix + "context", "8K"), prefix + "context");
-  if (given("seqs")) s.sequences = parse_count(p.get(prefix + "seqs", "1"), prefix + "seqs", 1, kMaxSequences);
-  if (given("cache-dtype")) s.cache_dtype = p.get(prefix + "cache-dtype", "f16");
-  if (base) return s;  // compare's B side takes only the four flags the CLI's --b-* offer
-  s.state_layout = parse_state_layout(p.get("state-dtype", "f32"), "state-dtype");
-  s.overhead_bp = parse_percent_bp(p.get("overhead", "15%"), "overhead");
-  s.overhead_fixed = parse_bytes(p.get("overhead-fixed", "0"), "overhead-fixed");
-  if (p.has("latent-values")) s.latent_values = parse_count(p.get("latent-values"), "latent-values", 1, 1u << 20);
+Scenario scenario_from(const RequestParams& p) {
+  ScenarioInputs in;
+  in.quant = p.get("quant", in.quant);
+  in.context = p.get("context", in.context);
+  in.seqs = p.get("seqs", in.seqs);
+  in.cache_dtype = p.get("cache-dtype", in.cache_dtype);
+  in.state_dtype = p.get("state-dtype", in.state_dtype);
+  in.overhead = p.get("overhead", in.overhead);
+  in.overhead_fixed = p.get("overhead-fixed", in.overhead_fixed);
+  in.latent_values = p.get("latent-values", in.latent_values);
+  in.engine = p.get("engine", in.engine);
+  return in.to_scenario();
+}
+
+// compare's B side: the four flags the CLI's --b-* offer, over A's scenario.
+Scenario b_side(const RequestParams& p, const Scenario& a) {
+  Scenario s = a;
+  if (p.has("b-quant")) s.quant = p.get("b-quant");
+  if (p.has("b-context")) s.context = parse_tokens(p.get("b-context"), "b-context");
+  if (p.has("b-seqs")) s.sequences = parse_count(p.get("b-seqs"), "b-seqs", 1, kMaxSequences);
+  if (p.has("b-cache-dtype")) s.cache_dtype = p.get("b-cache-dtype");
   return s;
 }
 
@@ -79,10 +90,24 @@ nlohmann::json with_display(nlohmann::json j, const Estimate& e, const RequestPa
   return j;
 }
 
+// The engine parameters, named like the CLI's estimate flags and parsed by the same EngineInputs.
+const std::vector<std::string> kEngineParams = {"engine", "engine-command", "gpu", "gpu-memory"};
+
+EngineInputs engine_inputs_from(const RequestParams& p) {
+  EngineInputs in;
+  in.engine = p.get("engine", in.engine);
+  in.command = p.get("engine-command");
+  in.gpu = p.get("gpu");
+  in.gpu_memory = p.get("gpu-memory");
+  return in;
+}
+
 nlohmann::json run_estimate(const RequestParams& p) {
   const Model& m = catalogue_model(p, "model");
-  Estimate e = estimate(m, scenario_from(p));
-  return with_display(estimate_json(e), e, p);
+  const ScenarioGiven given{p.has("context"), p.has("seqs"), p.has("cache-dtype")};
+  const EngineRequest r = engine_request(m, scenario_from(p), engine_inputs_from(p), given);
+  Estimate e = estimate(m, r.scenario);
+  return with_display(estimate_json(e, run_engine(r)), e, p);
 }
 
 nlohmann::json run_sweep(const RequestParams& p) {
@@ -101,10 +126,10 @@ nlohmann::json run_compare(const RequestParams& p) {
   const Model& a = catalogue_model(p, "a");
   const Model& b = p.has("b") ? catalogue_model(p, "b") : a;
   Scenario sa = scenario_from(p);
-  Scenario sb = scenario_from(p, "b-", &sa);
+  Scenario sb = b_side(p, sa);
   Estimate ea = estimate(a, sa);
   Estimate eb = estimate(b, sb);
-  nlohmann::json j = compare_json(ea, eb);
+  nlohmann::json j = compare_json(ea, eb, engine_for(a, sa), engine_for(b, sb));
   j["a"] = with_display(j["a"], ea, p);
   j["b"] = with_display(j["b"], eb, p);
   if (p.has("units")) {
@@ -186,7 +211,7 @@ nlohmann::json run_check(const RequestParams& p) {
   const Box box = api_box(in);
   const PlanOptions opts = in.to_options();
   const auto rows = check_models(Catalogue::builtin().models(), box, opts, scenario_from(p));
-  nlohmann::json j = check_json(box, {}, rows);
+  nlohmann::json j = check_json(box, {}, rows, opts.engine);
   if (p.has("units")) {
     const ByteUnits units = parse_units(p.get("units"), "units");
     for (std::size_t i = 0; i < rows.size(); ++i) j["rows"][i]["display"] = check_row_display_json(rows[i], units);
@@ -227,9 +252,9 @@ void set_remote_timeout(std::chrono::milliseconds timeout) { g_remote_timeout_ms
 
 const std::vector<ApiRoute>& api_routes() {
   static const std::vector<ApiRoute> routes = {
-      {"estimate", with({"model", "units"}, kScenarioParams), run_estimate},
-      {"sweep", with({"model", "contexts", "units"}, kScenarioParams), run_sweep},
-      {"compare", with({"a", "b", "units", "b-quant", "b-context", "b-seqs", "b-cache-dtype"}, kScenarioParams), run_compare},
+      {"estimate", with(with({"model", "units"}, kScenarioParams), kEngineParams), run_estimate},
+      {"sweep", with({"model", "contexts", "units", "engine"}, kScenarioParams), run_sweep},
+      {"compare", with({"a", "b", "units", "engine", "b-quant", "b-context", "b-seqs", "b-cache-dtype"}, kScenarioParams), run_compare},
       {"models", {}, run_models},
       {"builds", {"model", "overhead"}, run_builds},
       {"stream", {"model", "quant", "bpw", "gbps"}, run_stream},

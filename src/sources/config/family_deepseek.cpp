@@ -58,6 +58,7 @@ void map_deepseek(ConfigView& cfg) {
   };
 
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     AttentionSpec& a = layer.attention;
     a.kind = AttentionKind::Latent;
@@ -68,6 +69,7 @@ void map_deepseek(ConfigView& cfg) {
     a.index_topk = static_cast<uint32_t>(index_topk);
     layer.feed_forward = is_sparse(il) ? moe_spec(moe) : dense_spec(dense_width);
     layer_params(tally, il);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
 

@@ -43,12 +43,14 @@ void map_gemma3(ConfigView& cfg) {
 
   const uint64_t attn = checked_add(gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, false), 2 * g.head_dim);
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = global[il] ? full_attention(g) : window_attention(g, window);
     layer.feed_forward = dense_spec(width);
     tally.add_always_active(ParamClass::Attention, attn);
     tally.add_always_active(ParamClass::DenseMlp, glu_params(hidden, width));
     tally.add_always_active(ParamClass::Norms, 4 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (Gemma 3 mapper)");

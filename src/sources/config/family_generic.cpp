@@ -76,11 +76,13 @@ void map_generic(ConfigView& cfg) {
   tally.add_always_active(ParamClass::Norms, hidden);
   const uint64_t attn = gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, false);
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = full_attention(g);
     tally.add_always_active(ParamClass::Attention, attn);
     layer.feed_forward = glu_feed_forward(tally, hidden, moe.experts > 1, moe, width, false);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (generic fallback reading: see warnings)");

@@ -37,10 +37,12 @@ void map_glm4_moe(ConfigView& cfg) {
     t.add_always_active(ParamClass::Norms, 2 * hidden);
   };
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = full_attention(g);
     layer.feed_forward = il >= first_dense ? moe_spec(moe) : dense_spec(dense_width);
     layer_params(tally, il);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   // MTP: one more decoder layer + eh_proj (2h -> h), enorm, hnorm, shared-head norm.
