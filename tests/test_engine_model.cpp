@@ -108,7 +108,9 @@ TEST(LayerMemory, EveryConsumerReadsTheSameBytes) {
       cache_at_context += t * cached_tokens(l.attention, s.context);
       EXPECT_EQ(f.layers[i].cache_per_token, t) << "layer " << i;
       EXPECT_EQ(f.layers[i].state_per_seq, state_bytes(l, StateLayout::F32).total()) << "layer " << i;
-      if (l.attention.kind != AttentionKind::SlidingWindow) EXPECT_EQ(lm.layer_kv_bytes[i], t * lm.n_ctx_seq) << "layer " << i;
+      if (l.attention.kind != AttentionKind::SlidingWindow) {
+        EXPECT_EQ(lm.layer_kv_bytes[i], t * lm.n_ctx_seq) << "layer " << i;
+      }
       EXPECT_EQ(lm.layer_state_bytes[i], state_bytes(l, StateLayout::F32).total()) << "layer " << i;
     }
     EXPECT_EQ(e.cache_bytes, cache_at_context);
@@ -141,7 +143,7 @@ TEST(Engines, PerDeviceTotalsSumToTheEngineTotal) {
   Scenario s;
   s.quant = "Q4_K_M";
   for (const char* id : {"qwen3-32b", "gemma-3-27b", "qwen3-next-80b-a3b", "deepseek-v3"}) {
-    for (EngineKind k : {EngineKind::Rule, EngineKind::LlamaCpp, EngineKind::Vllm}) {
+    for (EngineKind k : {EngineKind::Rule, EngineKind::LlamaCpp, EngineKind::Vllm, EngineKind::Sglang}) {
       for (bool with_box : {false, true}) {
         SCOPED_TRACE(std::string(id) + " " + to_string(k) + (with_box ? " on 2 x H100" : ""));
         const EngineAnswer a = answer(cat(id), s, k, with_box ? std::optional<Box>(box_of("H100-sxm x2")) : std::nullopt);
@@ -230,11 +232,23 @@ TEST(Engines, VllmCheckGivesTokensAndConcurrency) {
   EXPECT_NEAR(*row.max_concurrency, static_cast<double>(*row.kv_tokens) / 8192.0, 1e-9);
 }
 
+// SGLang on one H100 with Llama 3.1 8B: the pool holds whole tokens of 131,072 B (32 layers x 8 KV
+// heads x 128 x 2 (K, V) x 2 B), and the lines fill the card (what is not static is left over).
+TEST(Engines, SglangPoolIsWholeTokens) {
+  const Box box = box_of("H100-sxm");
+  const EngineAnswer a = answer(cat("llama-3.1-8b"), Scenario{}, EngineKind::Sglang, box);
+  ASSERT_TRUE(a.kv_tokens.has_value());
+  ASSERT_EQ(a.devices.size(), 1u);
+  EXPECT_EQ(a.devices[0].bytes(AllocKind::Kv), *a.kv_tokens * 131'072ull);
+  EXPECT_EQ(a.devices[0].total_bytes, box.gpus[0].memory_bytes);
+  EXPECT_EQ(a.fits(), std::optional<bool>(true));
+}
+
 // The API and the CLI print the same document for every verb and engine.
 TEST(Engines, ApiJsonEqualsCliJson) {
   using server::call_api;
   using server::RequestParams;
-  for (const char* engine : {"rule", "llamacpp", "vllm"}) {
+  for (const char* engine : {"rule", "llamacpp", "vllm", "sglang"}) {
     SCOPED_TRACE(engine);
     const std::string e = engine;
     auto api = [](std::string_view verb, const std::vector<std::pair<std::string, std::string>>& p) {

@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "estimate/scenario_inputs.h"
 #include "estimate/verdict.h"
 #include "model/quant.h"
 

@@ -14,9 +14,6 @@ namespace vc {
 const char* to_string(StateLayout layout);
 StateLayout parse_state_layout(const std::string& text, const std::string& subject);
 
-// --latent-values: at most this many values per latent layer and token.
-inline constexpr uint64_t kMaxLatentValues = uint64_t{1} << 20;
-
 struct Scenario {
   std::string quant;                 // "" = native checkpoint; a tier (Q4_K_M, FP8) or a build name
   uint64_t context = 8192;           // tokens per sequence

@@ -9,6 +9,9 @@
 
 namespace vc {
 
+// --latent-values: at most this many values per latent layer and token (the estimate checks it too).
+inline constexpr uint64_t kMaxLatentValues = uint64_t{1} << 20;
+
 struct ScenarioInputs {
   std::string quant;
   std::string context = "8K";

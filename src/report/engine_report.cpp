@@ -65,6 +65,11 @@ std::string engine_text(const EngineAnswer& a, bool explain, ByteUnits units) {
   if (a.kv_tokens) out += fmt::format("; KV pool {} tokens", format_count(*a.kv_tokens));
   if (a.max_concurrency) out += fmt::format("; maximum concurrency {:.2f}x at the context", *a.max_concurrency);
   out += "\n";
+  if (const auto fits = a.fits(); fits) {
+    const DeviceAllocation* t = a.tightest();
+    out += fmt::format("  {} with {}{}\n", *fits ? "Fits" : "Does not fit", to_string(a.engine),
+                       t ? fmt::format(": the tightest device, {}, holds {} of {}", t->name, format_bytes(t->total_bytes, units), format_bytes(*t->capacity, units)) : "");
+  }
   for (const auto& n : a.notes) out += "  note: " + n + "\n";
   return out;
 }
