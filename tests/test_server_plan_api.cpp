@@ -50,7 +50,7 @@ std::filesystem::path tiny_llama() { return vc::testing::tiny_gguf("tiny-llama.g
 TEST(ServerPlanApi, PlanIsTheCliJsonDocument) {
   json api = ok("plan", {{"model", "kimi-k3"}, {"gpu", "H200x13"}, {"context", "1M"}});
   EXPECT_EQ(api, cli_json("plan kimi-k3 --gpu H200x13 --context 1M"));
-  EXPECT_EQ(api["schema"], "vramcalc.plan/1");
+  EXPECT_EQ(api["schema"], "vramcalc.plan/2");
   EXPECT_EQ(api["devices"].size(), 13u);
   EXPECT_FALSE(api.contains("display"));  // only with units=
 }
