@@ -16,7 +16,7 @@ using namespace vc;
 namespace {
 
 const MeasuredLlamaCpp& measured() {
-  static const MeasuredLlamaCpp m = read_llamacpp_measured(VRAMCALC_LLAMACPP_MEASURED);
+  static const MeasuredLlamaCpp m = read_llamacpp_measured(std::string(VRAMCALC_TEST_DATA_DIR) + "/llamacpp-measured.json");
   return m;
 }
 
