@@ -19,6 +19,7 @@
 #include <cstring>
 #include <strings.h>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <string>
 #include <utility>
@@ -54,8 +55,14 @@ Reply error_reply(int status, const std::string& field, const std::string& messa
 struct RequestState {
   Clock::time_point start = Clock::now();
   std::string body;
-  bool refused = false;  // an answer was queued before the body was read
+  bool refused = false;    // an answer was queued before the body was read
+  std::optional<Refusal> after_body;  // a 413 answered once the (dropped) body is read, so it arrives intact
 };
+
+// A body over the limit but under this is read and dropped before the 413: answering before
+// reading it would close the connection on unread bytes, and the client would see a reset, not
+// the answer. Larger ones are refused at once.
+constexpr std::size_t kMaxDiscardedBody = std::size_t{1} << 20;
 
 // A counting gate: at most `limit` holders at once; try_enter never waits.
 class Gate {
@@ -286,7 +293,12 @@ MHD_Result Server::Impl::on_request(void* cls, MHD_Connection* c, const char* ur
     head.transfer_encoding_count = header_count(c, "Transfer-Encoding");
     head.host_count = header_count(c, "Host");
     const HostPolicy hosts{impl->loopback, impl->port, impl->options.host};
-    if (auto refusal = check_request_head(head, hosts, impl->options.max_body_bytes)) {
+    auto refusal = check_request_head(head, hosts, impl->options.max_body_bytes);
+    if (refusal && refusal->status == 413 && std::stoull(head.content_length) <= kMaxDiscardedBody) {
+      st->after_body = refusal;
+      return MHD_YES;
+    }
+    if (refusal) {
       st->refused = true;
       Reply r = error_reply(refusal->status, refusal->field, refusal->message);
       r.close = true;
@@ -299,12 +311,17 @@ MHD_Result Server::Impl::on_request(void* cls, MHD_Connection* c, const char* ur
     return MHD_YES;
   }
   if (*upload_size != 0) {
+    if (st->after_body) {
+      *upload_size = 0;
+      return MHD_YES;
+    }
     if (st->body.size() + *upload_size > impl->options.max_body_bytes) return MHD_NO;  // Content-Length lied: cut
     st->body.append(upload, *upload_size);
     *upload_size = 0;
     return MHD_YES;
   }
   Reply r;
+  if (st->after_body) return impl->answer(c, method, url, *st, error_reply(st->after_body->status, st->after_body->field, st->after_body->message));
   try {
     r = impl->route(c, url, method, *st);
   } catch (const std::exception& e) {

@@ -46,8 +46,9 @@ void charge_bytes(const std::string& url, uint64_t n) {
   if (!t_fetch) return;
   const uint64_t max = t_fetch->policy.max_bytes;
   if (n > max || t_fetch->bytes_used > max - n) {
-    throw RemoteError(url, fmt::format("this request may read at most {} MiB of headers in all, summed over every file of a split set or index; "
-                                      "this source needs more", max >> 20));
+    const std::string limit = max % (uint64_t{1} << 20) == 0 ? fmt::format("{} MiB", max >> 20) : fmt::format("{} bytes", max);
+    throw RemoteError(url, fmt::format("this request may read at most {} of headers in all, summed over every file of a split set or index; "
+                                      "this source needs more", limit));
   }
   t_fetch->bytes_used += n;
 }
