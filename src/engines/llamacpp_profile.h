@@ -26,6 +26,7 @@ struct LlamaCppSettings {
 };
 
 struct LlamaCppMemory {
+  uint64_t n_ctx = 0;            // after llama.cpp's padding (a multiple of 256, and of n_seq x n_ctx_seq)
   uint64_t n_ctx_seq = 0;        // cells per sequence of the full-attention cache
   uint64_t kv_cells = 0;         // per sequence
   uint64_t kv_k_bytes = 0, kv_v_bytes = 0;
