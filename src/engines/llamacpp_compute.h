@@ -4,7 +4,7 @@
 // intermediate tensors, freeing each after its last use. The buffer is the peak of what is alive
 // at once. We model it as inputs that live all along (token ids, positions, the attention
 // masks) plus the largest of the per-token working sets of the graph's phases. Fitted to and
-// validated against shared/reference/llamacpp/runs.json (measured_bytes.buffers.CPU.compute);
+// validated against tests/data/llamacpp/runs.json and tests/data/llamacpp-measured.json (compute bytes);
 // the rule and its limits: docs/engines.md.
 #include <cstdint>
 #include <string>

@@ -111,7 +111,7 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
 
   auto add = [&](std::string id, std::string label, uint64_t bytes, std::string formula, std::string assumption) {
     m.lines.push_back({std::move(id), std::move(label), bytes, std::move(formula), std::move(assumption),
-                       "llama.cpp src/llama-kv-cache.cpp, llama-kv-cache-iswa.cpp, llama-memory-recurrent.cpp (commit 34af94cd); docs/engines.md"});
+                       "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-kv-cache.cpp, llama-kv-cache-iswa.cpp, llama-memory-recurrent.cpp, llama-context.cpp (release v0.4.0)"});
   };
   if (full_layers) {
     add("llamacpp.kv", fmt::format("KV cache ({} layers, {} cells x {} stream(s))", full_layers, m.kv_cells, streams), m.kv_k_bytes + m.kv_v_bytes,
@@ -134,9 +134,9 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
                      comp.bytes,
                      fmt::format("masks {} + largest phase ({}) {} + inputs 28 B x {} tokens", format_count(comp.mask_bytes), comp.phase,
                                  format_count(comp.phase_bytes), comp.tokens),
-                     "uncertain: a fitted model of ggml-alloc's peak (within 10% on the reference runs, docs/accuracy.md); on GPU each device "
+                     "uncertain: a fitted model of ggml-alloc's peak (within 3% on 77% of measured CPU runs, within 10% on 98%, docs/accuracy.md); on GPU each device "
                      "holding layers reserves its own, and the CUDA backend's buffers are not the CPU's",
-                     "llama.cpp llama_context::sched_reserve, ggml-alloc.c (commit 34af94cd); fitted on shared/reference/llamacpp/runs.json"});
+                     "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp (sched_reserve, graph_reserve) and ggml/src/ggml-alloc.c (release v0.4.0)"});
   add("llamacpp.output", "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, s.n_seq),
       "host memory; one row of logits per sequence while generating");
   return m;

@@ -1,7 +1,7 @@
 #pragma once
 // What llama.cpp allocates for a model's context (the "context" buffers: KV cache and recurrent
 // state, plus the logits output buffer), reproduced rule by rule from its allocation code and
-// validated against its own logs (shared/reference/llamacpp/runs.json). Rules and sources:
+// validated against its own allocations (tests/data/llamacpp/runs.json, tests/data/llamacpp-measured.json). Rules and sources:
 // docs/engines.md.
 #include <cstdint>
 #include <string>
