@@ -109,6 +109,10 @@ void handle_model_page(const httplib::Request& req, httplib::Response& res) {
     id.resize(id.size() - 3);
   }
   const Model* m = Catalogue::builtin().find(id);
+  if (!m && format == PageFormat::Html) {
+    res.status = 404;
+    return res.set_content(render_missing_model_html(id, Catalogue::builtin().models()), "text/html; charset=utf-8");
+  }
   if (!m) return answer_json(res, 404, error_body("model", "'" + id + "' is not in the catalogue; accepted: " + Catalogue::builtin().ids()));
   res.set_content(render_model_page(*m, format), format == PageFormat::Html ? "text/html; charset=utf-8" : "text/markdown; charset=utf-8");
 }
