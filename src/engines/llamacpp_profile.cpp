@@ -122,7 +122,7 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
                                  format_count(comp.phase_bytes), comp.tokens),
                      "uncertain: a fitted model of ggml-alloc's peak (within 10% on the reference runs, docs/accuracy.md); on GPU each device "
                      "holding layers reserves its own, and the CUDA backend's buffers are not the CPU's",
-                     "llama.cpp llama_context::sched_reserve, ggml-alloc.c (commit 34af94cd); fitted on shared/reference/llamacpp/runs.json"});
+                     "llama.cpp llama_context::sched_reserve, ggml-alloc.c (commit 34af94cd); fitted on measured llama.cpp runs"});
   add("llamacpp.output", "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, s.n_seq),
       "host memory; one row of logits per sequence while generating");
   return m;
