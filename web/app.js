@@ -87,6 +87,13 @@ function tokens(t) {
   return t.toLocaleString('en-US');
 }
 
+// "32K", "1M", "8192" as a number, only to compare with a model's maximum (the API parses for figures).
+function tokenCount(text) {
+  const m = /^(\d+)\s*([KM]?)$/i.exec(String(text).trim());
+  if (!m) return null;
+  return Number(m[1]) * ({ '': 1, K: 1024, M: 1048576 })[m[2].toUpperCase()];
+}
+
 function tokensLong(t) {
   const short = tokens(t);
   return /[KM]$/.test(short) ? `${short} (${t.toLocaleString('en-US')})` : short;
@@ -694,6 +701,7 @@ async function runCheck(planModel) {
     return;
   }
   $('check-run').disabled = true;
+  $('check-results').setAttribute('aria-busy', 'true');  // figures on screen are the last box's until the answer
   try {
     const c = await api('check', { ...box, units: 'gb' }, checkState.pending.signal);
     checkState.ran = true;
@@ -718,6 +726,7 @@ async function runCheck(planModel) {
     $('plan-view').hidden = true;
   } finally {
     $('check-run').disabled = false;
+    $('check-results').removeAttribute('aria-busy');
   }
 }
 
@@ -748,6 +757,7 @@ function showCheck(c) {
   const body = $('check-table').tBodies[0];
   clear(body);
   const byId = Object.fromEntries(models.map((m) => [m.id, m]));
+  const asked = tokenCount(ctx);
   // A model whose weights are not released never "fits": it goes with the rest, saying why.
   const fits = c.rows.filter((r) => r.fit !== 'none' && !unreleased(byId[r.model]));
   const rest = c.rows.filter((r) => !fits.includes(r));
@@ -769,7 +779,10 @@ function showCheck(c) {
     td(tr, 'Tier', r.tier);
     td(tr, 'Total', r.display.total);
     td(tr, 'On GPUs / RAM / SSD', `${r.display.gpu} / ${r.display.ram} / ${r.display.ssd}`);
-    td(tr, 'Largest context', tokens(r.max_context));
+    // A context past the model's maximum is checked at the maximum: say so, never silently.
+    const m = byId[r.model];
+    const capped = asked && m && m.max_context_tokens && asked > m.max_context_tokens;
+    td(tr, 'Largest context', capped ? `${tokens(r.max_context)} (the model's maximum; ${ctx} asked)` : tokens(r.max_context));
     td(tr, 'tok/s (estimate)', r.display.decode_tok_s);
   });
   const onGpu = fits.filter((r) => r.fit === 'gpu').length;

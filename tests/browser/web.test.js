@@ -102,7 +102,7 @@ async function run() {
   const visibleText = (page, sel) => page.$eval(sel, (e) => (e.hidden ? '' : e.textContent));
   async function runCheck(page) {
     await page.click('#check-run');
-    await page.waitForSelector('#check-results:not([hidden]) #check-summary', { timeout: 30000 });
+    await page.waitForSelector('#check-results:not([hidden]):not([aria-busy]) #check-summary', { timeout: 30000 });
   }
   const models = cliJson(['models']);
   const hasStatus = Array.isArray(models) ? models.some((m) => 'status' in m) : false;
@@ -338,6 +338,11 @@ async function run() {
       assert.strictEqual(await page.inputValue('.gpu-count'), '2');
       assert.strictEqual(await page.inputValue('#check-ram'), '256');
       assert.strictEqual(await page.inputValue('#check-context'), '32K');
+      // Item 2 in the checker: a context past a model's maximum is flagged on its row, not capped silently.
+      await page.fill('#check-context', '1M');
+      await runCheck(page);
+      const llama = await page.textContent('#check-table tbody tr[data-model="llama-3.1-8b"]');
+      assert.match(llama, /128K \(the model's maximum; 1M asked\)/);
       await page.goto(`${base}/?model=kimi-k9`);
       await page.waitForSelector('#model-error:not([hidden])');
       assert.match(await page.textContent('#model-error'), /kimi-k9/);
