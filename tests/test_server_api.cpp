@@ -92,6 +92,28 @@ TEST(ServerApi, SweepListsOneRowPerContext) {
   EXPECT_LT(j["rows"][1]["saving_vs_previous_bytes"].get<int64_t>(), 0);
 }
 
+// A visitor's own model as the text of its config.json: Llama 3.1 8B's published values
+// (meta-llama/Llama-3.1-8B config.json). Its KV cache at 8K is worked by hand:
+// 32 layers x 8 kv heads x (128 K + 128 V) values x 2 B x 8,192 tokens = 1,073,741,824 B,
+// the same as the catalogue entry's.
+TEST(ServerApi, EstimateTakesAPastedConfig) {
+  const std::string config = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+    "vocab_size": 128256, "max_position_embeddings": 131072, "rms_norm_eps": 1e-05, "rope_theta": 500000.0,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16"})";
+  auto a = call_api("estimate", RequestParams::from_json_body(json{{"config", config}, {"context", "8K"}}.dump()));
+  ASSERT_EQ(a.status, 200) << a.body;
+  const json j = json::parse(a.body);
+  EXPECT_EQ(j["totals"]["cache_bytes"], 1073741824ull);
+  EXPECT_EQ(j["totals"]["cache_bytes"], ok("estimate", {{"model", "llama-3.1-8b"}})["totals"]["cache_bytes"]);
+  const json ins = json::parse(call_api("inspect", RequestParams::from_pairs({{"config", config}})).body);
+  EXPECT_EQ(ins["kind"], "config.json");
+  EXPECT_EQ(ins["model"]["layers"], 32);
+  bad("estimate", {{"config", "{not json"}}, "config");
+  bad("estimate", {{"model", "kimi-k3"}, {"config", config}}, "model");
+  bad("estimate", {{"source", "/etc/passwd"}}, "source");  // never a local path
+}
+
 TEST(ServerApi, CompareTakesBSideFlags) {
   json j = ok("compare", {{"a", "kimi-k3"}, {"b-context", "32K"}, {"units", "gb"}});
   EXPECT_EQ(j["a"]["model"]["id"], "kimi-k3");
@@ -153,6 +175,8 @@ TEST(ServerApi, BadRequestsNameTheField) {
   bad("models", {{"model", "kimi-k3"}}, "model");                                // models takes none
   bad("sweep", {{"model", "kimi-k3"}, {"contexts", std::string(200, ',')}}, "contexts");  // over 64 values
   bad("compare", {{"b", "kimi-k3"}}, "a");
+  bad("compare", {{"a", "kimi-k3"}, {"b-quant", "FOO"}}, "b-quant");  // B's tier, named as B's
+  bad("compare", {{"a", "kimi-k3"}, {"b", "llama-3.1-8b"}, {"b-quant", "UD-IQ1_S"}}, "b-quant");  // a build of A, not of B
   bad("stream", {{"model", "kimi-k3"}, {"gbps", "0"}}, "gbps");
   bad("stream", {{"model", "kimi-k3"}, {"bpw", "100"}}, "bpw");
   auto a = call_api("nosuchverb", RequestParams{});

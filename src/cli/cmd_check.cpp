@@ -17,11 +17,15 @@ Command add_check(CLI::App& app) {
   struct Opts {
     BoxFlags box;
     ScenarioFlags flags;
+    std::string prefer = "quality";
     bool detect = false;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
   sub->add_flag("--detect", o->detect, "Read this machine: nvidia-smi, AMD sysfs, /proc/meminfo, CPU count (--gpu and --ram then add nothing)");
+  sub->add_option("--prefer", o->prefer,
+                  "Which fitting tier wins: quality (largest), speed (fastest), balanced (largest on the GPUs alone, fastest with offload)")
+      ->capture_default_str();
   o->box.add_to(*sub, true);
   o->flags.add_to(*sub);
   sub->add_flag("--json", o->json, "Print JSON");
@@ -41,7 +45,7 @@ Command add_check(CLI::App& app) {
             }
             const PlanOptions opts = o->box.to_options();
             const Scenario base = o->flags.to_scenario();
-            const auto rows = check_models(Catalogue::builtin().models(), box, opts, base);
+            const auto rows = check_models(Catalogue::builtin().models(), box, opts, base, parse_check_preference(o->prefer, "--prefer"));
             if (o->json) {
               fmt::print("{}\n", check_json(box, found, rows, opts.engine).dump(2));
               return 0;

@@ -47,7 +47,7 @@ Line cache_line(const Group& g, const CacheLayout& layout, const Scenario& s) {
                                  g.layers, a.kv_heads, a.head_dim_k, a.head_dim_v, bytes_text(per_token), dtype,
                                  format_count(tokens), seqs_text(s.sequences), bytes_text(line.bytes));
       line.assumption = "every token of context keeps its K and V in every full-attention layer";
-      line.source = "config.json num_key_value_heads, head_dim; reference/architectures.md §1";
+      line.source = "config.json num_key_value_heads, head_dim; GQA: Ainslie et al. 2023, https://arxiv.org/abs/2305.13245";
       break;
     case AttentionKind::SlidingWindow:
       line.id = "cache.window";
@@ -56,7 +56,7 @@ Line cache_line(const Group& g, const CacheLayout& layout, const Scenario& s) {
                                  g.layers, a.kv_heads, a.head_dim_k, a.head_dim_v, bytes_text(per_token), dtype,
                                  format_count(s.context), format_count(a.window), seqs_text(s.sequences), bytes_text(line.bytes));
       line.assumption = "window layers keep only the last `window` tokens (engines add a batch of slack; see the engine profiles)";
-      line.source = "config.json sliding_window and layer pattern; reference/architectures.md §2";
+      line.source = "config.json sliding_window and layer pattern; Mistral 7B, https://arxiv.org/abs/2310.06825";
       break;
     case AttentionKind::Latent: {
       line.id = "cache.latent";
@@ -75,7 +75,7 @@ Line cache_line(const Group& g, const CacheLayout& layout, const Scenario& s) {
                                                                  a.index_key_dim, a.index_topk)
                                                    : "");
       line.source = "config.json kv_lora_rank, qk_rope_head_dim" + std::string(a.index_key_dim ? ", index_head_dim" : "") +
-                    "; reference/architectures.md §3-4";
+                    "; DeepSeek-V2 (multi-head latent attention), https://arxiv.org/abs/2405.04434";
       break;
     }
     default: break;
@@ -100,7 +100,7 @@ Line state_line(const Group& g, const Scenario& s) {
                                                                        : "both 16-bit");
   line.source = "config.json " + std::string(a.state_family == StateFamily::KDA ? "linear_attn_config.num_heads, head_dim, short_conv_kernel_size"
                                                                       : "state geometry") +
-                "; reference/architectures.md §5-7";
+                "; Mamba-2, https://arxiv.org/abs/2405.21060; Kimi Linear (KDA), https://arxiv.org/abs/2510.26692";
   return line;
 }
 
@@ -221,9 +221,9 @@ Estimate estimate(const Model& model, const Scenario& s) {
     o.bytes = e.overhead_bytes;
     o.formula = fmt::format("{} × ({} weights + {} cache and state){} = {}", format_percent_bp(s.overhead_bp), bytes_text(e.weights.bytes),
                             bytes_text(e.context_bytes()), s.overhead_fixed ? " + " + bytes_text(s.overhead_fixed) : "", bytes_text(o.bytes));
-    o.assumption = "activations, engine buffers, fragmentation and CUDA context as a share of resident memory (the seeds' rule); "
+    o.assumption = "activations, engine buffers, fragmentation and CUDA context as a share of resident memory (the common percentage rule); "
                    "the engine profiles replace this with what each engine allocates";
-    o.source = "seed 002: 'Runtime overhead (~15%)'";
+    o.source = "vramcalculator.com: 'Runtime overhead (~15%)', https://vramcalculator.com/kimi-k3-vram-requirements/";
     e.lines.push_back(std::move(o));
   }
   e.total_bytes = checked_add(base, e.overhead_bytes);

@@ -13,6 +13,12 @@ namespace vc {
 enum class FitKind { Gpu, Offload, None };
 const char* to_string(FitKind k);
 
+// Which of the tiers that fit a model wins, once the fit kind is settled (GPUs alone beat offload):
+// Quality: the largest weights; Speed: the fastest decode; Balanced: the largest on the GPUs alone,
+// the fastest when weights must be offloaded (offload speed swings by orders of magnitude with size).
+enum class CheckPreference { Balanced, Quality, Speed };
+CheckPreference parse_check_preference(const std::string& text, const std::string& subject);
+
 struct CheckRow {
   const Model* model = nullptr;
   FitKind fit = FitKind::None;
@@ -24,15 +30,23 @@ struct CheckRow {
   std::optional<double> max_concurrency;  // vLLM / SGLang: requests of the checked context at once
   uint64_t max_context = 0;    // at one sequence, in the same fit
   double decode_tok_s = 0;     // expected
-  std::string note;
+  uint64_t gpu_bytes = 0;      // where the chosen tier lives: on the GPUs, in RAM, streamed from SSD
+  uint64_t ram_bytes = 0;
+  uint64_t ssd_bytes = 0;
+  uint64_t tiers_tried = 0;    // distinct tier sizes considered (native, builds, formats)
+  uint64_t tiers_fitting = 0;  // of those, how many fit at the chosen fit kind
+  std::string note;            // the plan's verdict; for no fit, what it would take
 };
 
-// Tiers tried, largest first: native, the model's builds, and these llama.cpp tiers. The best
-// tier is the largest that fits on the GPUs; else the largest in GPU + RAM; else with SSD streaming.
+// Tiers tried, largest first: native, the model's builds, and these llama.cpp tiers (or only
+// base.quant when it is set). GPUs alone first; else GPU + RAM; else with SSD streaming; within
+// the first kind that fits, the preference picks the tier.
 inline constexpr const char* kCheckTiers[] = {"Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_M", "Q2_K", "IQ2_XXS", "IQ1_S"};
 
-CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, const Scenario& base);
+CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, const Scenario& base,
+                     CheckPreference prefer = CheckPreference::Quality);
 // Ranked: fits on GPUs first, then with offload, then not at all; faster first within each.
-std::vector<CheckRow> check_models(const std::vector<Model>& models, const Box& box, const PlanOptions& o, const Scenario& base);
+std::vector<CheckRow> check_models(const std::vector<Model>& models, const Box& box, const PlanOptions& o, const Scenario& base,
+                                   CheckPreference prefer = CheckPreference::Quality);
 
 }  // namespace vc

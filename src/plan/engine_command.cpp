@@ -91,6 +91,28 @@ double memory_fraction(const Plan& p) {
   return std::clamp(f, 0.5, 0.98);
 }
 
+// The tier exists only as a GGUF file (a GGUF build, or a llama.cpp block format such as Q4_K_M or
+// IQ1_S): vLLM and SGLang serve the safetensors checkpoints, not these files.
+bool gguf_only(const Plan& p) {
+  const auto& w = p.estimate.weights;
+  const std::string q = p.estimate.scenario.quant;
+  if (q.empty() || w.clamped) return false;
+  if (const Build* b = p.model->find_build(q)) return lower(b->format) == "gguf";
+  const std::string u = lower(q);
+  return (u.size() > 1 && u[0] == 'q' && std::isdigit(static_cast<unsigned char>(u[1]))) || u.rfind("iq", 0) == 0 || u.rfind("tq", 0) == 0;
+}
+
+// Why vLLM and SGLang cannot run this plan, or "": the box does not hold it even with offload, or
+// weights stream from SSD (their CPU offload holds weights in RAM; nothing reads them from disk).
+std::string offload_beyond_ram(const Plan& p) {
+  if (!p.offload) return "";
+  if (!p.offload->fits) return "this box does not hold the model even with offload";
+  for (const auto& t : p.offload->tiers) {
+    if (t.tier == "SSD" && t.weights + t.experts > 0) return "their CPU offload holds weights in RAM, and this plan streams weights from SSD";
+  }
+  return "";
+}
+
 EngineCommand llamacpp(const Plan& p) {
   EngineCommand c;
   c.engine = "llamacpp";
@@ -131,7 +153,7 @@ EngineCommand llamacpp(const Plan& p) {
       const uint64_t on_gpu = o.experts ? moe * gpu_slots / o.experts : 0;
       if (moe > on_gpu) cmd += fmt::format(" --n-cpu-moe {}", moe - on_gpu);
       c.notes.push_back(fmt::format("llama.cpp keeps one tensor per layer for all experts, so the GPU takes whole layers of experts ({} of {} MoE layers) "
-                                    "rather than the hottest experts: its hit rate is the uniform share, not the Zipf one",
+                                    "rather than the hottest experts: its hit rate is the uniform share, not the higher share of the most-used experts",
                                     on_gpu, moe));
     }
     c.notes.push_back("weights stay memory-mapped (default --mmap): the page cache in RAM holds the experts read most, SSD serves the rest");
@@ -204,7 +226,16 @@ std::vector<EngineCommand> engine_commands(const Plan& p) {
     if (p.box.gpus.empty()) return std::string(engine) == "llamacpp";
     return std::all_of(p.box.gpus.begin(), p.box.gpus.end(), [&](const Device& d) { return std::find(d.engines.begin(), d.engines.end(), engine) != d.engines.end(); });
   };
-  if ((want == "generic" || want == "llamacpp") && (want == "llamacpp" || supported("llamacpp"))) out.push_back(llamacpp(p));
+  // vLLM and SGLang only where they can load the tier and hold it in GPU + RAM; llama.cpp says why not.
+  std::string without;
+  if (gguf_only(p)) without = fmt::format("vLLM and SGLang are not listed: {} is a GGUF file, which they do not serve; pick the native checkpoint for them",
+                                          p.estimate.scenario.quant);
+  else if (const std::string why = offload_beyond_ram(p); !why.empty()) without = "vLLM and SGLang are not listed: " + why;
+  if ((want == "generic" || want == "llamacpp") && (want == "llamacpp" || supported("llamacpp"))) {
+    out.push_back(llamacpp(p));
+    if (!without.empty()) out.back().notes.push_back(without);
+  }
+  if (!without.empty()) return out;
   if ((want == "generic" || want == "vllm") && (want == "vllm" || supported("vllm"))) out.push_back(vllm(p));
   if ((want == "generic" || want == "sglang") && (want == "sglang" || supported("sglang"))) out.push_back(sglang(p));
   return out;

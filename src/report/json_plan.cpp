@@ -14,7 +14,9 @@ nlohmann::json check_json(const Box& box, const std::vector<std::string>& found,
   out["rows"] = nlohmann::json::array();
   for (const auto& r : rows) {
     out["rows"].push_back({{"model", r.model->id}, {"fit", to_string(r.fit)}, {"tier", r.tier}, {"weights_bytes", r.weights_bytes},
-                           {"total_bytes", r.total_bytes}, {"max_context", r.max_context}, {"decode_tok_s", r.decode_tok_s}, {"note", r.note},
+                           {"total_bytes", r.total_bytes}, {"max_context", r.max_context}, {"decode_tok_s", r.decode_tok_s},
+                           {"quant", r.quant}, {"gpu_bytes", r.gpu_bytes}, {"ram_bytes", r.ram_bytes}, {"ssd_bytes", r.ssd_bytes},
+                           {"tiers_tried", r.tiers_tried}, {"tiers_fitting", r.tiers_fitting}, {"note", r.note},
                            {"kv_tokens", r.kv_tokens ? nlohmann::json(*r.kv_tokens) : nlohmann::json(nullptr)},
                            {"max_concurrency", r.max_concurrency ? nlohmann::json(*r.max_concurrency) : nlohmann::json(nullptr)}});
   }
@@ -37,6 +39,9 @@ nlohmann::json check_row_display_json(const CheckRow& r, ByteUnits units) {
           {"weights", r.weights_bytes ? format_bytes(r.weights_bytes, units) : "-"},
           {"total", r.total_bytes ? format_bytes(r.total_bytes, units) : "-"},
           {"max_context", r.max_context ? format_tokens(r.max_context) : "-"},
+          {"gpu", format_bytes(r.gpu_bytes, units)},
+          {"ram", format_bytes(r.ram_bytes, units)},
+          {"ssd", format_bytes(r.ssd_bytes, units)},
           {"decode_tok_s", r.fit == FitKind::None ? "-" : fmt::format("{:.2f}", r.decode_tok_s)}};
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <memory>
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
@@ -21,6 +22,8 @@
 #include "report/json_report.h"
 #include "report/json_verbs.h"
 #include "sources/checkpoint.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_view.h"
 #include "sources/remote/http_source.h"
 #include "sources/remote/location.h"
 
@@ -103,16 +106,19 @@ EngineInputs engine_inputs_from(const RequestParams& p) {
   return in;
 }
 
+std::shared_ptr<const Model> request_model(const RequestParams& p);
+
 nlohmann::json run_estimate(const RequestParams& p) {
-  const Model& m = catalogue_model(p, "model");
+  const auto model = request_model(p);
   const ScenarioGiven given{p.has("context"), p.has("seqs"), p.has("cache-dtype")};
-  const EngineRequest r = engine_request(m, scenario_from(p), engine_inputs_from(p), given);
-  Estimate e = estimate(m, r.scenario);
+  const EngineRequest r = engine_request(*model, scenario_from(p), engine_inputs_from(p), given);
+  Estimate e = estimate(*model, r.scenario);
   return with_display(estimate_json(e, run_engine(r)), e, p);
 }
 
 nlohmann::json run_sweep(const RequestParams& p) {
-  const Model& m = catalogue_model(p, "model");
+  const auto model = request_model(p);
+  const Model& m = *model;
   std::vector<uint64_t> contexts;
   for (const auto& c : split_list(p.get("contexts", "8K,32K,128K,1M"), "contexts", 64)) contexts.push_back(parse_tokens(c, "contexts"));
   auto rows = sweep(m, scenario_from(p), contexts);
@@ -123,21 +129,37 @@ nlohmann::json run_sweep(const RequestParams& p) {
   return j;
 }
 
+// B's estimate: a refusal names B's parameter (b-quant), not A's (quant), so a caller can tell them apart.
+Estimate estimate_b(const Model& b, const Scenario& sb) {
+  try {
+    return estimate(b, sb);
+  } catch (const InputError& e) {
+    const std::string bare = e.subject().rfind("--", 0) == 0 ? e.subject().substr(2) : e.subject();
+    if (bare != "quant" && bare != "context" && bare != "seqs" && bare != "cache-dtype") throw;
+    std::string message = e.what();
+    if (message.rfind(e.subject() + ": ", 0) == 0) message = message.substr(e.subject().size() + 2);
+    throw InputError("b-" + bare, message);
+  }
+}
+
 nlohmann::json run_compare(const RequestParams& p) {
   const Model& a = catalogue_model(p, "a");
   const Model& b = p.has("b") ? catalogue_model(p, "b") : a;
   Scenario sa = scenario_from(p);
   Scenario sb = b_side(p, sa);
   Estimate ea = estimate(a, sa);
-  Estimate eb = estimate(b, sb);
+  Estimate eb = estimate_b(b, sb);
   nlohmann::json j = compare_json(ea, eb, engine_for(a, sa), engine_for(b, sb));
   j["a"] = with_display(j["a"], ea, p);
   j["b"] = with_display(j["b"], eb, p);
   if (p.has("units")) {
     const ByteUnits units = parse_units(p.get("units"), "units");
     const bool more = eb.total_bytes >= ea.total_bytes;
-    j["difference_display"] = std::string("B ") + (more ? "exceeds" : "is under") + " A by " +
-                              format_bytes(more ? eb.total_bytes - ea.total_bytes : ea.total_bytes - eb.total_bytes, units) + ".";
+    const uint64_t gap = more ? eb.total_bytes - ea.total_bytes : ea.total_bytes - eb.total_bytes;
+    // A gap that rounds to 0.00 in the display is "the same" to a reader, not "exceeds by 0.00 GB".
+    j["difference_display"] = format_bytes(gap, units) == format_bytes(0, units)
+                                  ? std::string("A and B need the same memory (to the displayed precision).")
+                                  : std::string("B ") + (more ? "exceeds" : "is under") + " A by " + format_bytes(gap, units) + ".";
   }
   return j;
 }
@@ -211,7 +233,8 @@ nlohmann::json run_check(const RequestParams& p) {
   const BoxInputs in = box_from(p);
   const Box box = api_box(in);
   const PlanOptions opts = in.to_options();
-  const auto rows = check_models(Catalogue::builtin().models(), box, opts, scenario_from(p));
+  const CheckPreference prefer = parse_check_preference(p.get("prefer", "quality"), "prefer");
+  const auto rows = check_models(Catalogue::builtin().models(), box, opts, scenario_from(p), prefer);
   nlohmann::json j = check_json(box, {}, rows, opts.engine);
   if (p.has("units")) {
     const ByteUnits units = parse_units(p.get("units"), "units");
@@ -224,9 +247,7 @@ nlohmann::json run_devices(const RequestParams&) { return devices_json(DeviceTab
 
 // Only remote sources, read under a time budget: a client must not make the server open its own
 // files, nor hold a worker thread without end.
-nlohmann::json run_inspect(const RequestParams& p) {
-  const std::string source = p.get("source");
-  if (source.empty()) throw InputError("source", "is required; give an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE]");
+CheckpointInspection read_remote_source(const std::string& source) {
   const bool remote = source.rfind("hf:", 0) == 0 || source.rfind("http://", 0) == 0 || source.rfind("https://", 0) == 0;
   if (!remote) {
     throw InputError("source", "'" + source.substr(0, 200) + "' is not an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE]; the server reads no local paths");
@@ -236,7 +257,7 @@ nlohmann::json run_inspect(const RequestParams& p) {
   const auto start = std::chrono::steady_clock::now();
   RemoteDeadline deadline(budget);
   try {
-    return inspection_json(inspect_checkpoint(source, "source"));
+    return inspect_checkpoint(source, "source");
   } catch (const InputError& e) {
     // A timed-out read may come back wrapped (a shard "cannot be read"); the clock says which it was
     // (curl's own limit, set to the time left in whole milliseconds, may fire a moment early).
@@ -255,22 +276,49 @@ nlohmann::json run_inspect(const RequestParams& p) {
   }
 }
 
+// The text of a config.json a visitor pasted: parsed and mapped as a config file is, nothing read.
+CheckpointInspection read_config_text(const std::string& text) {
+  CheckpointInspection c;
+  c.kind = "config.json";
+  c.model = model_from_config(parse_config_text(text, "config"), "config");
+  return c;
+}
+
+CheckpointInspection read_caller_model(const RequestParams& p) {
+  if (p.has("source") && p.has("config")) throw InputError("config", "give either source or config, not both");
+  if (p.has("config")) return read_config_text(p.get("config"));
+  const std::string source = p.get("source");
+  if (source.empty()) throw InputError("source", "is required; give an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE], or config (the text of a config.json)");
+  return read_remote_source(source);
+}
+
+nlohmann::json run_inspect(const RequestParams& p) { return inspection_json(read_caller_model(p)); }
+
+// estimate and sweep answer for a catalogue `model`, or for the caller's own `source` / `config`.
+std::shared_ptr<const Model> request_model(const RequestParams& p) {
+  if (!p.has("source") && !p.has("config")) return std::shared_ptr<const Model>(std::shared_ptr<const Model>(), &catalogue_model(p, "model"));
+  if (p.has("model")) throw InputError("model", "give either model (a catalogue id) or source/config, not both");
+  CheckpointInspection c = read_caller_model(p);
+  if (!c.model) throw InputError(p.has("config") ? "config" : "source", "holds no model geometry: " + c.no_model);
+  return std::make_shared<const Model>(std::move(*c.model));
+}
+
 }  // namespace
 
 void set_remote_timeout(std::chrono::milliseconds timeout) { g_remote_timeout_ms = timeout.count(); }
 
 const std::vector<ApiRoute>& api_routes() {
   static const std::vector<ApiRoute> routes = {
-      {"estimate", with(with({"model", "units"}, kScenarioParams), kEngineParams), run_estimate},
-      {"sweep", with({"model", "contexts", "units", "engine"}, kScenarioParams), run_sweep},
+      {"estimate", with(with({"model", "source", "config", "units"}, kScenarioParams), kEngineParams), run_estimate},
+      {"sweep", with({"model", "source", "config", "contexts", "units", "engine"}, kScenarioParams), run_sweep},
       {"compare", with({"a", "b", "units", "engine", "b-quant", "b-context", "b-seqs", "b-cache-dtype"}, kScenarioParams), run_compare},
       {"models", {}, run_models},
       {"builds", {"model", "overhead"}, run_builds},
       {"stream", {"model", "quant", "bpw", "gbps"}, run_stream},
       {"plan", with(with({"model", "units"}, kScenarioParams), kBoxParams), run_plan},
-      {"check", with(with({"units"}, kScenarioParams), kBoxParams), run_check},
+      {"check", with(with({"units", "prefer"}, kScenarioParams), kBoxParams), run_check},
       {"devices", {}, run_devices},
-      {"inspect", {"source"}, run_inspect},
+      {"inspect", {"source", "config"}, run_inspect},
   };
   return routes;
 }

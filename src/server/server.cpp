@@ -157,6 +157,9 @@ Reply model_page(std::string id) {
     id.resize(id.size() - 3);
   }
   const Model* m = Catalogue::builtin().find(id);
+  if (!m && format == PageFormat::Html) {
+    return {404, render_missing_model_html(id, Catalogue::builtin().models()), "text/html; charset=utf-8", {}, false};
+  }
   if (!m) return error_reply(404, "model", "'" + id + "' is not in the catalogue; accepted: " + Catalogue::builtin().ids());
   return {200, render_model_page(*m, format), format == PageFormat::Html ? "text/html; charset=utf-8" : "text/markdown; charset=utf-8", {}, false};
 }
