@@ -9,7 +9,7 @@
 
 namespace vc {
 
-enum class FitKind { Gpu, Offload, None };
+enum class FitKind { Gpu, Offload, None, Unavailable };  // Unavailable: weights not published
 const char* to_string(FitKind k);
 
 struct CheckRow {

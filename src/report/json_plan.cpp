@@ -34,7 +34,7 @@ nlohmann::json check_row_display_json(const CheckRow& r, ByteUnits units) {
           {"weights", r.weights_bytes ? format_bytes(r.weights_bytes, units) : "-"},
           {"total", r.total_bytes ? format_bytes(r.total_bytes, units) : "-"},
           {"max_context", r.max_context ? format_tokens(r.max_context) : "-"},
-          {"decode_tok_s", r.fit == FitKind::None ? "-" : fmt::format("{:.2f}", r.decode_tok_s)}};
+          {"decode_tok_s", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-" : fmt::format("{:.2f}", r.decode_tok_s)}};
 }
 
 nlohmann::json plan_display_json(const Plan& p, const PlanSolved& solved, ByteUnits units) {
