@@ -79,7 +79,9 @@ TEST(CatalogueAudit, EveryEntryHasSourcesProvenanceAndNoWarnings) {
       EXPECT_FALSE(contains(text, "shared/reference")) << text;
     }
     for (const auto& b : m.builds) EXPECT_FALSE(contains(b.source, "seed")) << b.source;
-    if (!m.weights_available()) EXPECT_FALSE(m.status_note.empty()) << "an unreleased entry says why";
+    if (!m.weights_available()) {
+      EXPECT_FALSE(m.status_note.empty()) << "an unreleased entry says why";
+    }
   }
 }
 
@@ -102,8 +104,9 @@ TEST(CatalogueAudit, KimiK2UsesItsDerivedTotalWithTheVendorsBeside) {
 TEST(CatalogueAudit, Gemma3CountsItsTiedHeadAsActiveAndItsVisionTower) {
   const Model& g = model("gemma-3-27b");
   ASSERT_TRUE(g.tied_embeddings);
-  // Tied head: 262,144 x 5,376 = 1,409,286,144 read by every decoded token, stored once.
-  EXPECT_EQ(g.params.active_by_class.at(ParamClass::OutputHead), 1'409'286'144u);
+  // Tied head: 262,208 (Gemma3TextConfig's default vocab) x 5,376 = 1,409,630,208, read by every
+  // decoded token, stored once.
+  EXPECT_EQ(g.params.active_by_class.at(ParamClass::OutputHead), 1'409'630'208u);
   EXPECT_EQ(g.params.by_class.count(ParamClass::OutputHead), 0u);
   // SigLIP tower (27 x 15,239,504 + patch 678,528 + positions 4,718,592 + norm 2,304) plus the
   // projector (1,152 x 5,376 + 1,152), worked out by hand from vision_config: ~0.85 GB at bf16.
@@ -122,9 +125,10 @@ TEST(CatalogueAudit, MtpAndItsCopiesAreShipped) {
 
 TEST(CatalogueAudit, Bf16CheckpointIsSixteenBitsPerParameter) {
   // One consistent pair: derived bytes over derived parameters (no "15.93 bits" for BF16).
-  for (const char* id : {"qwen3-next-80b-a3b", "glm-4.7", "kimi-linear-48b-a3b", "qwen3.5-397b-a17b"}) {
+  for (const char* id : {"qwen3-next-80b-a3b", "glm-4.7", "kimi-linear-48b-a3b", "qwen3.5-397b-a17b", "gemma-3-27b"}) {
     const Model& m = model(id);
-    if (m.native.format != "BF16" || m.native.measured) continue;
+    ASSERT_EQ(m.native.format, "BF16") << id;
+    ASSERT_FALSE(m.native.measured) << id;
     EXPECT_DOUBLE_EQ(resolve_weights(m, "").effective_bits, 16.0) << id;
   }
 }

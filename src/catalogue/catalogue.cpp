@@ -49,7 +49,14 @@ void apply_facts(Model& m, const nlohmann::json& f) {
       uint64_t n = e.at("value").get<uint64_t>();
       m.params.by_class[c] = checked_add(m.params.by_class[c], n);
       m.params.derived_total = checked_add(m.params.derived_total, n);
-      // MTP and vision are shipped but not read per decoded token (kActiveConvention).
+      // MTP and vision are shipped but not read per decoded token (kActiveConvention). A native
+      // size derived from the config gains them at 16 bits (vision towers and projectors ship in
+      // bf16 beside FP8 or BF16 language models); a measured checkpoint below replaces it all.
+      if (!f.contains("checkpoint")) {
+        const uint64_t bytes = checked_mul(n, 2);
+        m.native.bytes = checked_add(m.native.bytes, bytes);
+        if (!m.native.bytes_by_class.empty()) m.native.bytes_by_class[c] = checked_add(m.native.bytes_by_class[c], bytes);
+      }
       m.provenance[std::string("params.") + to_string(c)] = e.at("source").get<std::string>();
     }
   }
