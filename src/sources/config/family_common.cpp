@@ -47,10 +47,14 @@ void read_embeddings(ConfigView& cfg, ParamTally& tally, bool tied_default) {
   m.vocab = cfg.u64("vocab_size", limits::kVocab);
   m.tied_embeddings = cfg.flag("tie_word_embeddings", tied_default);
   tally.add(ParamClass::Embedding, checked_mul(m.vocab, m.hidden), 0);
+  tally_output_head(tally, m);
+  tally.add_always_active(ParamClass::Norms, m.hidden);
+}
+
+void tally_output_head(ParamTally& tally, const Model& m) {
   // A tied head is stored once (as the embedding) but decode reads all of it: active, not total.
   if (!m.tied_embeddings) tally.add_always_active(ParamClass::OutputHead, checked_mul(m.vocab, m.hidden));
   else tally.add(ParamClass::OutputHead, 0, checked_mul(m.vocab, m.hidden));
-  tally.add_always_active(ParamClass::Norms, m.hidden);
 }
 
 uint64_t first_u64(ConfigView& cfg, const std::vector<std::string>& keys, uint64_t max) {

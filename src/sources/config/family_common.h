@@ -26,8 +26,10 @@ GqaGeometry read_gqa(ConfigView& cfg, uint64_t hidden, const std::string& head_d
 AttentionSpec full_attention(const GqaGeometry& g);
 AttentionSpec window_attention(const GqaGeometry& g, uint64_t window);
 
+// The output head: stored (untied) or the embedding read again (tied: active, not stored twice).
+void tally_output_head(ParamTally& tally, const Model& m);
 // Reads vocab_size, hidden_size, tie_word_embeddings into the model; tallies the input embedding
-// (0 active: a lookup), the output head when untied, and the final norm.
+// (0 active: a lookup), the output head (tally_output_head), and the final norm.
 void read_embeddings(ConfigView& cfg, ParamTally& tally, bool tied_default = false);
 
 // The first present key among `keys`, required; the message names them all when none is.
