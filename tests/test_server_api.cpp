@@ -63,15 +63,16 @@ TEST(ServerApi, EstimateIsTheCliJsonDocument) {
   EXPECT_EQ(ok("estimate", {{"model", "kimi-k3.1-pro"}, {"context", "32K"}, {"cache-dtype", "q8_0"}}), expected);
 }
 
-// Q8_0 is 34 B per 32-value block = 8.5 bits: 2.8T x 8.5 / 8 = 2,975,000,000,000 B, which the
-// clamp rule brings down to the native 1,560,936,091,448 B (seed 002).
+// Q8_0 is 34 B per 32-value block = 8.5 bits: the derived 2,779,928,795,168 params x 8.5 / 8 =
+// 2,953,674,344,866 B (the page's 2.8T gave 2,975 GB), which the clamp rule brings down to the
+// native 1,560,936,091,448 B (seed 002).
 TEST(ServerApi, EstimateReportsTheClampWithDisplayStrings) {
   json j = ok("estimate", {{"model", "kimi-k3"}, {"quant", "Q8_0"}, {"units", "gb"}});
   EXPECT_TRUE(j["weights"]["clamped"]);
-  EXPECT_EQ(j["weights"]["unclamped_bytes"], 2975000000000ull);
+  EXPECT_EQ(j["weights"]["unclamped_bytes"], 2953674344866ull);
   EXPECT_EQ(j["weights"]["bytes"], 1560936091448ull);
   EXPECT_EQ(j["display"]["total"], "1,795.87 GB");
-  EXPECT_EQ(j["display"]["clamp_note"], "Q8_0 would need 2,975.00 GB for the weights, more than the native MXFP4 checkpoint; the native size stands.");
+  EXPECT_EQ(j["display"]["clamp_note"], "Q8_0 would need 2,953.67 GB for the weights, more than the native MXFP4 checkpoint; the native size stands.");
   EXPECT_EQ(j["display"]["lines"].size(), j["lines"].size());
 }
 
@@ -145,12 +146,13 @@ TEST(ServerApi, BuildsGiveTheSeedLadder) {
   EXPECT_TRUE(found);
 }
 
-// Seed 002: 104B active x 1.7 bits / 8 = 22.1 GB per token; 5 GB/s -> 0.226 tok/s.
+// Seed 002: 104B active x 1.7 bits / 8 = 22.1 GB per token; with the derived 104,186,931,808
+// active: 22,139,723,009 B; 5 GB/s -> 0.226 tok/s (printed 0.23, as the page).
 TEST(ServerApi, StreamGivesTheSeedArithmetic) {
   json j = ok("stream", {{"model", "kimi-k3"}, {"bpw", "1.7"}, {"gbps", "5,19"}});
-  EXPECT_EQ(j["bytes_per_token"], 22100000000ull);
+  EXPECT_EQ(j["bytes_per_token"], 22139723009ull);
   ASSERT_EQ(j["rates"].size(), 2u);
-  EXPECT_NEAR(j["rates"][0]["tokens_per_s"].get<double>(), 5e9 / 22.1e9, 1e-9);
+  EXPECT_NEAR(j["rates"][0]["tokens_per_s"].get<double>(), 5e9 / 22139723009.0, 1e-9);
 }
 
 TEST(ServerApi, EveryRouteIsReachableByItsVerb) {

@@ -57,9 +57,12 @@ Command add_check(CLI::App& app) {
             for (const auto& r : rows) {
               fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier,
                          r.weights_bytes ? format_bytes(r.weights_bytes) : "-", r.total_bytes ? format_bytes(r.total_bytes) : "-",
-                         r.max_context ? format_tokens(r.max_context) : "-", r.fit == FitKind::None ? "-" : fmt::format("{:.2f}", r.decode_tok_s));
+                         r.max_context ? format_tokens(r.max_context) : "-", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-" : fmt::format("{:.2f}", r.decode_tok_s));
             }
-            fmt::print("\nContext checked: {} per sequence; tok/s expected at the --efficiency factor. `vramcalc plan MODEL` for the full plan.\n", o->flags.context);
+            for (const auto& r : rows) {
+              if (r.fit == FitKind::Unavailable) fmt::print("\n{}: {}", r.model->id, r.note);
+            }
+            fmt::print("\n\nContext checked: {} per sequence; tok/s expected at the --efficiency factor. `vramcalc plan MODEL` for the full plan.\n", o->flags.context);
             return 0;
           }};
 }

@@ -217,7 +217,7 @@ std::string format_tokens(uint64_t tokens) {
 
 std::string format_params(uint64_t params) {
   double p = static_cast<double>(params);
-  if (p >= 1e12) return fmt::format("{:.3g}T", p / 1e12);
+  if (p >= 1e12) return fmt::format("{:.4g}T", p / 1e12);  // 1.026T: trillions need a fourth digit
   if (p >= 1e9) return fmt::format("{:.3g}B", p / 1e9);
   if (p >= 1e6) return fmt::format("{:.3g}M", p / 1e6);
   return format_count(params);

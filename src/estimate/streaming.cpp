@@ -34,6 +34,8 @@ NativeReads native_reads_per_token(const Model& model) {
   uint64_t table_total = 0, always = 0, routed = 0;
   for (const auto& [c, bytes] : model.native.bytes_by_class) {
     table_total = checked_add(table_total, bytes);
+    // A tied embedding is also the output head, which decode reads whole (kActiveConvention).
+    if (c == ParamClass::Embedding && model.tied_embeddings) always = checked_add(always, bytes);
     if (c == ParamClass::Embedding || c == ParamClass::Vision || c == ParamClass::Mtp || c == ParamClass::Other) continue;
     if (c == ParamClass::RoutedExperts) routed = checked_add(routed, mul_div_round(bytes, k, n));
     else always = checked_add(always, bytes);

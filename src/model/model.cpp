@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/checked.h"
+#include "core/units.h"
 
 namespace vc {
 
@@ -50,6 +51,41 @@ const char* to_string(ParamClass c) {
     case ParamClass::Other: return "other";
   }
   return "other";
+}
+
+const char* to_string(ReleaseStatus s) {
+  switch (s) {
+    case ReleaseStatus::Released: return "released";
+    case ReleaseStatus::Announced: return "announced";
+    case ReleaseStatus::Withdrawn: return "withdrawn";
+  }
+  return "released";
+}
+
+std::string status_text(ReleaseStatus s) {
+  switch (s) {
+    case ReleaseStatus::Released: return "released";
+    case ReleaseStatus::Announced: return "announced, weights unavailable";
+    case ReleaseStatus::Withdrawn: return "withdrawn, weights no longer published";
+  }
+  return "released";
+}
+
+namespace {
+std::string with_vendor(uint64_t used, const std::optional<StatedFigure>& stated) {
+  std::string out = format_params(used);
+  if (stated && format_params(stated->value) != out) out += " (vendor: " + format_params(stated->value) + ")";
+  return out;
+}
+}  // namespace
+
+std::string Params::total_text() const { return with_vendor(total(), stated_total); }
+std::string Params::active_text() const { return with_vendor(active(), stated_active); }
+
+std::string Params::active_parts_text() const {
+  std::string out;
+  for (const auto& [c, n] : active_by_class) out += (out.empty() ? "" : " + ") + std::string(to_string(c)) + " " + format_params(n);
+  return out;
 }
 
 uint64_t Model::layer_count(AttentionKind kind) const {

@@ -81,18 +81,35 @@ struct StatedFigure {
   std::string source;
 };
 
+// Active-parameter convention (one for every entry; docs/accuracy.md): what one decoded token reads.
+// Excludes the input embedding (a lookup of one row), MTP layers and vision towers; includes the
+// output head (a tied head counts once, as the head: decode reads the whole matrix), attention,
+// dense MLPs, shared experts, routers, norms, and k of n routed experts.
+inline constexpr const char* kActiveConvention =
+    "excludes the input embedding lookup, MTP layers and the vision tower; includes the output head (tied or not), "
+    "attention, dense MLP, shared experts, router, norms and k-of-n routed experts";
+
 struct Params {
-  std::map<ParamClass, uint64_t> by_class;  // derived from geometry or tensors
+  std::map<ParamClass, uint64_t> by_class;         // derived from geometry or tensors
+  std::map<ParamClass, uint64_t> active_by_class;  // the parts of derived_active
   uint64_t derived_total = 0;               // language model + vision + MTP as shipped
-  uint64_t derived_active = 0;              // per token, excluding the input embedding lookup
+  uint64_t derived_active = 0;              // per token, kActiveConvention
   std::string derived_source;               // "config.json geometry", "safetensors headers", ...
-  std::optional<StatedFigure> stated_total;   // the vendor's word, kept beside the derived figure
+  std::optional<StatedFigure> stated_total;   // the vendor's word, shown beside the derived figure
   std::optional<StatedFigure> stated_active;
-  // The figure the arithmetic uses: the vendor's where stated (the seeds' rule), else derived.
-  uint64_t total() const { return stated_total ? stated_total->value : derived_total; }
-  uint64_t active() const { return stated_active ? stated_active->value : derived_active; }
-  std::string total_source() const { return stated_total ? stated_total->source : derived_source; }
-  std::string active_source() const { return stated_active ? stated_active->source : derived_source; }
+  std::string stated_convention;              // how the vendor's active figure differs, where it does
+  std::string difference_note;                // why derived and stated differ by more than 1%, where they do
+  // The figure the arithmetic uses: derived from the geometry or tensors (exact); the vendor's
+  // rounded word only when nothing could be derived.
+  uint64_t total() const { return derived_total ? derived_total : (stated_total ? stated_total->value : 0); }
+  uint64_t active() const { return derived_active ? derived_active : (stated_active ? stated_active->value : 0); }
+  std::string total_source() const { return derived_total || !stated_total ? derived_source : stated_total->source; }
+  std::string active_source() const { return derived_active || !stated_active ? derived_source : stated_active->source; }
+  // "1.026T (vendor: 1T)": the figure used with the vendor's word beside it, where stated.
+  std::string total_text() const;
+  std::string active_text() const;
+  // The active figure by its parts: "output head 1.17B + attention 11.4B + routed experts 8 of 384 ...".
+  std::string active_parts_text() const;
 };
 
 struct Checkpoint {
@@ -131,6 +148,13 @@ struct NamedTensor {
   uint64_t bytes = 0;
 };
 
+// Whether the weights exist to be downloaded: only released weights get engine command lines or
+// a "fits" verdict; the others are estimated from what the vendor said, and every verb says why.
+enum class ReleaseStatus { Released, Announced, Withdrawn };
+const char* to_string(ReleaseStatus s);
+// "announced, weights unavailable" / "withdrawn": the words a user reads.
+std::string status_text(ReleaseStatus s);
+
 struct Model {
   std::string id;            // catalogue id, "kimi-k3.1-pro"
   std::string name;          // "Kimi K3.1 Pro"
@@ -146,6 +170,8 @@ struct Model {
   uint64_t max_context = 0;
   std::vector<std::string> inputs;      // "text", "image"
   std::string license;
+  ReleaseStatus status = ReleaseStatus::Released;
+  std::string status_note;  // why, with its source ("weights promised by Nov 4, 2026; repo returns 401")
   std::vector<ConfirmedFact> confirmed;
   std::vector<OpenQuestion> assumed;
   std::vector<std::string> left_out;    // what an estimate does not count (vision encoder, ...)
@@ -157,6 +183,7 @@ struct Model {
 
   uint64_t layer_count(AttentionKind kind) const;
   const Build* find_build(const std::string& name) const;
+  bool weights_available() const { return status == ReleaseStatus::Released; }
 };
 
 }  // namespace vc

@@ -17,6 +17,7 @@ const char* to_string(FitKind k) {
     case FitKind::Gpu: return "gpu";
     case FitKind::Offload: return "offload";
     case FitKind::None: return "none";
+    case FitKind::Unavailable: return "unreleased";
   }
   return "none";
 }
@@ -65,6 +66,13 @@ std::string what_it_would_take(const Estimate& e, const Box& box) {
 }  // namespace
 
 CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, const Scenario& base, CheckPreference prefer) {
+  if (!model.weights_available()) {  // no tier, fit or speed for weights nobody can download
+    CheckRow row;
+    row.model = &model;
+    row.fit = FitKind::Unavailable;
+    row.note = fmt::format("{}: {}; no fit or command line until the weights are published", status_text(model.status), model.status_note);
+    return row;
+  }
   // Candidate tiers, largest weights first, one per distinct size (clamped tiers collapse into native).
   std::vector<std::pair<std::string, uint64_t>> tiers;
   auto add = [&](const std::string& quant) {

@@ -10,7 +10,7 @@
 
 namespace vc {
 
-enum class FitKind { Gpu, Offload, None };
+enum class FitKind { Gpu, Offload, None, Unavailable };  // Unavailable: weights not published
 const char* to_string(FitKind k);
 
 // Which of the tiers that fit a model wins, once the fit kind is settled (GPUs alone beat offload):

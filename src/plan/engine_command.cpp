@@ -221,6 +221,7 @@ EngineCommand sglang(const Plan& p) {
 
 std::vector<EngineCommand> engine_commands(const Plan& p) {
   std::vector<EngineCommand> out;
+  if (!p.model->weights_available()) return out;  // no command line for weights nobody can download
   const std::string want = p.options.engine == EngineKind::Rule ? "generic" : to_string(p.options.engine);
   auto supported = [&](const char* engine) {
     if (p.box.gpus.empty()) return std::string(engine) == "llamacpp";

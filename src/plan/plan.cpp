@@ -269,6 +269,11 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
       }
     }
   }
+  if (!model.weights_available()) {  // an estimate of what it would take, never a "fits" for files that do not exist
+    p.verdict = fmt::format("No fit verdict and no command line: {} is {} ({}). On paper, if it ships as estimated: {}", model.name,
+                            status_text(model.status), model.status_note, p.verdict);
+    p.aggregate_fits = p.fits_on_devices = false;
+  }
   return p;
 }
 

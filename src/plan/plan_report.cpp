@@ -68,6 +68,7 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
   out += fmt::format("Largest context at {} sequence{}: {}; most sequences at {}: {}{}\n", sc.sequences, sc.sequences == 1 ? "" : "s",
                      solved.max_context ? format_tokens(solved.max_context) + " (" + format_count(solved.max_context) + ")" : "none fits",
                      format_tokens(sc.context), format_count(solved.max_sequences), solved.with_offload ? " (with offload)" : "");
+  if (!p.model->weights_available()) out += fmt::format("\nNo engine command line: {} is {} ({}).\n", p.model->name, status_text(p.model->status), p.model->status_note);
   for (const auto& c : engine_commands(p)) {
     out += fmt::format("\n{}:\n  {}\n", c.engine, c.command);
     for (const auto& n : c.notes) out += "  # " + n + "\n";

@@ -42,7 +42,7 @@ nlohmann::json check_row_display_json(const CheckRow& r, ByteUnits units) {
           {"gpu", format_bytes(r.gpu_bytes, units)},
           {"ram", format_bytes(r.ram_bytes, units)},
           {"ssd", format_bytes(r.ssd_bytes, units)},
-          {"decode_tok_s", r.fit == FitKind::None ? "-" : fmt::format("{:.2f}", r.decode_tok_s)}};
+          {"decode_tok_s", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-" : fmt::format("{:.2f}", r.decode_tok_s)}};
 }
 
 nlohmann::json plan_display_json(const Plan& p, const PlanSolved& solved, ByteUnits units) {

@@ -41,10 +41,25 @@ nlohmann::json model_summary_json(const Model& m) {
   p["derived_total"] = m.params.derived_total;
   p["derived_active"] = m.params.derived_active;
   p["derived_source"] = m.params.derived_source;
+  auto stated_json = [](const std::optional<StatedFigure>& f) {
+    return f ? nlohmann::json{{"value", f->value}, {"source", f->source}} : nlohmann::json(nullptr);
+  };
+  p["stated_total"] = stated_json(m.params.stated_total);
+  p["stated_active"] = stated_json(m.params.stated_active);
+  p["active_convention"] = kActiveConvention;
+  p["stated_convention"] = m.params.stated_convention.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.params.stated_convention);
   nlohmann::json by_class = nlohmann::json::object();
   for (const auto& [c, n] : m.params.by_class) by_class[to_string(c)] = n;
   p["by_class"] = by_class;
+  nlohmann::json active_by_class = nlohmann::json::object();
+  for (const auto& [c, n] : m.params.active_by_class) active_by_class[to_string(c)] = n;
+  p["active_by_class"] = active_by_class;
   j["params"] = p;
+  j["status"] = to_string(m.status);
+  j["status_note"] = m.status_note;
+  j["weights_available"] = m.weights_available();
+  auto origin = m.provenance.find("config.json");
+  j["config_origin"] = origin == m.provenance.end() ? nlohmann::json(nullptr) : nlohmann::json(origin->second);
   j["native_checkpoint"] = {{"format", m.native.format}, {"bytes", m.native.bytes}, {"measured", m.native.measured},
                             {"source", m.native.source}, {"note", m.native.note}};
   nlohmann::json builds = nlohmann::json::array();

@@ -210,7 +210,7 @@ ModelPage build_model_page(const Model& m) {
   page.title = fmt::format("How much memory does {} need?", m.name);
   page.lede = fmt::format("{}: {} parameters, {} active per token, {} layers, up to {} tokens of context. The native checkpoint is {}, {} ({}). "
                           "About {} resident at {} and {} at the full {} context.",
-                          m.name, format_params(m.params.total()), format_params(m.params.active()), m.layers.size(), format_count(m.max_context),
+                          m.name, m.params.total_text(), m.params.active_text(), m.layers.size(), format_count(m.max_context),
                           m.native.format, gb(m.native.bytes), m.native.measured ? "measured from the files" : "derived from the parameters",
                           gb(small.total_bytes), format_tokens(small.scenario.context), gb(full.total_bytes), format_tokens(full.scenario.context));
   page.sections.push_back(glance(m, small, full));

@@ -21,10 +21,13 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"kimi_k3", families::map_kimi_linear},
       {"llama", families::map_llama},
       {"mistral", families::map_llama},
+      {"phi3", families::map_llama},  // Phi-3 / Phi-4: Llama's layout with fused qkv and gate_up (same counts)
       {"qwen2", families::map_qwen2},
       {"qwen2_moe", families::map_qwen2},
       {"qwen3", families::map_qwen3},
       {"qwen3_moe", families::map_qwen3},
+      {"qwen3_vl_text", families::map_qwen3},      // Qwen3-VL's language model: Qwen3 dense
+      {"qwen3_vl_moe_text", families::map_qwen3},  // Qwen3-VL MoE's language model: Qwen3 MoE
       {"qwen3_next", families::map_qwen3_next},
       {"qwen3_5", families::map_qwen3_next},
       {"qwen3_5_text", families::map_qwen3_next},

@@ -6,9 +6,9 @@
 namespace vc::families {
 
 void map_kimi_linear(ConfigView& cfg);  // kimi_linear, kimi_k3: KDA + MLA (+ index keys) + MoE
-void map_llama(ConfigView& cfg);        // llama, mistral: GQA (+ Mistral window) + gated MLP
+void map_llama(ConfigView& cfg);        // llama, mistral, phi3: GQA (+ Mistral window) + gated MLP
 void map_qwen2(ConfigView& cfg);        // qwen2, qwen2_moe: GQA with q/k/v biases, optional MoE
-void map_qwen3(ConfigView& cfg);        // qwen3, qwen3_moe: GQA with q/k norms, optional MoE
+void map_qwen3(ConfigView& cfg);        // qwen3, qwen3_moe, qwen3_vl(_moe)_text: GQA with q/k norms, optional MoE
 void map_qwen3_next(ConfigView& cfg);   // qwen3_next, qwen3_5(_moe): Gated DeltaNet + gated GQA + MoE
 void map_deepseek(ConfigView& cfg);     // deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa: MLA (+ indexer) + MoE
 void map_gpt_oss(ConfigView& cfg);      // gpt_oss: alternating window/full GQA with sinks + MXFP4 experts

@@ -74,9 +74,10 @@ void map_deepseek(ConfigView& cfg) {
   }
 
   // MTP module: one more decoder layer (numbered after the stack) + eh_proj (2h -> h) and its
-  // enorm, hnorm and shared-head norm; embedding and head are shared with the main model.
+  // enorm, hnorm and shared-head norm. Shared with the main model in use, but the checkpoint stores
+  // its own embed_tokens and shared_head.head copies (DeepSeek-V3 README_WEIGHTS: 685B = 671B + 14B MTP).
   const uint64_t mtp = cfg.opt_u64("num_nextn_predict_layers", limits::kLayers).value_or(0);
-  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); });
+  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); }, m.vocab);
   tally.write_to(m.params, cfg.label() + " geometry (DeepSeek mapper)");
 }
 

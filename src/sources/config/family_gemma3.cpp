@@ -20,7 +20,7 @@ void map_gemma3(ConfigView& cfg) {
   m.vocab = cfg.u64_or("vocab_size", 262208, limits::kVocab, "transformers Gemma3TextConfig default");
   m.tied_embeddings = cfg.flag("tie_word_embeddings", true);  // Gemma ties its output head
   tally.add(ParamClass::Embedding, checked_mul(m.vocab, m.hidden), 0);
-  if (!m.tied_embeddings) tally.add_always_active(ParamClass::OutputHead, checked_mul(m.vocab, m.hidden));
+  tally_output_head(tally, m);
   tally.add_always_active(ParamClass::Norms, m.hidden);
   m.max_context = cfg.u64_or("max_position_embeddings", 131072, uint64_t{1} << 34, "transformers Gemma3TextConfig default");
 
