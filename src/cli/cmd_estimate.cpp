@@ -27,17 +27,17 @@ Command add_estimate(CLI::App& app) {
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("MODEL", o->model, "Catalogue id (see `vramcalc models`) or a config.json / model directory");
-  sub->add_option("--engine", o->engine, "generic (default), llamacpp or vllm: add what that engine allocates (docs/engines.md)")->capture_default_str();
-  sub->add_option("--engine-command", o->engine_command, "Paste the command you run: \"llama-server -m m.gguf -c 32768 -ngl 99\" or \"vllm serve ORG/REPO ...\"");
-  sub->add_option("--gpu-memory", o->gpu_memory, "Card memory for vLLM's budget, e.g. 80GB or 79.19GiB");
+  sub->add_option("--engine", o->engine, "generic (default), llamacpp, vllm or sglang: add what that engine allocates (docs/engines.md)")->capture_default_str();
+  sub->add_option("--engine-command", o->engine_command, "Paste the command you run: \"llama-server -m m.gguf -c 32768 -ngl 99\", \"vllm serve ORG/REPO ...\" or \"python -m sglang.launch_server --model-path ORG/REPO ...\"");
+  sub->add_option("--gpu-memory", o->gpu_memory, "Card memory for vLLM's budget and SGLang's profile, e.g. 80GB or 79.19GiB");
   o->flags.add_to(*sub);
   sub->add_flag("--json", o->json, "Print the documented JSON (docs/json.md)");
   sub->add_flag("--explain", o->explain, "Show each line's formula, assumption and source");
   return {sub, [o, sub] {
             EngineRun run;
             if (!o->engine_command.empty()) run = parse_engine_command(o->engine_command);
-            else if (o->engine == "llamacpp" || o->engine == "vllm") run.engine = o->engine;
-            else if (o->engine != "generic") throw InputError("--engine", "'" + o->engine + "' is not known; accepted: generic, llamacpp, vllm");
+            else if (o->engine == "llamacpp" || o->engine == "vllm" || o->engine == "sglang") run.engine = o->engine;
+            else if (o->engine != "generic") throw InputError("--engine", "'" + o->engine + "' is not known; accepted: generic, llamacpp, vllm, sglang");
             std::string spec = o->model.empty() ? run.model : o->model;
             if (spec.empty()) throw InputError("MODEL", "is required (or a command that names the model)");
             Model model = resolve_model(spec);
@@ -56,8 +56,17 @@ Command add_estimate(CLI::App& app) {
               run.llamacpp.type_k = run.llamacpp.type_v = sc.cache_dtype;
               run.placement.n_gpu_layers = 1u << 20;
             }
-            if (o->engine_command.empty() && run.engine == "vllm") run.vllm.kv.max_model_len = sc.context;
-            if (!o->gpu_memory.empty()) run.vllm.card_bytes = parse_bytes(o->gpu_memory, "--gpu-memory");
+            if (!o->engine_command.empty() && run.engine == "sglang" && sub->count("--context") == 0 && run.sglang.context_length) sc.context = run.sglang.context_length;
+            if (o->engine_command.empty() && run.engine == "vllm") {
+              run.vllm.kv.max_model_len = sc.context;
+              run.vllm.kv.kv_cache_dtype = vllm_cache_dtype_from_scenario(sc.cache_dtype);
+            }
+            if (o->engine_command.empty() && run.engine == "sglang") {
+              run.sglang.context_length = sc.context;
+              const std::string d = vllm_cache_dtype_from_scenario(sc.cache_dtype);
+              run.sglang.kv_cache_dtype = d == "fp8" ? "fp8_e4m3" : d;  // SGLang names the fp8 format
+            }
+            if (!o->gpu_memory.empty()) run.vllm.card_bytes = run.sglang.card_bytes = parse_bytes(o->gpu_memory, "--gpu-memory");
             Estimate e = estimate(model, sc);
             std::vector<Line> lines = run.engine == "generic" ? std::vector<Line>{} : engine_lines(model, e.weights.bytes, run);
             if (o->json) {
@@ -72,7 +81,7 @@ Command add_estimate(CLI::App& app) {
             }
             fmt::print("{}", estimate_text(e, o->explain, o->flags.byte_units()));
             if (run.engine != "generic") {
-              fmt::print("\nWhat {} allocates:\n", run.engine == "llamacpp" ? "llama.cpp" : "vLLM");
+              fmt::print("\nWhat {} allocates:\n", run.engine == "llamacpp" ? "llama.cpp" : run.engine == "vllm" ? "vLLM" : "SGLang");
               for (const auto& l : lines) {
                 fmt::print("  {:<70} {:>14}\n", l.label, format_bytes(l.bytes, o->flags.byte_units()));
                 if (o->explain) fmt::print("      = {} B: {}{}{}\n", format_count(l.bytes), l.formula, l.assumption.empty() ? "" : "; ", l.assumption);
