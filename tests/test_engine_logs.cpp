@@ -20,7 +20,8 @@ nlohmann::json case_by_id(const std::string& id) {
   std::ifstream in(kLogs);
   std::stringstream ss;
   ss << in.rdbuf();
-  for (const auto& c : nlohmann::json::parse(ss.str())["cases"]) {
+  const auto doc = nlohmann::json::parse(ss.str());
+  for (const auto& c : doc["cases"]) {
     if (c["id"] == id) return c;
   }
   throw std::runtime_error("no case " + id);
@@ -73,7 +74,9 @@ TEST(EngineLogs, EveryCaseComputedOrExplained) {
   auto rows = validate_engine_logs(kLogs);
   size_t computed = 0, aside = 0, fitted = 0;
   for (const auto& r : rows) {
-    if (!r.computed) EXPECT_FALSE(r.note.empty()) << r.case_id;
+    if (!r.computed) {
+      EXPECT_FALSE(r.note.empty()) << r.case_id;
+    }
     computed += r.computed;
     aside += r.set == "set-aside";
     fitted += r.set == "fitted";

@@ -66,6 +66,14 @@ Model from_reference(const std::string& file) {
   return from_text(ss.str());
 }
 
+// A two-layer Llama config for the quantization_config tests.
+nlohmann::json tiny_llama_config(const std::string& dtype) {
+  auto c = nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":256,"num_attention_heads":4,
+    "num_key_value_heads":2,"intermediate_size":512,"vocab_size":1000})");
+  c["torch_dtype"] = dtype;
+  return c;
+}
+
 bool any_warning_names(const Model& m, const std::string& key) {
   for (const auto& w : m.warnings) if (w.find(key) != std::string::npos) return true;
   return false;
@@ -418,8 +426,7 @@ TEST(Catalogue, ModelsCommandListsEveryEntry) {
 // quantization_config shapes beyond MXFP4/FP8 (reference/architectures.md §9): the native size
 // counts the quantized linear layers at the format's block layout and the rest at the dtype.
 TEST(NativeCheckpoint, AwqGptqAndBitsandbytes) {
-  auto base = nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":256,"num_attention_heads":4,
-    "num_key_value_heads":2,"intermediate_size":512,"vocab_size":1000,"torch_dtype":"float16"})");
+  auto base = tiny_llama_config("float16");
   vc::Model plain = vc::model_from_config(base, "plain.json");
   const auto& c = plain.params.by_class;
   const uint64_t linear = c.at(vc::ParamClass::Attention) + c.at(vc::ParamClass::DenseMlp);
@@ -481,8 +488,7 @@ TEST(Families, UnknownLatentArchitectureIsRefused) {
 // Quantized checkpoints per tensor: compressed-tensors W4A16 (group 128, ignore lm_head) and GPTQ
 // with "lm_head": true. Embeddings stay 16-bit in both; only GPTQ's head is quantized.
 TEST(NativeCheckpoint, CompressedTensorsAndGptqHead) {
-  auto base = nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":256,"num_attention_heads":4,
-    "num_key_value_heads":2,"intermediate_size":512,"vocab_size":1000,"torch_dtype":"bfloat16"})");
+  auto base = tiny_llama_config("bfloat16");
   vc::Model plain = vc::model_from_config(base, "plain.json");
   const auto& c = plain.params.by_class;
   const uint64_t linear = c.at(vc::ParamClass::Attention) + c.at(vc::ParamClass::DenseMlp);

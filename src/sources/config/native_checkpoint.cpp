@@ -58,7 +58,7 @@ std::string compressed_tensors_format(const nlohmann::json& q) {
     const std::string type = lower(string_at(w, "type"));
     const std::string strategy = lower(string_at(w, "strategy"));
     if (type == "float" && bits == 8) return "FP8_E4M3";
-    if (type == "float" && bits == 4) return "NVFP4";
+    if (type == "float" && bits == 4) return size == 32 ? "MXFP4" : "NVFP4";  // MX blocks of 32, NV blocks of 16
     if (type == "int" && bits == 4) return size == 32 ? "INT4_G32" : "INT4_G128";  // group 128 and per-channel scales alike: ~4.1 bits
     if (type == "int" && bits == 8) return strategy == "group" ? "Q8_0" : "INT8_ROWWISE";
     return "";
@@ -88,10 +88,10 @@ void apply_native_checkpoint(ConfigView& cfg) {
                           : q->contains("modules_to_not_convert") ? (*q)["modules_to_not_convert"]
                                                                   : nlohmann::json::array();
     if (!skip.is_array()) skip = nlohmann::json::array();
-    if (method == "compressed-tensors" && !compressed_tensors_format(*q).empty()) quant_name = compressed_tensors_format(*q);
-    else if (method == "fp8") quant_name = "FP8";
+    if (method == "fp8") quant_name = "FP8";
     else if (method == "mxfp4" || format.find("mxfp4") != std::string::npos) quant_name = "MXFP4";
     else if (format.find("nvfp4") != std::string::npos || method == "modelopt") quant_name = "NVFP4";
+    else if (method == "compressed-tensors" && !compressed_tensors_format(*q).empty()) quant_name = compressed_tensors_format(*q);
     else if (format == "pack-quantized") quant_name = "INT4_G32";
     else if (format == "float-quantized") quant_name = "FP8_E4M3";
     else if (method == "awq" || method == "gptq") {
