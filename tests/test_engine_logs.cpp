@@ -78,8 +78,8 @@ TEST(EngineLogs, EveryCaseComputedOrExplained) {
       EXPECT_FALSE(r.note.empty()) << r.case_id;
     }
     computed += r.computed;
-    aside += r.set == "set-aside";
-    fitted += r.set == "fitted";
+    aside += r.part == "set-aside";
+    fitted += r.part == "fitted";
   }
   EXPECT_GT(computed, 20u);
   EXPECT_GT(aside, 0u);
@@ -88,7 +88,7 @@ TEST(EngineLogs, EveryCaseComputedOrExplained) {
   // and 16.7 GiB non-KV in all.
   const ValidationRow* act = find_row(rows, "vllm-qwen25-7b-h100-tp1", "vllm activation (torch peak increase)");
   ASSERT_NE(act, nullptr);
-  EXPECT_EQ(act->set, "set-aside");
+  EXPECT_EQ(act->part, "set-aside");
   EXPECT_TRUE(act->met) << act->ours;
   const ValidationRow* nkv = find_row(rows, "vllm-qwen25-7b-h100-tp1", "vllm non-KV total (from the card)");
   ASSERT_NE(nkv, nullptr);

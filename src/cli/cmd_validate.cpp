@@ -1,14 +1,17 @@
-// vramcalc validate PATH: recompute every case and print the error table, per figure and per share
-// (fitted / set aside). PATH is a reference folder (llamacpp/runs.json, engine-logs/cases.json) or
-// an engine-logs JSON file in the repository's format (tests/data/engine-logs.json).
+// vramcalc validate [PATH] [--measured FILE] [--log FILE]: recompute every reference case, every
+// measured llama.cpp case and every public engine log, print the error table and a summary per
+// figure (fitted and set-aside apart). PATH is a reference folder (llamacpp/runs.json,
+// engine-logs/cases.json) or an engine-logs JSON file (tests/data/engine-logs.json); --log puts
+// our figures beside those of one pasted vLLM, SGLang or llama.cpp start-up log.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "core/error.h"
@@ -49,9 +52,10 @@ int validate_log(const std::string& file, const std::string& model_spec, const s
 }  // namespace
 
 Command add_validate(CLI::App& app) {
-  auto* sub = app.add_subcommand("validate", "Compare our engine profiles with what llama.cpp, vLLM and SGLang printed (reference cases or public logs)");
+  auto* sub = app.add_subcommand("validate", "Compare our engine profiles with what llama.cpp, vLLM and SGLang printed or allocated (reference cases, measured runs, public logs, a pasted log)");
   struct Opts {
     std::string path;
+    std::string measured;
     std::string log;
     std::string model;
     std::string gpu_memory;
@@ -59,42 +63,51 @@ Command add_validate(CLI::App& app) {
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("PATH", o->path, "A reference folder (llamacpp/runs.json, engine-logs/cases.json) or an engine-logs JSON file (tests/data/engine-logs.json)");
+  sub->add_option("--measured", o->measured, "llama.cpp allocations measured by tools/measure-llamacpp (tests/data/llamacpp-measured.json)");
   sub->add_option("--log", o->log, "A start-up log of vLLM, SGLang or llama.cpp: its settings are read and our figures printed beside its own");
   sub->add_option("--model", o->model, "With --log: the model (catalogue id, config.json, .gguf, hf:ORG/REPO) when the log does not name it");
   sub->add_option("--gpu-memory", o->gpu_memory, "With --log: the card's memory when the log does not print it, e.g. 80GB or 79.19GiB");
   sub->add_flag("--json", o->json, "Print JSON");
   return {sub, [o] {
             if (!o->log.empty()) return validate_log(o->log, o->model, o->gpu_memory, o->json);
-            if (o->path.empty()) throw InputError("PATH", "is required: a reference folder or an engine-logs JSON file (or --log FILE)");
-            const bool file = std::filesystem::is_regular_file(o->path);
-            auto rows = file ? validate_engine_logs(o->path) : validate_reference(o->path);
+            if (o->path.empty() && o->measured.empty())
+              throw InputError("validate", "give a reference folder or engine-logs JSON file (PATH), --measured FILE, or --log FILE");
+            std::vector<ValidationRow> rows;
+            if (!o->path.empty()) rows = std::filesystem::is_regular_file(o->path) ? validate_engine_logs(o->path) : validate_reference(o->path);
+            if (!o->measured.empty()) {
+              auto more = validate_measured(o->measured);
+              rows.insert(rows.end(), more.begin(), more.end());
+            }
             if (o->json) {
               nlohmann::json out = nlohmann::json::array();
               for (const auto& r : rows) {
                 out.push_back({{"case", r.case_id}, {"figure", r.figure}, {"printed", r.printed}, {"ours", r.ours}, {"error_percent", r.error_percent},
-                               {"target_percent", r.target_percent}, {"met", r.met}, {"note", r.note}, {"set", r.set}, {"computed", r.computed}});
+                               {"target_percent", r.target_percent}, {"met", r.met}, {"note", r.note}, {"part", r.part}, {"computed", r.computed}});
               }
               fmt::print("{}\n", nlohmann::json{{"schema", "vramcalc.validate/1"}, {"rows", out}}.dump(2));
               return 0;
             }
-            fmt::print("{:<44} {:<10} {:<40} {:>14} {:>14} {:>8} {:>7}  {}\n", "case", "share", "figure", "printed", "ours", "error%", "target", "note");
-            std::map<std::string, std::map<std::string, std::pair<int, int>>> summary;  // figure -> share -> met, total
+            fmt::print("{:<42} {:<36} {:>16} {:>16} {:>8} {:>7}  {}\n", "case", "figure", "printed", "ours", "error%", "target", "note");
+            struct Tally {
+              int met = 0, total = 0;
+              double worst = 0;
+            };
+            std::map<std::string, Tally> summary;  // figure [part] -> tally
             for (const auto& r : rows) {
               if (!r.computed) {
-                fmt::print("{:<44} {:<10} {:<40} {:>14} {:>14} {:>8} {:>7}  {}\n", r.case_id, r.set, r.figure, "-", "-", "-", "-", r.note);
+                fmt::print("{:<42} {:<36} {:>16} {:>16} {:>8} {:>7}  not computed: {}\n", r.case_id, r.figure, "-", "-", "-", "-", r.note);
                 continue;
               }
-              fmt::print("{:<44} {:<10} {:<40} {:>14.4g} {:>14.4g} {:>8.3f} {:>6.1f}%  {}{}\n", r.case_id, r.set, r.figure, r.printed, r.ours, r.error_percent,
-                         r.target_percent, r.met ? "" : "MISS ", r.note);
-              auto& s = summary[r.figure][r.set.empty() ? "all" : r.set];
-              s.first += r.met ? 1 : 0;
-              s.second += 1;
+              fmt::print("{:<42} {:<36} {:>16.6g} {:>16.6g} {:>8.3f} {:>6.1f}%  {}{}\n", r.case_id, r.figure, r.printed, r.ours, r.error_percent, r.target_percent,
+                         r.met ? "" : "MISS ", r.note);
+              auto& s = summary[r.part.empty() ? r.figure : r.figure + " [" + r.part + "]"];
+              s.met += r.met ? 1 : 0;
+              s.total += 1;
+              if (std::fabs(r.error_percent) > std::fabs(s.worst)) s.worst = r.error_percent;
             }
-            fmt::print("\nSummary per figure (within target / computed):\n");
-            for (const auto& [figure, shares] : summary) {
-              std::string line;
-              for (const auto& [share, s] : shares) line += fmt::format("  {}: {} of {}", share, s.first, s.second);
-              fmt::print("  {:<42}{}\n", figure, line);
+            fmt::print("\nSummary per figure:\n");
+            for (const auto& [figure, s] : summary) {
+              fmt::print("  {:<58} {:>4} of {:<4} within target, worst {:+.2f}%\n", figure, s.met, s.total, s.worst);
             }
             return 0;
           }};

@@ -11,6 +11,8 @@
 #include "catalogue/catalogue.h"
 #include "catalogue/embedded_data.h"
 #include "core/error.h"
+#include "engines/llamacpp_cpu_weights.h"
+#include "engines/llamacpp_measured.h"
 #include "engines/llamacpp_profile.h"
 #include "engines/serving_dtype.h"
 #include "engines/sglang_profile.h"
@@ -249,7 +251,7 @@ void vllm_case_rows(const nlohmann::json& c, const Model& m, const std::string& 
   if (m.family == "generic") note = "model_type '" + m.architecture + "' read as a plain decoder (no dedicated mapper)";
   auto add = [&](const char* figure, double printed, double ours, double target) {
     ValidationRow r = row(id, figure, printed, ours, target, note);
-    r.set = set;
+    r.part = set;
     out.push_back(std::move(r));
   };
   if (p.contains("available_kv_cache_gib") && p.contains("kv_cache_tokens")) {
@@ -285,7 +287,7 @@ void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string
   std::string note;
   for (const auto& n : prof.notes) note += (note.empty() ? "" : "; ") + n;
   ValidationRow r = row(id, "sglang token pool (from the card)", number_at(p, "kv_cache_tokens"), static_cast<double>(prof.max_total_num_tokens), 3.0, note);
-  r.set = set;
+  r.part = set;
   out.push_back(std::move(r));
 }
 
@@ -303,7 +305,7 @@ std::vector<ValidationRow> validate_engine_logs(const std::string& file) {
     if (engine != "vllm" && engine != "sglang") continue;  // llama.cpp logs: validate_reference's runs
     auto skip = [&](const std::string& why) {
       ValidationRow r = row(id, engine + " (not computed)", 0, 0, 0, why);
-      r.set = set;
+      r.part = set;
       r.computed = false;
       out.push_back(std::move(r));
     };

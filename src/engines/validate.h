@@ -15,16 +15,22 @@ struct ValidationRow {
   double target_percent = 0;
   bool met = false;
   std::string note;        // why a case is skipped or missed
-  std::string set;         // "fitted" or "set-aside" (engine logs), "" (llama.cpp runs)
+  std::string part;        // measured set or engine logs: "fitted" or "set-aside" (fixed before fitting); else empty
   bool computed = true;    // false: the case could not be computed; `note` says why
 };
 
 // `reference_dir` holds llamacpp/runs.json (+ gguf/) and engine-logs/cases.json.
 std::vector<ValidationRow> validate_reference(const std::string& reference_dir);
 
+// `measured_json` is tests/data/llamacpp-measured.json (tools/measure-llamacpp): per case the
+// context bytes (target: exact), the compute buffer (3%), refusals, per model the CPU model
+// buffer with repacked copies (1%); beside them node-llama-cpp's own estimator on the same runs
+// (figures starting "peer:"). Every row says which part it belongs to.
+std::vector<ValidationRow> validate_measured(const std::string& measured_json);
+
 // Public engine logs in the repository's format (tests/data/engine-logs.json): each case carries
 // its model (a catalogue id or the published config values), settings, the printed figures and
-// its share ("fitted" or "set-aside"). vLLM: KV tokens from the printed KV memory, and the whole
+// its part ("fitted" or "set-aside"). vLLM: KV tokens from the printed KV memory, and the whole
 // budget from the card (activation, non-KV total, KV tokens); SGLang: the token pool from the card.
 // Cases that cannot be computed get one row with computed = false and the reason.
 std::vector<ValidationRow> validate_engine_logs(const std::string& file);
