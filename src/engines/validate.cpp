@@ -189,7 +189,6 @@ void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow
   }
 }
 
-
 // ---- engine logs in the repository's format (tests/data/engine-logs.json) ----
 
 // A setting printed as "auto (resolved bfloat16)": its first word; `fallback` when absent or not a string.
@@ -332,6 +331,48 @@ std::vector<ValidationRow> validate_engine_logs(const std::string& file) {
     }
   }
   return out;
+}
+
+std::vector<ValidationRow> validate_measured(const std::string& measured_json) {
+  const MeasuredLlamaCpp set = read_llamacpp_measured(measured_json);
+  std::vector<ValidationRow> rows;
+  auto part = [](bool aside) { return std::string(aside ? "set-aside" : "fitted"); };
+  for (const auto& m : set.models) {
+    const double measured = static_cast<double>(m.mapped_bytes + m.repack_bytes);
+    ValidationRow r = row(m.name, "cpu_model_bytes (mapped + repacked)", measured, static_cast<double>(llamacpp_cpu_weights({m.header}).total()), 1.0);
+    r.part = part(m.set_aside);
+    rows.push_back(r);
+    if (m.peer_estimate) {
+      ValidationRow p = row(m.name, "peer: node-llama-cpp cpu_model_bytes", measured, static_cast<double>(*m.peer_estimate), 1.0);
+      p.part = r.part;
+      rows.push_back(p);
+    }
+  }
+  for (const auto& c : set.cases) {
+    const Model& model = set.find(c.model)->model;
+    std::vector<ValidationRow> mine;
+    if (!c.created) {
+      const std::string why = c.errors.empty() ? "llama.cpp refused these settings" : c.errors.front();
+      try {
+        llamacpp_memory(model, c.settings);
+        mine.push_back(row(c.id, "refusal (llama.cpp created no context)", 1, 0, 0, why + "; we computed a size"));
+      } catch (const InputError&) {
+        mine.push_back(row(c.id, "refusal (llama.cpp created no context)", 1, 1, 0));
+      }
+    } else {
+      const LlamaCppMemory mem = llamacpp_memory(model, c.settings);
+      mine.push_back(row(c.id, "context_bytes (KV + recurrent)", static_cast<double>(c.context_bytes), static_cast<double>(mem.context_bytes()), 0));
+      mine.push_back(row(c.id, "compute_bytes (scheduler buffer)", static_cast<double>(c.compute_bytes), static_cast<double>(mem.compute_bytes), 3.0));
+      const double both = static_cast<double>(c.context_bytes + c.compute_bytes);
+      mine.push_back(row(c.id, "context + compute bytes", both, static_cast<double>(mem.context_bytes() + mem.compute_bytes), 3.0));
+      if (c.peer_estimate) mine.push_back(row(c.id, "peer: node-llama-cpp context + compute", both, static_cast<double>(*c.peer_estimate), 3.0));
+    }
+    for (auto& r : mine) {
+      r.part = part(c.set_aside);
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
 }
 
 std::vector<ValidationRow> validate_reference(const std::string& reference_dir) {
