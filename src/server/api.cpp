@@ -20,6 +20,7 @@
 #include "report/json_verbs.h"
 #include "sources/checkpoint.h"
 #include "sources/remote/http_source.h"
+#include "sources/remote/location.h"
 
 namespace vc::server {
 namespace {
@@ -205,6 +206,7 @@ nlohmann::json run_inspect(const RequestParams& p) {
   if (!remote) {
     throw InputError("source", "'" + source.substr(0, 200) + "' is not an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE]; the server reads no local paths");
   }
+  (void)resolve_location(source, "source");  // the spec's own errors, before anything is read
   const std::chrono::milliseconds budget(g_remote_timeout_ms.load());
   const auto start = std::chrono::steady_clock::now();
   RemoteDeadline deadline(budget);
@@ -214,10 +216,17 @@ nlohmann::json run_inspect(const RequestParams& p) {
     // A timed-out read may come back wrapped (a shard "cannot be read"); the clock says which it was
     // (curl's own limit, set to the time left in whole milliseconds, may fire a moment early).
     if (dynamic_cast<const RemoteTimeout*>(&e) || std::chrono::steady_clock::now() - start >= budget - std::chrono::milliseconds(20)) {
-      throw RemoteTimeout("source", fmt::format("not read within {:.1f} s ({})", static_cast<double>(budget.count()) / 1000.0, e.what()));
+      throw RemoteTimeout("source", fmt::format("not read within {:.1f} s, parsing included", static_cast<double>(budget.count()) / 1000.0));
     }
-    if (e.subject() == "source") throw;
-    throw InputError("source", e.what());
+    // Errors name the failure, never bytes or values read from the target (a client could use the
+    // server to read what it cannot reach): transfer failures are in our words; a reader's are not.
+    if (const auto* r = dynamic_cast<const RemoteError*>(&e)) {
+      std::string reason = r->what();
+      if (reason.rfind(r->subject() + ": ", 0) == 0) reason = reason.substr(r->subject().size() + 2);
+      throw InputError("source", reason);
+    }
+    throw InputError("source", "was read, but its files are not a checkpoint vramcalc can use (malformed, unsupported, or not a model); "
+                               "the details repeat the files' content, so the API withholds them: `vramcalc inspect SOURCE` prints them");
   }
 }
 

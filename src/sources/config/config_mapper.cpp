@@ -1,5 +1,7 @@
 #include "sources/config/config_mapper.h"
 
+#include <stdexcept>
+
 #include <functional>
 #include <map>
 
@@ -67,7 +69,7 @@ std::vector<std::string> supported_model_types() {
   return out;
 }
 
-Model model_from_config(const nlohmann::json& config, const std::string& label) {
+static Model map_config(const nlohmann::json& config, const std::string& label) {
   Model model;
   std::string type = model_type_of(config);
   auto top = config.find("model_type");
@@ -90,6 +92,18 @@ Model model_from_config(const nlohmann::json& config, const std::string& label) 
   }
   apply_native_checkpoint(cfg);
   return model;
+}
+
+// Any other exception a mapper can meet on hostile values (a JSON type or range error, a container's
+// length or range check) is the file's fault: the reader's error, never an internal error.
+Model model_from_config(const nlohmann::json& config, const std::string& label) {
+  try {
+    return map_config(config, label);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(label, std::string("holds a value of the wrong type or range: ") + e.what());
+  } catch (const std::logic_error& e) {  // std::out_of_range, length_error, invalid_argument
+    throw InputError(label, std::string("holds values this reader cannot use: ") + e.what());
+  }
 }
 
 }  // namespace vc

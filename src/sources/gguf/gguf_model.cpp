@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "sources/config/limits.h"
 #include "sources/gguf/ggml_types.h"
 #include "sources/tensor_classes.h"
@@ -201,6 +202,12 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
       } else {
         if (heads == 0) throw InputError(f.label + ": " + arch + ".attention.head_count", fmt::format("is 0 for layer {}, which has attention tensors", il));
         const uint64_t kv = meta.per_layer("attention.head_count_kv", il, n_block, limits::kHeads).value_or(heads);
+        // Hybrids keep 0 for their recurrent layers; a layer with attention tensors has 1 to
+        // head_count KV heads (grouped-query attention shares each KV head among query heads).
+        if (kv == 0 || kv > heads) {
+          throw InputError(f.label + ": " + arch + ".attention.head_count_kv",
+                           fmt::format("is {} for layer {}, which has attention tensors; 1 to head_count ({}) accepted", kv, il, heads));
+        }
         const uint64_t key_len = meta.opt("attention.key_length", limits::kHeadDim).value_or(m.hidden / heads);
         attn.kind = AttentionKind::Full;
         attn.kv_heads = static_cast<uint32_t>(kv);
@@ -282,7 +289,7 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
 
   m.id = f.label;
   const GgufValue* name = f.find("general.name");
-  m.name = name && name->type == GgufType::String && !name->s.empty() ? name->s : std::filesystem::path(f.label).filename().string();
+  m.name = printable(name && name->type == GgufType::String && !name->s.empty() ? name->s : std::filesystem::path(f.label).filename().string());
   m.family = "gguf";
   m.architecture = arch;
   m.inputs = {"text"};
