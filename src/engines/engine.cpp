@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
+#include "engines/vllm_profile.h"
 
 namespace vc {
 
@@ -150,8 +151,9 @@ EngineRun engine_run_for(const EngineRequest& r) {
   run.vllm.kv.max_model_len = s.context;
   run.vllm.kv.tensor_parallel = tp;
   run.vllm.kv.pipeline_parallel = pp;
-  const std::string d = lower(s.cache_dtype);
-  run.vllm.kv.kv_cache_dtype = d.rfind("fp8", 0) == 0 ? "fp8" : "auto";
+  // vLLM and SGLang store f16/bf16 (the model dtype) or fp8 only: anything else is refused there.
+  const bool serving = s.engine == EngineKind::Vllm || s.engine == EngineKind::Sglang;
+  run.vllm.kv.kv_cache_dtype = serving ? vllm_cache_dtype_from_scenario(s.cache_dtype) : (lower(s.cache_dtype).rfind("fp8", 0) == 0 ? "fp8" : "auto");
   if (r.box && !r.box->gpus.empty()) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
   if (r.card_bytes) run.vllm.card_bytes = r.card_bytes;
   return run;
@@ -165,6 +167,7 @@ void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const Scenari
     if (!given.cache_dtype) sc.cache_dtype = run.llamacpp.type_k;
   }
   if (run.engine == EngineKind::Vllm && !given.context) sc.context = run.vllm.kv.max_model_len;
+  if (run.engine == EngineKind::Sglang && !given.context && run.sglang.context_length) sc.context = run.sglang.context_length;
 }
 
 std::string command_model(const EngineInputs& in) { return in.command.empty() ? "" : parse_engine_command(in.command).model; }
@@ -185,7 +188,7 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
   }
   if (!in.gpu_memory.empty()) {
     const uint64_t card = parse_bytes(in.gpu_memory, "--gpu-memory");
-    if (r.command) r.command->vllm.card_bytes = card;
+    if (r.command) r.command->vllm.card_bytes = r.command->sglang.card_bytes = card;
     r.card_bytes = card;
   }
   r.scenario = std::move(scenario);

@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "engines/serving_dtype.h"
 
 namespace vc {
 namespace {
@@ -76,8 +77,16 @@ EngineRun parse_engine_command(const std::string& command) {
       ++i;
       if (i + 1 < w.size() && w[i + 1][0] != '-') r.model = w[++i];
     }
+  } else if (exe == "sglang" && i + 1 < w.size() && w[i + 1] == "serve") {
+    r.engine = EngineKind::Sglang;
+    ++i;
+  } else if ((exe.rfind("python", 0) == 0) && i + 2 < w.size() && w[i + 1] == "-m" && w[i + 2] == "sglang.launch_server") {
+    r.engine = EngineKind::Sglang;
+    i += 2;
   } else {
-    throw InputError("--engine-command", "'" + exe + "' is not a known engine; accepted: llama-server, llama-cli, llama-completion (llama.cpp), vllm serve");
+    throw InputError("--engine-command", "'" + exe +
+                                             "' is not a known engine; accepted: llama-server, llama-cli, llama-completion (llama.cpp), vllm serve, "
+                                             "python -m sglang.launch_server, sglang serve");
   }
   for (++i; i < w.size(); ++i) {
     std::string flag = w[i], value;
@@ -120,6 +129,26 @@ EngineRun parse_engine_command(const std::string& command) {
       } else {
         r.notes.push_back("ignored " + flag + " (it does not change what llama.cpp allocates in this model)");
       }
+    } else if (r.engine == EngineKind::Sglang) {
+      auto& g = r.sglang;
+      if (flag == "--model-path" || flag == "--model") r.model = take();
+      else if (flag == "--tp" || flag == "--tp-size" || flag == "--tensor-parallel-size") g.tensor_parallel = number(flag, take(), 1, 1024);
+      else if (flag == "--pp" || flag == "--pp-size" || flag == "--pipeline-parallel-size") g.pipeline_parallel = number(flag, take(), 1, 1024);
+      else if (flag == "--mem-fraction-static") g.mem_fraction_static = fraction(flag, take());
+      else if (flag == "--context-length") g.context_length = parse_tokens(take(), flag);
+      else if (flag == "--kv-cache-dtype") g.kv_cache_dtype = take();
+      else if (flag == "--dtype") g.dtype = take();
+      else if (flag == "--max-running-requests") g.max_running_requests = number(flag, take(), 1, 1u << 20);
+      else if (flag == "--max-total-tokens") g.max_total_tokens = number(flag, take(), 1, uint64_t{1} << 40);
+      else if (flag == "--chunked-prefill-size") {
+        std::string v = take();
+        g.chunked_prefill_size = v == "-1" ? int64_t{-1} : static_cast<int64_t>(number(flag, v, 1, 1u << 22));
+      } else if (flag == "--cuda-graph-max-bs") g.cuda_graph_max_bs = number(flag, take(), 1, 1u << 16);
+      else if (flag == "--page-size") g.page_size = number(flag, take(), 1, 4096);
+      else if (flag == "--swa-full-tokens-ratio") g.swa_full_tokens_ratio = fraction(flag, take());
+      else if (flag == "--trust-remote-code" || flag == "--enable-metrics" || flag == "--disable-radix-cache") continue;
+      else if (flag == "--host" || flag == "--port" || flag == "--served-model-name") take();
+      else r.notes.push_back("ignored " + flag + " (not mapped onto SGLang's memory profile)");
     } else {
       auto& v = r.vllm;
       if (flag == "--max-model-len") v.kv.max_model_len = parse_tokens(take(), flag);
@@ -129,12 +158,26 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--block-size") v.kv.block_size = number(flag, take(), 1, 4096);
       else if (flag == "-tp" || flag == "--tensor-parallel-size") v.kv.tensor_parallel = number(flag, take(), 1, 1024);
       else if (flag == "-pp" || flag == "--pipeline-parallel-size") v.kv.pipeline_parallel = number(flag, take(), 1, 1024);
-      else if (flag == "--max-num-seqs") r.notes.push_back("--max-num-seqs " + take() + ": caps concurrency; the KV cache size does not depend on it");
+      else if (flag == "--max-num-seqs") v.max_num_seqs = number(flag, take(), 1, 1u << 20);
+      else if (flag == "--dtype") v.kv.dtype = take();
+      else if (flag == "--quantization" || flag == "-q") v.quantization = take();
       else r.notes.push_back("ignored " + flag + " (not mapped onto vLLM's memory budget)");
     }
   }
   if (r.engine == EngineKind::Vllm && !(r.vllm.gpu_memory_utilization > 0 && r.vllm.gpu_memory_utilization <= 1))
     throw InputError("--gpu-memory-utilization", "must be above 0 and at most 1");
+  // Refuse what the engine would refuse, before any model is read.
+  if (r.engine == EngineKind::Vllm) {
+    vllm_kv_dtype_bytes(r.vllm.kv);
+    if (!r.vllm.quantization.empty() && r.vllm.quantization != "fp8")
+      r.notes.push_back("--quantization " + r.vllm.quantization + ": weights taken as the checkpoint stores them");
+    if (r.vllm.quantization != "fp8") r.vllm.quantization.clear();
+  }
+  if (r.engine == EngineKind::Sglang) {
+    sglang_kv_dtype_bytes(r.sglang.kv_cache_dtype, r.sglang.dtype);
+    if (r.sglang.mem_fraction_static && !(*r.sglang.mem_fraction_static > 0 && *r.sglang.mem_fraction_static < 1))
+      throw InputError("--mem-fraction-static", "must be above 0 and below 1");
+  }
   return r;
 }
 

@@ -8,21 +8,25 @@
 #include "engines/engine_kind.h"
 #include "engines/llamacpp_placement.h"
 #include "engines/llamacpp_profile.h"
+#include "engines/sglang_profile.h"
 #include "engines/vllm_budget.h"
 #include "estimate/estimate.h"
 
 namespace vc {
 
 struct EngineRun {
-  EngineKind engine = EngineKind::Rule;  // rule, llamacpp, vllm (sglang: src/engines/sglang_*)
+  EngineKind engine = EngineKind::Rule;  // rule, llamacpp, vllm, sglang
   std::string model;               // -m / the serve argument, when the command names one
   LlamaCppSettings llamacpp;
   LlamaCppPlacementSettings placement;
   VllmBudgetSettings vllm;
+  SglangSettings sglang;
   std::vector<std::string> notes;  // flags ignored, assumptions
 };
 
 // InputError naming the flag for a bad value; unknown flags are ignored with a note.
+// Accepted: llama-server/llama-cli/llama-completion, `vllm serve MODEL`, `python -m
+// sglang.launch_server --model-path MODEL` and `sglang serve --model-path MODEL`.
 EngineRun parse_engine_command(const std::string& command);
 
 }  // namespace vc

@@ -7,6 +7,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
+#include "engines/serving_dtype.h"
 #include "model/layer_memory.h"
 
 namespace vc::engines {
@@ -16,6 +17,23 @@ constexpr const char* kVersion = "vLLM v1 (vllm/v1/worker/gpu_worker.py determin
 constexpr const char* kBudgetSource = "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_worker.py (determine_available_memory)";
 constexpr const char* kKvSource = "https://github.com/vllm-project/vllm/blob/main/vllm/v1/kv_cache_interface.py";
 
+constexpr const char* kProfileSource =
+    "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (profile_run, _dummy_sampler_run)";
+
+// The profile run's peak: the fused-MoE workspace stays allocated, then the larger of the forward
+// pass and the dummy sampler over max_num_seqs rows (every TP rank holds the full logits).
+Allocation activation_line(const VllmBudget& b) {
+  return {AllocKind::Activation, "Activation peak (profile run)", b.activation,
+          fmt::format("MoE workspace {} B + max(forward {} B over {} tokens, sampler {} B over {} sequences) + 50 MiB", b.moe_workspace, b.forward_peak,
+                      b.max_num_batched_tokens, b.sampler_peak, b.max_num_seqs),
+          "fitted on public vLLM 0.19 logs, 30% set aside (docs/accuracy.md); vision encoders are not profiled here", kProfileSource};
+}
+
+Allocation non_torch_line(const VllmBudget& b) {
+  return {AllocKind::RuntimeReserve, "Non-torch memory (CUDA context, NCCL)", b.non_torch,
+          "0.25 GiB on one GPU; 2.08 GiB at TP 2 + 0.055 GiB a further rank (NCCL)", "fitted on public vLLM 0.19 logs", kBudgetSource};
+}
+
 }  // namespace
 
 EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
@@ -23,7 +41,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   const Scenario& s = r.scenario;
   const WeightsFigure w = resolve_weights(model, s.quant);
   VllmBudgetSettings bs = run.vllm;
-  bs.weight_bytes = w.bytes;
+  bs.weight_bytes = loaded_weight_bytes(model, w.bytes, bs.kv.dtype);  // --dtype float32 doubles a 16-bit checkpoint
   const uint64_t tp = bs.kv.tensor_parallel, pp = bs.kv.pipeline_parallel;
 
   EngineAnswer a;
@@ -48,10 +66,8 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       DeviceAllocation d;
       d.name = rank_name(i);
       d.add({AllocKind::Weights, "Weights on this rank", weights, fmt::format("{} / (tp {} x pp {})", format_count(w.bytes), tp, pp), "", kBudgetSource});
-      d.add({AllocKind::Activation, "Activation peak (profile run)", b.activation,
-             fmt::format("{} tokens x (4 x ffn/tp + 16 x hidden) x 2 B", bs.max_num_batched_tokens), "uncertain: fitted on Llama 3.1 8B", kBudgetSource});
-      d.add({AllocKind::RuntimeReserve, "Non-torch memory (CUDA context, NCCL)", b.non_torch, "0.25 GiB, 2.1 GiB with tensor parallelism", "uncertain: observed values",
-             kBudgetSource});
+      d.add(activation_line(b));
+      d.add(non_torch_line(b));
       d.add({AllocKind::Kv, "KV cache the scenario needs", need,
              fmt::format("{} B per token x {} tokens x {} sequence(s){}", kv.bytes_per_token, s.context, s.sequences,
                          kv.state_bytes_per_seq ? fmt::format(" + {} B state per sequence", kv.state_bytes_per_seq) : ""),
@@ -68,10 +84,8 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     d.name = rank_name(i);
     d.capacity = bs.card_bytes;
     d.add({AllocKind::Weights, "Weights on this rank", b.weights, fmt::format("{} / (tp {} x pp {})", format_count(w.bytes), tp, pp), "", kBudgetSource});
-    d.add({AllocKind::Activation, "Activation peak (profile run)", b.activation, fmt::format("{} tokens x (4 x ffn/tp + 16 x hidden) x 2 B", bs.max_num_batched_tokens),
-           "uncertain: fitted on Llama 3.1 8B; errs low for multimodal and Gemma checkpoints", kBudgetSource});
-    d.add({AllocKind::RuntimeReserve, "Non-torch memory (CUDA context, NCCL)", b.non_torch, "0.25 GiB, 2.1 GiB with tensor parallelism (NCCL)",
-           "uncertain: observed values", kBudgetSource});
+    d.add(activation_line(b));
+    d.add(non_torch_line(b));
     d.add({AllocKind::Kv, fmt::format("KV cache pool: {} tokens", b.kv.tokens), b.available_kv,
            fmt::format("{} x card {} - weights - activation - non-torch", bs.gpu_memory_utilization, format_count(bs.card_bytes)),
            b.kv.note.empty() ? "vLLM gives the cache everything left of its share of the card" : b.kv.note, kKvSource});

@@ -4,17 +4,35 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "engines/serving_dtype.h"
 #include "model/layer_memory.h"
 
 namespace vc {
+
+uint64_t vllm_kv_dtype_bytes(const VllmSettings& s) {
+  const std::string& d = s.kv_cache_dtype;
+  if (d == "auto") return serving_dtype_bytes(s.dtype);
+  if (d == "float16" || d == "bfloat16") return 2;
+  if (d == "fp8" || d == "fp8_e4m3" || d == "fp8_e5m2" || d == "fp8_inc" || d == "int8") return 1;
+  if (d == "fp8_ds_mla") throw InputError("--kv-cache-dtype", "fp8_ds_mla (DeepSeek V3.2's packed sparse-MLA cache) is not modelled; use auto or fp8");
+  throw InputError("--kv-cache-dtype", "'" + d + "' is not a vLLM cache dtype; accepted: auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, int8");
+}
+
+std::string vllm_cache_dtype_from_scenario(const std::string& cache_dtype) {
+  std::string d;
+  for (char c : cache_dtype) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (d == "f16" || d == "bf16" || d == "float16" || d == "bfloat16") return "auto";
+  if (d == "fp8" || d == "fp8_e4m3" || d == "fp8_e5m2") return d;
+  throw InputError("--cache-dtype", "'" + cache_dtype + "' is not a cache type vLLM or SGLang stores; accepted with --engine vllm|sglang: f16, bf16 (the cache at the model's dtype), fp8, fp8_e4m3, fp8_e5m2");
+}
 
 VllmKv vllm_kv(const Model& model, const VllmSettings& s) {
   if (s.block_size == 0 || s.block_size > 4096) throw InputError("--block-size", "must be from 1 to 4096");
   if (s.tensor_parallel == 0 || s.tensor_parallel > 1024) throw InputError("-tp", "must be from 1 to 1024");
   if (s.pipeline_parallel == 0 || s.pipeline_parallel > model.layers.size()) throw InputError("-pp", "must be from 1 to the layer count");
-  // "auto" stores the cache in the 16-bit model dtype; fp8 variants in one byte per value.
-  const bool fp8 = s.kv_cache_dtype == "fp8" || s.kv_cache_dtype == "fp8_e4m3" || s.kv_cache_dtype == "fp8_e5m2";
-  const QuantFormat& type = cache_type(fp8 ? "FP8_E4M3" : "BF16", "--kv-cache-dtype");
+  // vLLM's cache dtype (--kv-cache-dtype, or --dtype for "auto"): 1, 2 or 4 bytes a value.
+  const uint64_t dtype_bytes = vllm_kv_dtype_bytes(s);
+  const QuantFormat& type = cache_type(dtype_bytes == 1 ? "FP8_E4M3" : dtype_bytes == 4 ? "F32" : "BF16", "--kv-cache-dtype");
   CacheLayout layout = uniform_cache(type);
   layout.tensor_parallel = s.tensor_parallel;  // KV heads split across ranks (MLA latents whole on every rank)
   VllmKv kv;

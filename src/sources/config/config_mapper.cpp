@@ -33,6 +33,7 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"qwen3_5_text", families::map_qwen3_next},
       {"qwen3_5_moe", families::map_qwen3_next},
       {"qwen3_5_moe_text", families::map_qwen3_next},
+      {"deepseek_v2", families::map_deepseek},
       {"deepseek_v3", families::map_deepseek},
       {"kimi_k2", families::map_deepseek},
       {"deepseek_v32", families::map_deepseek},

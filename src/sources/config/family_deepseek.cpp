@@ -1,6 +1,7 @@
-// DeepSeek-V3 / R1, Kimi K2 and the sparse-attention descendants (model_type deepseek_v3, kimi_k2,
-// deepseek_v32, glm_moe_dsa): every layer is multi-head latent attention caching one vector of
-// kv_lora_rank + qk_rope_head_dim values (576), not num_key_value_heads per-head K/V. V3.2 and
+// DeepSeek-V2 / V2-Lite, DeepSeek-V3 / R1, Kimi K2 and the sparse-attention descendants (model_type
+// deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa). V2-Lite has no query compression
+// (q_lora_rank null: a plain q_proj) and routes greedily (no e_score_correction_bias). Every layer
+// is multi-head latent attention caching one vector of kv_lora_rank + qk_rope_head_dim values (576), not num_key_value_heads per-head K/V. V3.2 and
 // GLM-5 add a lightning indexer on every layer: one more key of index_head_dim values per token.
 // The first first_k_dense_replace layers are dense; the rest carry n_routed_experts plus
 // n_shared_experts of moe_intermediate_size each. num_nextn_predict_layers MTP layers ship in the

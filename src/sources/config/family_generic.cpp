@@ -25,6 +25,12 @@ std::optional<uint64_t> first_opt(ConfigView& cfg, const std::vector<std::string
 
 void map_generic(ConfigView& cfg) {
   Model& m = cfg.model();
+  // A latent rank means multi-head latent attention: read as full attention it would be wrong by
+  // the ratio of K/V heads to one latent vector, so it is refused rather than guessed.
+  if (cfg.has("kv_lora_rank"))
+    cfg.fail("kv_lora_rank", fmt::format("declares latent attention (MLA), which the plain-decoder reading cannot model; model_type '{}' has no "
+                                         "mapper (MLA types mapped: deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, kimi_linear, glm_moe_dsa)",
+                                         m.architecture.empty() ? "(none)" : m.architecture));
   cfg.warn(fmt::format("model_type '{}' has no dedicated mapper: read as a plain decoder (every layer full attention with a gated "
                        "MLP or routed experts); hybrid, sliding-window or latent-attention layouts are not recognised",
                        m.architecture.empty() ? "(none)" : m.architecture));
