@@ -86,7 +86,7 @@ PageSection ladder(const Model& m) {
 }
 
 // The build the offload paragraph reads: the smallest of the 1-bit class that llama.cpp users
-// run (a name with "IQ1_S", as seed 002's ~1.7 bits is UD-IQ1_S), else the smallest build; null
+// run (a name with "IQ1_S", as the published ~1.7-bit K3 build is UD-IQ1_S), else the smallest build; null
 // without builds (the native files then).
 const Build* offload_build(const Model& m) {
   const Build* smallest = nullptr;
