@@ -5,6 +5,7 @@
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
+#include "engines/engine.h"
 #include "estimate/estimate.h"
 #include "report/json_report.h"
 #include "server/api.h"
@@ -59,7 +60,9 @@ TEST(ServerApi, EstimateIsTheCliJsonDocument) {
   vc::Scenario s;
   s.context = 32768;
   s.cache_dtype = "q8_0";
-  json expected = vc::estimate_json(vc::estimate(*m, s));
+  // The CLI's document: the estimate and the engine's answer (the rule, by default) from one request.
+  const vc::EngineRequest r = vc::engine_request(*m, s, vc::EngineInputs{}, vc::ScenarioGiven{true, false, true});
+  json expected = vc::estimate_json(vc::estimate(*m, r.scenario), vc::run_engine(r));
   EXPECT_EQ(ok("estimate", {{"model", "kimi-k3.1-pro"}, {"context", "32K"}, {"cache-dtype", "q8_0"}}), expected);
 }
 

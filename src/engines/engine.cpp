@@ -143,7 +143,7 @@ EngineRun engine_run_for(const EngineRequest& r) {
   if (r.box && !r.box->gpus.empty()) {
     run.placement.devices = r.box->gpus.size();
     if (r.box->gpus.size() > 1) {
-      for (const auto& g : r.box->gpus) run.placement.tensor_split.push_back(static_cast<double>(g.memory_bytes));
+      for (const auto& g : r.box->gpus) run.placement.tensor_split.push_back(static_cast<double>(g.memory_bytes) / 1e9);  // -ts by memory, in GB
     }
   }
   // vLLM: max_model_len is the context; the cache dtype as vLLM spells it; TP x PP from the split.
