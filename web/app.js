@@ -394,8 +394,9 @@ function showEstimate(est, m) {
 // The engine's own allocations, device by device (the `engine` object of the API's answer).
 function showEngine(engine) {
   const view = $('engine-view');
-  view.hidden = !engine;
-  if (!engine) return;
+  // The rule's lines are the main table already: the view is for an engine's own accounting.
+  view.hidden = !engine || engine.name === 'rule';
+  if (view.hidden) return;
   $('engine-title').textContent = `What ${engine.name} allocates${engine.version_modelled ? ` (as of ${engine.version_modelled})` : ''}: ${gb(engine.total_bytes)} in all`;
   const settings = Object.entries(engine.settings || {}).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`);
   const extra = [];

@@ -499,6 +499,7 @@ async function run() {
       await totalShown(page);
       await page.selectOption('#engine', 'llamacpp');
       await page.waitForSelector('#engine-view:not([hidden]) table.engine-device');
+      await page.waitForFunction(() => /llamacpp/.test(document.getElementById('engine-title').textContent));
       assert(seen.includes('llamacpp'), `engine not sent: ${seen}`);
       assert.match(await page.textContent('#engine-title'), /llamacpp/);
       assert.match(page.url(), /engine=llamacpp/);
