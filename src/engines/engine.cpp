@@ -1,5 +1,7 @@
 #include "engines/engine.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -95,6 +97,13 @@ AllocKind kind_of_line(const std::string& id) {
 }
 
 Allocation from_line(const Line& l) { return {kind_of_line(l.id), l.label, l.bytes, l.formula, l.assumption, l.source}; }
+
+std::string rank_name(uint64_t rank, uint64_t tp) { return fmt::format("rank {} (tp{} pp{})", rank, rank % tp, rank / tp); }
+
+Allocation even_weights_line(uint64_t weight_bytes, uint64_t tp, uint64_t pp, const std::string& source) {
+  return {AllocKind::Weights, "Weights on this rank", ceil_div(weight_bytes, checked_mul(tp, pp)),
+          fmt::format("{} / (tp {} x pp {})", format_count(weight_bytes), tp, pp), "weights split evenly over the ranks", source};
+}
 
 void finish(EngineAnswer& a) {
   a.total_bytes = 0;

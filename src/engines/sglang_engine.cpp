@@ -50,7 +50,6 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
   a.settings = {{"mem_fraction_static", ss.mem_fraction_static ? SettingValue(*ss.mem_fraction_static) : SettingValue(std::string("chosen by SGLang"))},
                 {"context_length", context}, {"tp_size", tp}, {"pp_size", pp}, {"kv_cache_dtype", ss.kv_cache_dtype}, {"weights", w.tier}};
   for (const auto& n : run.notes) a.notes.push_back(n);
-  auto rank_name = [&](uint64_t i) { return fmt::format("rank {} (tp{} pp{})", i, i % tp, i / tp); };
 
   if (ss.card_bytes == 0) {
     // No card: what the scenario needs on each rank; SGLang itself sizes its pool from the card.
@@ -65,9 +64,8 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     const uint64_t need = checked_add(checked_product({per_token, context, s.sequences}), checked_mul(state, s.sequences));
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
-      d.name = rank_name(i);
-      d.add({AllocKind::Weights, "Weights on this rank", ceil_div(w.bytes, ranks), fmt::format("{} / (tp {} x pp {})", format_count(w.bytes), tp, pp),
-             "weights split evenly over the ranks", kSource});
+      d.name = rank_name(i, tp);
+      d.add(even_weights_line(w.bytes, tp, pp, kSource));
       d.add({AllocKind::Kv, "KV cache the scenario needs", need, fmt::format("{} B per token x {} tokens x {} sequence(s)", per_token, context, s.sequences),
              "no card given: SGLang sizes its token pool from mem_fraction_static x the card; give --gpu for its pool", kSource});
       a.devices.push_back(std::move(d));
@@ -79,7 +77,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
   const SglangProfile p = sglang_profile(model, ss);
   for (uint64_t i = 0; i < ranks; ++i) {
     DeviceAllocation d;
-    d.name = rank_name(i);
+    d.name = rank_name(i, tp);
     d.capacity = ss.card_bytes;
     for (const auto& l : p.lines) d.add({kind_of(l.id), l.label, l.bytes, l.formula, l.assumption, l.source});
     // SGLang needs one request of the context in the pool to serve it; the scenario's sequences at once.

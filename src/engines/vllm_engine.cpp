@@ -53,19 +53,17 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   for (const auto& n : run.notes) a.notes.push_back(n);
 
   const uint64_t ranks = checked_mul(tp, pp);
-  auto rank_name = [&](uint64_t i) { return fmt::format("rank {} (tp{} pp{})", i, i % tp, i / tp); };
   if (bs.card_bytes == 0) {
     // No card: what the scenario needs on each rank; vLLM itself would take all it is allowed.
     VllmKv kv = vllm_kv(model, bs.kv);
-    const uint64_t weights = ceil_div(w.bytes, ranks);
     const uint64_t need = checked_add(checked_product({kv.bytes_per_token, s.context, s.sequences}), checked_mul(kv.state_bytes_per_seq, s.sequences));
     VllmBudgetSettings probe = bs;
     probe.card_bytes = 1;  // the non-KV parts do not depend on the card
     const VllmBudget b = vllm_budget(model, probe);
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
-      d.name = rank_name(i);
-      d.add({AllocKind::Weights, "Weights on this rank", weights, fmt::format("{} / (tp {} x pp {})", format_count(w.bytes), tp, pp), "", kBudgetSource});
+      d.name = rank_name(i, tp);
+      d.add(even_weights_line(w.bytes, tp, pp, kBudgetSource));
       d.add(activation_line(b));
       d.add(non_torch_line(b));
       d.add({AllocKind::Kv, "KV cache the scenario needs", need,
@@ -81,7 +79,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   const VllmBudget b = vllm_budget(model, bs);
   for (uint64_t i = 0; i < ranks; ++i) {
     DeviceAllocation d;
-    d.name = rank_name(i);
+    d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
     d.add({AllocKind::Weights, "Weights on this rank", b.weights, fmt::format("{} / (tp {} x pp {})", format_count(w.bytes), tp, pp), "", kBudgetSource});
     d.add(activation_line(b));
