@@ -126,6 +126,10 @@ EngineRun parse_engine_command(const std::string& command) {
         r.placement.devices = r.placement.tensor_split.size();
       } else if (flag == "-ot" || flag == "--override-tensor") {
         for (auto& o : parse_overrides(take())) r.placement.overrides.push_back(o);
+      } else if (flag == "--cpu-moe" || flag == "-cmoe") {
+        for (auto& o : cpu_moe_overrides(std::nullopt)) r.placement.overrides.push_back(o);
+      } else if (flag == "--n-cpu-moe" || flag == "-ncmoe") {
+        for (auto& o : cpu_moe_overrides(number(flag, take(), 0, 4096))) r.placement.overrides.push_back(o);
       } else {
         r.notes.push_back("ignored " + flag + " (it does not change what llama.cpp allocates in this model)");
       }

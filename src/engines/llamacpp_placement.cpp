@@ -20,8 +20,10 @@ bool is_buffer_name(const std::string& b) {
   return std::all_of(b.begin() + 4, b.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+}  // namespace
+
 // llama.cpp's tensor name for a per-layer parameter class (the name decides where -ot moves it).
-std::vector<const char*> tensor_names(ParamClass c) {
+std::vector<const char*> llamacpp_tensor_names(ParamClass c) {
   switch (c) {
     case ParamClass::Attention: return {"attn.weight"};
     case ParamClass::DenseMlp: return {"ffn_up.weight"};
@@ -32,6 +34,25 @@ std::vector<const char*> tensor_names(ParamClass c) {
     default: return {"other.weight"};
   }
 }
+
+std::string override_buffer(const std::string& name, const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& fallback) {
+  for (const auto& [re, buft] : overrides) {
+    if (std::regex_search(name, std::regex(re))) return buft;
+  }
+  return fallback;
+}
+
+std::vector<std::pair<std::string, std::string>> cpu_moe_overrides(std::optional<uint64_t> layers) {
+  // common/arg.cpp: --cpu-moe adds "\.ffn_(up|down|gate)_exps" = CPU; --n-cpu-moe N adds
+  // "blk\.%d\.ffn_(up|down|gate)_exps" = CPU for each of the first N layers.
+  if (!layers) return {{"\\.ffn_(up|down|gate)_exps", "CPU"}};
+  if (*layers > 4096) throw InputError("--n-cpu-moe", "must be at most 4096 layers");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (uint64_t i = 0; i < *layers; ++i) out.emplace_back(fmt::format("blk\\.{}\\.ffn_(up|down|gate)_exps", i), "CPU");
+  return out;
+}
+
+namespace {
 
 // A catalogue model has no tensor names: make llama.cpp's, each layer's class at its own
 // parameters (LayerConfig::params) times the tier's bytes per parameter.
@@ -55,7 +76,7 @@ std::vector<NamedTensor> synthesize(const Model& m, uint64_t weight_bytes) {
       }
     }
     for (const auto& [c, n] : per_layer ? m.layers[il].params : even) {
-      const auto names = tensor_names(c);
+      const auto names = llamacpp_tensor_names(c);
       const uint64_t bytes = bytes_for(n);
       for (const char* name : names) t.push_back({b + name, bytes / names.size()});
       layer_params = checked_add(layer_params, n);

@@ -5,6 +5,7 @@
 // (first match wins). Rules from llama_model::load_tensors (commit 34af94cd); docs/engines.md.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,16 @@ struct LlamaCppPlacement {
 
 // `-ot` values ("exps=CPU,blk\.1\.=CUDA1") into pairs; InputError("-ot") on a bad regex or form.
 std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value);
+
+// What --cpu-moe (`layers` empty: every layer) and --n-cpu-moe N (layers 0 .. N-1) add: one
+// override per layer moving its routed expert tensors to the CPU, as llama.cpp's arg.cpp does.
+std::vector<std::pair<std::string, std::string>> cpu_moe_overrides(std::optional<uint64_t> layers);
+
+// llama.cpp's tensor names for one per-layer parameter class, without the "blk.N." prefix.
+std::vector<const char*> llamacpp_tensor_names(ParamClass c);
+
+// The buffer the first matching -ot override names for tensor `name`, else `fallback`.
+std::string override_buffer(const std::string& name, const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& fallback);
 
 // `weight_bytes`: the total to place when the model has no GGUF tensors (a catalogue entry at a
 // quantization tier); its tensors are synthesized from the parameter classes in proportion.
