@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/extras_flags.h"
 #include "cli/scenario_flags.h"
 #include "core/checked.h"
 #include "core/error.h"
@@ -24,6 +25,7 @@ Command add_estimate(CLI::App& app) {
     std::string engine = "generic";
     std::string engine_command;
     std::string gpu_memory;
+    ExtrasFlags extras;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("MODEL", o->model, "Catalogue id (see `vramcalc models`) or a config.json / model directory");
@@ -31,6 +33,7 @@ Command add_estimate(CLI::App& app) {
   sub->add_option("--engine-command", o->engine_command, "Paste the command you run: \"llama-server -m m.gguf -c 32768 -ngl 99\" or \"vllm serve ORG/REPO ...\"");
   sub->add_option("--gpu-memory", o->gpu_memory, "Card memory for vLLM's budget, e.g. 80GB or 79.19GiB");
   o->flags.add_to(*sub);
+  o->extras.add_to(*sub);
   sub->add_flag("--json", o->json, "Print the documented JSON (docs/json.md)");
   sub->add_flag("--explain", o->explain, "Show each line's formula, assumption and source");
   return {sub, [o, sub] {
@@ -58,6 +61,12 @@ Command add_estimate(CLI::App& app) {
             }
             if (o->engine_command.empty() && run.engine == "vllm") run.vllm.kv.max_model_len = sc.context;
             if (!o->gpu_memory.empty()) run.vllm.card_bytes = parse_bytes(o->gpu_memory, "--gpu-memory");
+            if (!o->engine_command.empty()) o->extras.fill_from_command(o->engine_command);
+            const Extras extras = load_extras(o->extras, spec, sc);  // image tokens grow sc.context
+            if (extras.image_tokens > 0) {
+              run.llamacpp.n_ctx = checked_mul(sc.context, run.llamacpp.n_seq);
+              run.vllm.kv.max_model_len = sc.context;
+            }
             Estimate e = estimate(model, sc);
             std::vector<Line> lines = run.engine == "generic" ? std::vector<Line>{} : engine_lines(model, e.weights.bytes, run);
             if (o->json) {
@@ -67,6 +76,7 @@ Command add_estimate(CLI::App& app) {
                 for (const auto& l : lines) el.push_back({{"id", l.id}, {"label", l.label}, {"bytes", l.bytes}, {"formula", l.formula}, {"assumption", l.assumption}});
                 j["engine"] = {{"name", run.engine}, {"lines", el}, {"notes", run.notes}};
               }
+              if (!extras.lines.empty()) j["components"] = components_json(extras);
               fmt::print("{}\n", j.dump(2));
               return 0;
             }
@@ -79,6 +89,7 @@ Command add_estimate(CLI::App& app) {
               }
               for (const auto& n : run.notes) fmt::print("  note: {}\n", n);
             }
+            if (!extras.lines.empty()) fmt::print("{}", components_text(extras, e.total_bytes, o->explain, o->flags.byte_units()));
             return 0;
           }};
 }

@@ -102,8 +102,8 @@ int on_progress(void* user, curl_off_t, curl_off_t now_down, curl_off_t, curl_of
   return 0;
 }
 
-// One GET with a Range header; the body is capped at `limit` bytes.
-Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t limit) {
+// One GET, with a Range header unless `range` is empty; the body is capped at `limit` bytes.
+Reply get(const std::string& url, const std::string& range, uint64_t limit) {
   global_init();
   Reply r;
   r.body_limit = limit;
@@ -111,7 +111,6 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
   CURL* h = curl_easy_init();
   if (!h) throw std::runtime_error("libcurl: cannot create a handle");
   std::unique_ptr<CURL, void (*)(CURL*)> guard(h, curl_easy_cleanup);
-  const std::string range = fmt::format("{}-{}", first, last);
   curl_slist* headers = nullptr;
   std::string auth;
   if (const char* token = std::getenv("HF_TOKEN"); token && *token) {
@@ -120,7 +119,7 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
   }
   std::unique_ptr<curl_slist, void (*)(curl_slist*)> hguard(headers, curl_slist_free_all);
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
+  if (!range.empty()) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
@@ -143,16 +142,21 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
   if (r.overflowed) {
     if (r.status >= 400) return r;  // an error page longer than the range: the status says it all
+    if (range.empty()) throw InputError(url, fmt::format("the answer is larger than the {} bytes accepted for it", limit));
     if (r.status == 200) {
       throw InputError(url, "the server ignores HTTP Range requests (it answered 200 with the whole file); vramcalc reads headers only and will not download it");
     }
-    throw InputError(url, fmt::format("the server sent more than the {} bytes asked for (HTTP {})", last - first + 1, r.status));
+    throw InputError(url, fmt::format("the server sent more than the {} bytes asked for (HTTP {})", limit, r.status));
   }
   if (rc == CURLE_OPERATION_TIMEDOUT && left > 0) {  // curl's limit was the deadline's time left
     throw RemoteTimeout(url, "no answer within the time allowed for remote reads; the server is slow or unreachable");
   }
   if (rc != CURLE_OK) throw InputError(url, std::string("cannot fetch: ") + curl_easy_strerror(rc));
   return r;
+}
+
+Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t limit) {
+  return get(url, fmt::format("{}-{}", first, last), limit);
 }
 
 [[noreturn]] void fail_status(const std::string& url, long status) {
@@ -220,7 +224,7 @@ class HttpSource final : public ByteSource {
     if (r.body.size() != n) throw InputError(url_, fmt::format("the server sent {} bytes for a range of {}", r.body.size(), n));
     fetched_ += n;
     std::copy(r.body.begin(), r.body.end(), dst);
-    if (!cached.empty()) store(cached, r.body);
+    if (!cached.empty()) write_cache_file(cached.string(), r.body);
   }
 
  private:
@@ -230,17 +234,6 @@ class HttpSource final : public ByteSource {
     const std::string dir = http_cache_dir();
     if (dir.empty()) return {};
     return fs::path(dir) / cache_key(url_, etag_, offset, n);
-  }
-  static void store(const fs::path& path, const std::string& bytes) {
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) return;  // a cache that cannot be written is not an error
-    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return;
-    }
-    fs::rename(tmp, path, ec);
   }
 
   std::string url_;
@@ -253,9 +246,28 @@ class HttpSource final : public ByteSource {
 
 std::unique_ptr<ByteSource> open_http_source(const std::string& url) { return std::make_unique<HttpSource>(url); }
 
+std::string http_get_text(const std::string& url, uint64_t max_bytes) {
+  Reply r = get(url, "", max_bytes);
+  if (r.status != 200) fail_status(url, r.status);
+  return std::move(r.body);
+}
+
 bool http_exists(const std::string& url) {
   Reply r = get_range(url, 0, 0, 1);
   return r.status == 206 || r.status == 200;
+}
+
+void write_cache_file(const std::string& where, const std::string& bytes) {
+  const fs::path path(where);
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) return;  // a cache that cannot be written is not an error
+  const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return;
+  }
+  fs::rename(tmp, path, ec);
 }
 
 std::string http_cache_dir() {

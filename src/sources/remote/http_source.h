@@ -15,6 +15,10 @@ namespace vc {
 
 std::unique_ptr<ByteSource> open_http_source(const std::string& url);
 
+// The whole body of a small resource (an API answer) by one plain GET, through the same client,
+// token rule and deadline as range reads; InputError when it is not 200 or exceeds `max_bytes`.
+std::string http_get_text(const std::string& url, uint64_t max_bytes);
+
 // True when the URL answers a 1-byte Range request with 206 or 200 (a probe; never throws for
 // 404, throws InputError for a server that cannot be reached).
 bool http_exists(const std::string& url);
@@ -41,5 +45,9 @@ class RemoteTimeout : public InputError {
 
 // The cache folder: VRAMCALC_CACHE_DIR, else $XDG_CACHE_HOME/vramcalc, else ~/.cache/vramcalc.
 std::string http_cache_dir();
+
+// Writes a cache file whole or not at all (a temporary file renamed into place); a cache that
+// cannot be written is not an error.
+void write_cache_file(const std::string& path, const std::string& bytes);
 
 }  // namespace vc
