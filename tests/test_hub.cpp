@@ -42,12 +42,12 @@ TEST(HubBuilds, GroupsSplitSetsAndPicksLikeLlamaCpp) {
                                       {"M-Q8_0-00002-of-00002.gguf", 300},
                                       {"M-Q8_0-00001-of-00002.gguf", 700},
                                       {"M-Q4_K_M.gguf", 600},
-                                      {"BF16/M-BF16-00001-of-00003.gguf", 1000},
+                                      {"BF16/M-BF16-00001-of-00003.gguf", 2000},
                                       {"mmproj-M-F16.gguf", 50},
                                       {"mmproj-M-Q8_0.gguf", 30}};
   const HubLayout l = lay_out_hub_files(files);
   ASSERT_EQ(l.builds.size(), 3u);
-  // Smallest first: Q4_K_M 600, Q8_0 700 + 300, BF16 1000 (1 of 3 parts).
+  // Smallest first: Q4_K_M 600, Q8_0 700 + 300, BF16 2000 (1 of 3 parts).
   EXPECT_EQ(l.builds[0].tag, "Q4_K_M");
   EXPECT_EQ(l.builds[1].tag, "Q8_0");
   EXPECT_EQ(l.builds[1].bytes, 1000u);
@@ -192,7 +192,7 @@ TEST_F(MockHub, TagPicksTheBuildAndTheRootTakesQ4KM) {
     resolve_model("hf:org/tiny:IQ1_S");
     ADD_FAILURE();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("Q4_K_M, Q8_0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("builds: Q8_0, Q4_K_M"), std::string::npos) << e.what();  // smallest first
   }
 }
 
@@ -212,9 +212,10 @@ TEST_F(MockHub, CliBuildsPrintsTheLiveLadder) {
   const auto j = nlohmann::json::parse(out);
   ASSERT_EQ(j["builds"].size(), 2u);
   EXPECT_EQ(j["builds"][0]["name"], "Q8_0");  // smallest first
-  EXPECT_EQ(j["builds"][0]["bytes"].get<uint64_t>(), kQ8Bytes);
+  // A build's bytes are its files' listed sizes (headers included), summed over the split parts.
+  EXPECT_EQ(j["builds"][0]["bytes"].get<uint64_t>(), fs::file_size(dir_ / "Tiny-Q8_0-00001-of-00002.gguf") + fs::file_size(dir_ / "Tiny-Q8_0-00002-of-00002.gguf"));
   EXPECT_EQ(j["builds"][0]["parts"], "2 of 2 parts");
-  EXPECT_EQ(j["builds"][1]["bytes"].get<uint64_t>(), kQ4Bytes);
+  EXPECT_EQ(j["builds"][1]["bytes"].get<uint64_t>(), fs::file_size(dir_ / "Tiny-Q4_K_M.gguf"));
   EXPECT_EQ(j["repository"]["commit"], "0123456789abcdef0123456789abcdef01234567");
   EXPECT_FALSE(j["repository"]["read_at"].get<std::string>().empty());
   ASSERT_EQ(j["mmproj"].size(), 1u);
@@ -242,7 +243,8 @@ TEST_F(MockHub, CliDraftAndLora) {
   // (any GGUF's tensor bytes): draft KV at f16 = 1,024 B per token x 8,192 tokens.
   const std::string out = run_cli("estimate hf:org/tiny:Q4_K_M --draft hf:org/tiny:Q8_0 --lora hf:org/tiny/Tiny-Q4_K_M.gguf --json");
   ASSERT_EQ(status_, 0) << out;
-  const auto& lines = nlohmann::json::parse(out)["components"]["lines"];
+  const auto j = nlohmann::json::parse(out);
+  const auto& lines = j["components"]["lines"];
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0]["id"], "draft.weights");
   EXPECT_EQ(lines[0]["bytes"].get<uint64_t>(), kQ8Bytes);

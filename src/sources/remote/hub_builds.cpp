@@ -132,8 +132,8 @@ const HubFile* pick_mmproj(const HubLayout& layout) {
 }
 
 std::string hub_spec_for_build(const HubSpec& spec, const std::string& subject) {
-  const HubListing listing = list_hub_repository(spec, subject);
-  const HubBuild& b = pick_hub_build(lay_out_hub_files(listing.files), spec.tag, subject);
+  const HubLayout layout = lay_out_hub_files(list_hub_repository(spec, subject).files);
+  const HubBuild& b = pick_hub_build(layout, spec.tag, subject);
   return "hf:" + spec.repo_id() + "@" + spec.revision + "/" + b.files.front();
 }
 
