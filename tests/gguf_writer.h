@@ -18,14 +18,7 @@ class GgufWriter {
   void u32(const std::string& key, uint32_t v) { kv_head(key, 4); put(v, 4); ++n_kv_; }
   void u64(const std::string& key, uint64_t v) { kv_head(key, 10); put(v, 8); ++n_kv_; }
   void i32(const std::string& key, int32_t v) { kv_head(key, 5); put(static_cast<uint32_t>(v), 4); ++n_kv_; }
-  void f32(const std::string& key, float v) {
-    kv_head(key, 6);
-    uint32_t bits;
-    static_assert(sizeof bits == sizeof v);
-    __builtin_memcpy(&bits, &v, 4);
-    put(bits, 4);
-    ++n_kv_;
-  }
+  void f32(const std::string& key, float v) { kv_head(key, 6); put(f32_bits(v), 4); ++n_kv_; }
   void boolean(const std::string& key, bool v) { kv_head(key, 7); put(v ? 1 : 0, 1); ++n_kv_; }
   void str(const std::string& key, const std::string& v) { kv_head(key, 8); put_str(v); ++n_kv_; }
   void u32_array(const std::string& key, const std::vector<uint32_t>& v) {
@@ -33,6 +26,20 @@ class GgufWriter {
     put(4, 4);
     put(v.size(), 8);
     for (uint32_t x : v) put(x, 4);
+    ++n_kv_;
+  }
+  void i32_array(const std::string& key, const std::vector<int32_t>& v) {
+    kv_head(key, 9);
+    put(5, 4);
+    put(v.size(), 8);
+    for (int32_t x : v) put(static_cast<uint32_t>(x), 4);
+    ++n_kv_;
+  }
+  void f32_array(const std::string& key, const std::vector<float>& v) {
+    kv_head(key, 9);
+    put(6, 4);
+    put(v.size(), 8);
+    for (float x : v) put(f32_bits(x), 4);
     ++n_kv_;
   }
   void str_array(const std::string& key, const std::vector<std::string>& v) {
@@ -103,6 +110,12 @@ class GgufWriter {
     uint64_t bytes;
   };
   static uint64_t pad(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+  static uint32_t f32_bits(float v) {
+    uint32_t bits;
+    static_assert(sizeof bits == sizeof v);
+    __builtin_memcpy(&bits, &v, 4);
+    return bits;
+  }
   void put(uint64_t v, int n) { for (int i = 0; i < n; ++i) kv_ += static_cast<char>((v >> (8 * i)) & 0xff); }
   void put_str(const std::string& s) { put(s.size(), 8); kv_ += s; }
   void kv_head(const std::string& key, uint32_t type) { put_str(key); put(type, 4); }

@@ -1,6 +1,6 @@
 #pragma once
 // Models and boxes the plan tests share. Llama-3.1-70B is built here from its published
-// config.json values (meta-llama/Llama-3.1-70B; shared/reference/configs/Meta-Llama-3.1-70B.json):
+// config.json values (meta-llama/Llama-3.1-70B; data/models/llama-3.1-70b/config.json):
 // 80 layers, hidden 8192, 64 heads, 8 kv heads (head_dim 128), vocab 128256, intermediate 28672.
 #include "catalogue/catalogue.h"
 #include "model/model.h"

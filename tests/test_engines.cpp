@@ -1,5 +1,5 @@
-// Engine profiles against what the engines printed (shared/reference/llamacpp/runs.json: exact
-// bytes measured through llama.cpp's API; shared/reference/engine-logs/cases.json: vLLM logs).
+// Engine profiles against what the engines printed (tests/data/llamacpp/runs.json: exact bytes
+// measured through llama.cpp's API; tests/data/engine_logs/cases.json: vLLM logs).
 // Targets (issue 5): cache and recurrent state within 0.5%, weights within 0.1%, vLLM KV tokens
 // within 2%. A case we cannot meet carries a note and stays in the table; none is deleted.
 #include <gtest/gtest.h>
@@ -9,13 +9,14 @@
 #include "engines/llamacpp_profile.h"
 #include "engines/validate.h"
 #include "engines/vllm_profile.h"
+#include "tiny_gguf.h"
 
 using namespace vc;
 
 namespace {
 
 const std::vector<ValidationRow>& rows() {
-  static const std::vector<ValidationRow> r = validate_reference(VRAMCALC_REFERENCE_DIR);
+  static const std::vector<ValidationRow> r = validate_reference(vc::testing::engine_measurements_dir().string());
   return r;
 }
 

@@ -5,14 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "estimate/estimate.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_view.h"
+#include "test_data.h"
 
 using namespace vc;
 
@@ -59,12 +58,8 @@ uint64_t param(const Model& m, ParamClass c) {
 
 Model from_text(const std::string& json) { return model_from_config(parse_config_text(json, "test config.json"), "test config.json"); }
 
-Model from_reference(const std::string& file) {
-  std::ifstream in(std::string(VRAMCALC_REFERENCE_DIR) + "/configs/" + file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return from_text(ss.str());
-}
+// A published config.json kept in tests/data/configs/ with its source.
+Model from_published(const std::string& file) { return from_text(vc::testing::test_config_text(file)); }
 
 bool any_warning_names(const Model& m, const std::string& key) {
   for (const auto& w : m.warnings) if (w.find(key) != std::string::npos) return true;
@@ -313,7 +308,7 @@ TEST(Families, Jamba) {
 // 44 * 2 * 128 * 4 = 45,056 B/token; state per layer conv 3 * (3072 + 2 * 256) = 10,752,
 // SSM 24 * 128 * 256 = 786,432 values.
 TEST(Families, FalconH1Parallel) {
-  Model m = from_reference("Falcon-H1-7B-Instruct.PARTIAL.json");
+  Model m = from_published("Falcon-H1-7B-Instruct.PARTIAL.json");
   EXPECT_EQ(m.layers.size(), 44u);
   EXPECT_EQ(m.layer_count(AttentionKind::Full), 44u);
   EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 44u);
@@ -323,7 +318,7 @@ TEST(Families, FalconH1Parallel) {
 
 // Section 4: GLM-5 (glm_moe_dsa) is MLA + an indexer on every layer: 78 * (1,152 + 256) B/token.
 TEST(Families, Glm5Dsa) {
-  Model m = from_reference("GLM-5.json");
+  Model m = from_published("GLM-5.json");
   EXPECT_EQ(m.layer_count(AttentionKind::Latent), 78u);
   EXPECT_EQ(growing_f16_bytes_per_token(m), 78u * 1408);
 }

@@ -1,5 +1,5 @@
 // GGUF reader and GGUF -> Model mapper, on files the tests write (gguf_writer.h) and on the
-// llama.cpp-measured tiny models in reference/llamacpp/gguf/.
+// tiny models llama.cpp was measured on (written from their headers by tiny_gguf.h).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include "sources/gguf/gguf_model.h"
 #include "sources/gguf/gguf_set.h"
 #include "sources/gguf/gguf_split.h"
+#include "tiny_gguf.h"
 
 namespace vc {
 namespace {
@@ -253,39 +254,34 @@ TEST(Gguf, NamesTheFieldThatRunsOutAndTheDuplicateTensor) {
   }
 }
 
-// --- llama.cpp reference files -------------------------------------------------------------
+// --- the tiny models llama.cpp was measured on ----------------------------------------------
 
-const fs::path kRef = fs::path(VRAMCALC_REFERENCE_DIR) / "llamacpp";
-
-nlohmann::json load_json(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
-
-std::vector<GgufFile> read_ref(const std::string& file) {
-  auto src = open_file_source((kRef / "gguf" / file).string());
+std::vector<GgufFile> read_tiny(const std::string& file) {
+  auto src = open_file_source(testing::tiny_gguf(file).string());
   return {read_gguf(*src)};
 }
 
-// Every tensor of every reference file: name, type and bytes as tensors.json lists them; the
-// sum equals llama.cpp's llama_model_size and its element count llama_model_n_params; the
-// data span (with 32-byte padding) equals the CPU_Mapped model buffer llama.cpp allocated.
+// Every tensor of every tiny model: name, shape, type and bytes as its tensor table lists them
+// (the bytes and file size were listed with the original files; the reader works them out from
+// shape and type); the sum equals llama.cpp's llama_model_size and its element count
+// llama_model_n_params; the data span (with 32-byte padding) equals the CPU_Mapped model buffer
+// llama.cpp allocated.
 TEST(GgufReference, TensorsMatchTensorsJsonAndLlamaCppBuffers) {
-  const auto tensors = load_json(kRef / "gguf" / "tensors.json");
-  const auto runs = load_json(kRef / "runs.json");
+  const auto& tensors = testing::tiny_models().at("models");
+  const auto runs = testing::read_test_json("llamacpp/runs.json").at("runs");
   ASSERT_GE(tensors.size(), 9u);
   for (const auto& [file, ref] : tensors.items()) {
     SCOPED_TRACE(file);
-    auto files = read_ref(file);
+    auto files = read_tiny(file);
     const GgufFile& f = files.front();
-    ASSERT_EQ(f.tensors.size(), ref.at("n_tensors").get<size_t>());
+    ASSERT_EQ(f.tensors.size(), ref.at("tensors").size());
     EXPECT_EQ(f.file_size, ref.at("file_bytes").get<uint64_t>());
     for (size_t i = 0; i < f.tensors.size(); ++i) {
-      const auto& rt = ref.at("tensors").at(i);
-      EXPECT_EQ(f.tensors[i].name, rt.at("name").get<std::string>());
-      EXPECT_EQ(f.tensors[i].type_name, rt.at("type").get<std::string>());
-      EXPECT_EQ(f.tensors[i].bytes, rt.at("bytes").get<uint64_t>());
-      EXPECT_EQ(f.tensors[i].ne, rt.at("ne").get<std::vector<uint64_t>>());
+      const auto& rt = ref.at("tensors").at(i);  // [name, ne, type, bytes]
+      EXPECT_EQ(f.tensors[i].name, rt.at(0).get<std::string>());
+      EXPECT_EQ(f.tensors[i].ne, rt.at(1).get<std::vector<uint64_t>>());
+      EXPECT_EQ(f.tensors[i].type_name, rt.at(2).get<std::string>());
+      EXPECT_EQ(f.tensors[i].bytes, rt.at(3).get<uint64_t>());
     }
     Model m = model_from_gguf(files);
     EXPECT_EQ(m.native.bytes, ref.at("tensor_bytes").get<uint64_t>());
@@ -304,15 +300,15 @@ TEST(GgufReference, TensorsMatchTensorsJsonAndLlamaCppBuffers) {
   }
 }
 
-// Geometry read from the metadata, checked against the README table of reference/llamacpp
-// and against what llama.cpp allocated: at c=4096, f16 cache, one sequence, its CPU context
-// buffer (KV cache + recurrent state, f32) equals the sum over layers of our per-layer figures.
+// Geometry read from the metadata, checked against what llama.cpp allocated: at c=4096, f16
+// cache, one sequence, its CPU context buffer (KV cache + recurrent state, f32) equals the sum
+// over layers of our per-layer figures.
 TEST(GgufReference, GeometryReproducesLlamaCppContextBuffers) {
-  const auto runs = load_json(kRef / "runs.json");
+  const auto runs = testing::read_test_json("llamacpp/runs.json").at("runs");
   for (const char* file : {"tiny-llama.gguf", "tiny-qwen3.gguf", "tiny-deepseek2.gguf", "tiny-qwen3moe.gguf", "tiny-mamba2.gguf",
                            "tiny-qwen3next.gguf", "tiny-kimi-linear.gguf"}) {
     SCOPED_TRACE(file);
-    Model m = model_from_gguf(read_ref(file));
+    Model m = model_from_gguf(read_tiny(file));
     uint64_t bytes = 0;
     for (const auto& l : m.layers) {
       const AttentionSpec& a = l.attention;
@@ -328,21 +324,21 @@ TEST(GgufReference, GeometryReproducesLlamaCppContextBuffers) {
 }
 
 TEST(GgufReference, LayerKindsPerFamily) {
-  Model gemma = model_from_gguf(read_ref("tiny-gemma3.gguf"));  // pattern 6: 5 local + 1 global
+  Model gemma = model_from_gguf(read_tiny("tiny-gemma3.gguf"));  // pattern 6: 5 local + 1 global
   ASSERT_EQ(gemma.layers.size(), 6u);
   EXPECT_EQ(gemma.layer_count(AttentionKind::SlidingWindow), 5u);
   EXPECT_EQ(gemma.layers[5].attention.kind, AttentionKind::Full);
   EXPECT_EQ(gemma.layers[0].attention.window, 512u);
   EXPECT_TRUE(gemma.tied_embeddings);
 
-  Model oss = model_from_gguf(read_ref("tiny-gpt-oss.gguf"));  // SWA 128 on even layers
+  Model oss = model_from_gguf(read_tiny("tiny-gpt-oss.gguf"));  // SWA 128 on even layers
   EXPECT_EQ(oss.layers[0].attention.kind, AttentionKind::SlidingWindow);
   EXPECT_EQ(oss.layers[1].attention.kind, AttentionKind::Full);
   EXPECT_EQ(oss.layers[0].feed_forward.kind, FeedForwardKind::MoE);
   EXPECT_EQ(oss.layers[0].feed_forward.experts, 8u);
   EXPECT_NE(oss.native.note.find("MXFP4"), std::string::npos) << oss.native.note;  // experts in MXFP4
 
-  Model ds = model_from_gguf(read_ref("tiny-deepseek2.gguf"));  // kv_lora 128 + rope 32, 1 dense + 2 MoE
+  Model ds = model_from_gguf(read_tiny("tiny-deepseek2.gguf"));  // kv_lora 128 + rope 32, 1 dense + 2 MoE
   EXPECT_EQ(ds.layers[0].attention.kind, AttentionKind::Latent);
   EXPECT_EQ(ds.layers[0].attention.latent_rank, 128u);
   EXPECT_EQ(ds.layers[0].attention.rope_dim, 32u);
@@ -351,12 +347,12 @@ TEST(GgufReference, LayerKindsPerFamily) {
   EXPECT_EQ(ds.layers[1].feed_forward.expert_width, 64u);
   EXPECT_EQ(ds.layers[1].feed_forward.shared_width, 64u);
 
-  Model next = model_from_gguf(read_ref("tiny-qwen3next.gguf"));  // 3 GDN + 1 full
+  Model next = model_from_gguf(read_tiny("tiny-qwen3next.gguf"));  // 3 GDN + 1 full
   EXPECT_EQ(next.layer_count(AttentionKind::LinearState), 3u);
   EXPECT_EQ(next.layers[3].attention.kind, AttentionKind::Full);
   EXPECT_EQ(next.layers[0].attention.state_family, "GatedDeltaNet");
 
-  Model kimi = model_from_gguf(read_ref("tiny-kimi-linear.gguf"));  // 3 KDA + 1 MLA
+  Model kimi = model_from_gguf(read_tiny("tiny-kimi-linear.gguf"));  // 3 KDA + 1 MLA
   EXPECT_EQ(kimi.layer_count(AttentionKind::LinearState), 3u);
   EXPECT_EQ(kimi.layers[3].attention.kind, AttentionKind::Latent);
   EXPECT_EQ(kimi.layers[0].attention.state_values, 4u * 32 * 32);  // heads * head_dim^2

@@ -1,12 +1,13 @@
-// Kimi K3 read from its published config.json (shared/reference/configs/Kimi-K3.json) through the
-// Kimi Linear mapper: layer split, cache and state widths, parameters and native size, each
-// against the hand-worked figures in shared/reference/configs/README.md ("Kimi-K3 geometry").
+// Kimi K3 read from its published config.json (the catalogue's copy, data/models/kimi-k3/config.json,
+// sourced in its facts.json) through the Kimi Linear mapper: layer split, cache and state widths,
+// parameters and native size, each against figures worked by hand from the config and the
+// checkpoint's tensor shapes (stated at each assertion).
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include <string>
 
 #include "catalogue/catalogue.h"
+#include "catalogue/embedded_data.h"
 #include "core/error.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_view.h"
@@ -16,10 +17,7 @@ using namespace vc;
 namespace {
 
 nlohmann::json k3_config() {
-  std::ifstream in(std::string(VRAMCALC_REFERENCE_DIR) + "/configs/Kimi-K3.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_config_text(ss.str(), "Kimi-K3.json");
+  return parse_config_text(std::string(embedded::file_text("models/kimi-k3/config.json")), "Kimi-K3.json");
 }
 
 }  // namespace

@@ -1,18 +1,19 @@
 // llama.cpp compute buffer (src/engines/llamacpp_compute.cpp) against the exact bytes measured
-// through llama.cpp's API in shared/reference/llamacpp/runs.json (measured_bytes.buffers.CPU.compute).
+// through llama.cpp's API in tests/data/llamacpp/runs.json (measured_bytes.buffers.CPU.compute).
 #include <gtest/gtest.h>
 
 #include "catalogue/catalogue.h"
 #include "engines/llamacpp_profile.h"
 #include "engines/validate.h"
 #include "sources/resolver.h"
+#include "tiny_gguf.h"
 
 using namespace vc;
 
 namespace {
 
 const Model& tiny_llama() {
-  static const Model m = resolve_model(std::string(VRAMCALC_REFERENCE_DIR) + "/llamacpp/gguf/tiny-llama.gguf");
+  static const Model m = resolve_model(vc::testing::tiny_gguf("tiny-llama.gguf").string());
   return m;
 }
 
@@ -49,7 +50,7 @@ TEST(LlamaCppCompute, FlashAttentionOffKeepsF32Scores) {
 }
 
 TEST(LlamaCppCompute, EveryReferenceRunWithinTenPercent) {
-  const auto rows = validate_reference(VRAMCALC_REFERENCE_DIR);
+  const auto rows = validate_reference(vc::testing::engine_measurements_dir().string());
   int n = 0;
   for (const auto& r : rows) {
     if (r.figure.rfind("compute_bytes", 0) != 0) continue;

@@ -1,5 +1,5 @@
 // llama.cpp tensor placement (src/engines/llamacpp_placement.cpp): -ngl, -ts, -ot, worked by hand
-// from shared/reference/llamacpp/gguf/tensors.json (tiny-llama: 4 layers of 616,448 B, token_embd
+// from the tensor table in tests/data/llamacpp/tiny_models.json (tiny-llama: 4 layers of 616,448 B, token_embd
 // 262,144 B, output.weight + output_norm 140,288 B; ffn_up/gate/down 1,146,880 B in all).
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "engines/llamacpp_placement.h"
 #include "sources/resolver.h"
+#include "tiny_gguf.h"
 
 using namespace vc;
 
@@ -15,7 +16,7 @@ namespace {
 const Model& tiny(const std::string& name) {
   static std::map<std::string, Model> cache;
   auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, resolve_model(std::string(VRAMCALC_REFERENCE_DIR) + "/llamacpp/gguf/" + name)).first;
+  if (it == cache.end()) it = cache.emplace(name, resolve_model(vc::testing::tiny_gguf(name).string())).first;
   return it->second;
 }
 

@@ -13,6 +13,7 @@
 #include "server/request_params.h"
 #include "sources/remote/http_source.h"
 #include "sources/remote/location.h"
+#include "tiny_gguf.h"
 
 using nlohmann::json;
 using vc::server::call_api;
@@ -41,7 +42,7 @@ json cli_json(const std::string& args) {
   return json::parse(r.output);
 }
 
-const std::filesystem::path kTinyLlama = std::filesystem::path(VRAMCALC_REFERENCE_DIR) / "llamacpp/gguf/tiny-llama.gguf";
+std::filesystem::path tiny_llama() { return vc::testing::tiny_gguf("tiny-llama.gguf"); }
 
 }  // namespace
 
@@ -141,7 +142,7 @@ TEST(ServerPlanApi, BadBoxesNameTheField) {
 // The server never reads a path a client names: only http(s):// URLs and hf: specs.
 TEST(ServerPlanApi, InspectRefusesLocalPaths) {
   bad("inspect", {}, "source");
-  bad("inspect", {{"source", kTinyLlama.string()}}, "source");
+  bad("inspect", {{"source", tiny_llama().string()}}, "source");
   bad("inspect", {{"source", "/etc/passwd"}}, "source");
   bad("inspect", {{"source", "../../etc/passwd"}}, "source");
   bad("inspect", {{"source", "file:///etc/passwd"}}, "source");
@@ -171,15 +172,15 @@ class ServerInspectApi : public ::testing::Test {
 // A GGUF over HTTP and as hf:: the same tensors as the CLI reads from the local file.
 TEST_F(ServerInspectApi, InspectsUrlsAndHubSpecs) {
   vc::testing::TestHttpServer server;
-  server.add("/files/tiny-llama.gguf", kTinyLlama);
-  server.add("/org/tiny/resolve/main/tiny-llama.gguf", kTinyLlama);
-  json local = cli_json("inspect " + kTinyLlama.string());
+  server.add("/files/tiny-llama.gguf", tiny_llama());
+  server.add("/org/tiny/resolve/main/tiny-llama.gguf", tiny_llama());
+  json local = cli_json("inspect " + tiny_llama().string());
   json api = ok("inspect", {{"source", server.url("/files/tiny-llama.gguf")}});
   EXPECT_EQ(api["schema"], "vramcalc.inspect/1");
   EXPECT_EQ(api["tensor_bytes"], local["tensor_bytes"]);
   EXPECT_EQ(api["tensor_params"], local["tensor_params"]);
   EXPECT_EQ(api["by_dtype"], local["by_dtype"]);
-  EXPECT_EQ(api["file_bytes"], std::filesystem::file_size(kTinyLlama));
+  EXPECT_EQ(api["file_bytes"], std::filesystem::file_size(tiny_llama()));
   vc::set_hf_endpoint(server.root());
   json hub = ok("inspect", {{"source", "hf:org/tiny/tiny-llama.gguf"}});
   EXPECT_EQ(hub["tensor_bytes"], local["tensor_bytes"]);
@@ -189,7 +190,7 @@ TEST_F(ServerInspectApi, InspectsUrlsAndHubSpecs) {
 // A stalled server: the request ends at the budget with 504, not at curl's minute-long limits.
 TEST_F(ServerInspectApi, InspectIsBoundedByATimeout) {
   vc::testing::TestHttpServer server;
-  server.add("/slow.gguf", kTinyLlama);
+  server.add("/slow.gguf", tiny_llama());
   server.delay(std::chrono::milliseconds(900));
   vc::server::set_remote_timeout(std::chrono::milliseconds(150));
   const auto start = std::chrono::steady_clock::now();
@@ -200,7 +201,7 @@ TEST_F(ServerInspectApi, InspectIsBoundedByATimeout) {
 // The deadline itself: once spent, no request starts; nested budgets cannot extend it.
 TEST_F(ServerInspectApi, RemoteDeadlineStopsReads) {
   vc::testing::TestHttpServer server;
-  server.add("/a.gguf", kTinyLlama);
+  server.add("/a.gguf", tiny_llama());
   vc::RemoteDeadline outer(std::chrono::milliseconds(0));
   vc::RemoteDeadline inner(std::chrono::seconds(60));
   EXPECT_THROW(vc::open_http_source(server.url("/a.gguf")), vc::RemoteTimeout);
