@@ -32,10 +32,13 @@ uint64_t mixer_values(const AttentionSpec& a, uint64_t hidden, bool flash_attn) 
       return v;
     }
     case AttentionKind::Latent: {
-      // Absorbed MLA: the query before and after absorption into the latent space (both about
-      // heads x (kv_lora + rope)), the compressed KV row, and the per-head latent output.
+      // Absorbed MLA: the query before absorption (heads x (nope + rope), the GGUF's
+      // key_length_mla; 3 x rope when not read, DeepSeek V3's 192 = 3 x 64), the query and the
+      // per-head output in the latent space (2 x heads x (kv_lora + rope)) and the compressed KV
+      // row. Fitted on tiny-deepseek2 and tiny-kimi-linear (within 2% of their per-token term).
       const uint64_t row = uint64_t{a.latent_rank} + a.rope_dim;
-      return 2 * heads * row + row + heads * a.latent_rank;
+      const uint64_t q_head = a.head_dim_k ? a.head_dim_k : 3 * uint64_t{a.rope_dim};
+      return heads * q_head + 2 * heads * row + a.latent_rank;
     }
     case AttentionKind::LinearState: {
       // Short-convolution channels = conv_values / (kernel - 1); kernel 4 (3 kept taps) is the
@@ -64,16 +67,19 @@ uint64_t ffn_values(const FeedForwardSpec& f) {
 
 LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput& in) {
   LlamaCppCompute c;
-  // llama_context: n_batch = min(n_ctx, n_batch) for causal models, n_ubatch = min(n_batch, n_ubatch).
+  // llama_context: n_batch = min(n_ctx as asked, n_batch) for causal models, n_ubatch =
+  // min(n_batch, n_ubatch); sched_reserve reserves min(n_ctx, n_ubatch) tokens over n_seq_max
+  // sequences, and graph_reserve rounds that up to a multiple of the sequences.
   const uint64_t batch = std::min(in.n_ctx, in.n_batch);
-  c.tokens = std::min(batch, in.n_ubatch);
+  const uint64_t seqs = std::max<uint64_t>(1, in.n_seq);
+  c.tokens = ceil_div(std::min({batch, in.n_ubatch, in.n_ctx_padded}), seqs) * seqs;
   const uint64_t residual = checked_mul(3, model.hidden);  // residual stream, normed input, sublayer output
 
   // Per-token working sets (f32 values) of the phases; the attention phase is kept apart because
   // without flash attention the KQ scores are alive with it.
   uint64_t attention = 0, other = checked_add(residual, model.vocab);  // output head: logits for every token
   std::string other_phase = "output logits";
-  uint64_t max_heads = 0, attention_excess = 0;
+  uint64_t max_heads = 0, attention_excess = 0, latent_rank = 0;
   for (const auto& layer : model.layers) {
     const AttentionSpec& a = layer.attention;
     if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) continue;
@@ -93,6 +99,7 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
         continue;
       }
       attention = std::max(attention, v);
+      if (a->kind == AttentionKind::Latent) latent_rank = std::max<uint64_t>(latent_rank, a->latent_rank);
       if (a->kind == AttentionKind::Full || a->kind == AttentionKind::Latent) {
         has_full = true;
         max_heads = std::max(max_heads, query_heads(*a, model.hidden));
@@ -117,7 +124,11 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
   if (has_window) c.mask_bytes = checked_add(c.mask_bytes, checked_product({in.swa_cells, c.tokens, mask_elem}));
   if (!in.flash_attn && has_full) c.scores_bytes = checked_product({in.kv_cells, c.tokens, max_heads, kF32});
 
-  const uint64_t attention_bytes = checked_add(checked_product({attention, kF32, c.tokens}), c.scores_bytes);
+  // MLA without flash attention multiplies the scores by the latent V of every cell, made
+  // contiguous as f16 first: kv_lora x 2 B per cell, whatever the ubatch (llama-graph.cpp
+  // build_attn_mha, the ggml_cont of the transposed V view).
+  if (!in.flash_attn && latent_rank) c.latent_bytes = checked_product({in.kv_cells, latent_rank, 2});
+  const uint64_t attention_bytes = checked_add(checked_add(checked_product({attention, kF32, c.tokens}), c.scores_bytes), c.latent_bytes);
   const uint64_t other_bytes = checked_product({other, kF32, c.tokens});
   c.phase_bytes = std::max(attention_bytes, other_bytes);
   c.phase = attention_bytes >= other_bytes ? (c.scores_bytes ? "attention with KQ scores" : "attention") : other_phase;

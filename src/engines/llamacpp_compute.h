@@ -4,7 +4,7 @@
 // intermediate tensors, freeing each after its last use. The buffer is the peak of what is alive
 // at once. We model it as inputs that live all along (token ids, positions, the attention
 // masks) plus the largest of the per-token working sets of the graph's phases. Fitted to and
-// validated against shared/reference/llamacpp/runs.json (measured_bytes.buffers.CPU.compute);
+// validated against tests/data/llamacpp/runs.json and tests/data/llamacpp-measured.json (compute bytes);
 // the rule and its limits: docs/engines.md.
 #include <cstdint>
 #include <string>
@@ -14,7 +14,8 @@
 namespace vc {
 
 struct LlamaCppComputeInput {
-  uint64_t n_ctx = 4096;
+  uint64_t n_ctx = 4096;          // as asked (-c)
+  uint64_t n_ctx_padded = 4096;   // after llama.cpp's padding (LlamaCppMemory::n_ctx)
   uint64_t n_seq = 1;
   uint64_t n_batch = 2048;
   uint64_t n_ubatch = 512;
@@ -25,7 +26,8 @@ struct LlamaCppComputeInput {
 };
 
 struct LlamaCppCompute {
-  uint64_t tokens = 0;          // the ubatch the graph is reserved for: min(n_ubatch, n_batch, n_ctx)
+  uint64_t tokens = 0;          // the ubatch the graph is reserved for: min(n_ubatch, n_batch, n_ctx), a multiple of n_seq
+  uint64_t latent_bytes = 0;    // MLA without flash attention: an f16 copy of the latent rows of the whole cache
   uint64_t mask_bytes = 0;      // KQ masks (full and window), alive for the whole graph
   uint64_t scores_bytes = 0;    // without flash attention: the f32 KQ scores of one layer
   uint64_t phase_bytes = 0;     // the largest phase: working set x tokens (+ scores for attention)

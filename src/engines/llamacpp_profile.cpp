@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -39,9 +41,18 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
   const QuantFormat& tk = cache_type(s.type_k, "-ctk");
   const QuantFormat& tv = cache_type(s.type_v, "-ctv");
 
+  // llama_init_from_model refuses a quantized V cache without flash attention ("quantized V cache
+  // requires flash_attn to be enabled"); -fa auto turns it on instead.
+  if (tv.block_elems > 1 && !s.flash_attn) {  // ggml_is_quantized: a block type
+    throw InputError("-ctv", fmt::format("llama.cpp refuses a quantized V cache ({}) without flash attention; use -fa on or an f16/bf16/f32 V cache", tv.name));
+  }
+
   LlamaCppMemory m;
-  // Each sequence gets n_ctx / n_seq cells unless the cache is unified (llama_context: n_ctx_seq).
-  m.n_ctx_seq = s.kv_unified ? s.n_ctx : s.n_ctx / s.n_seq;
+  // llama_context: n_ctx is padded to 256 cells; each sequence gets n_ctx / n_seq cells, padded
+  // to 256 again, unless the cache is unified (one stream of n_ctx cells).
+  m.n_ctx = pad_to(s.n_ctx, 256);
+  m.n_ctx_seq = s.kv_unified ? m.n_ctx : pad_to(m.n_ctx / s.n_seq, 256);
+  if (!s.kv_unified) m.n_ctx = m.n_ctx_seq * s.n_seq;
   const uint64_t streams = s.kv_unified ? 1 : s.n_seq;
   m.kv_cells = m.n_ctx_seq;
   m.rs_cells = std::max<uint64_t>(1, s.n_seq);
@@ -65,15 +76,18 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
           if (tk.name != tv.name) throw InputError("-ctv", "llama.cpp refuses different K and V cache types for latent attention: V is a view of K");
           const uint64_t width = uint64_t{a->latent_rank} + a->rope_dim;
           uint64_t k = row_bytes(tk, width, width, "K");
+          row_bytes(tv, a->latent_rank, a->latent_rank, "V");  // the V view is the latent part: its block must divide kv_lora
           if (a->index_key_dim) k = checked_add(k, row_bytes(tk, a->index_key_dim, a->index_key_dim, "K"));
           m.kv_k_bytes = checked_add(m.kv_k_bytes, checked_product({k, m.kv_cells, streams}));
           ++full_layers;
           break;
         }
         case AttentionKind::SlidingWindow: {
-          // llama_kv_cache_iswa: pad256(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch)).
+          // llama_kv_cache_iswa: pad256(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch)),
+          // with llama_context's n_ubatch = min(-ub, min(-c, -b)).
+          const uint64_t ubatch = std::min({s.n_ubatch, s.n_batch, s.n_ctx});
           uint64_t cells = s.swa_full ? m.n_ctx_seq
-                                      : std::min(m.n_ctx_seq, pad_to(checked_add(checked_mul(a->window, s.kv_unified ? s.n_seq : 1), s.n_ubatch), 256));
+                                      : std::min(m.n_ctx_seq, pad_to(checked_add(checked_mul(a->window, s.kv_unified ? s.n_seq : 1), ubatch), 256));
           m.swa_cells = cells;
           uint64_t k = row_bytes(tk, uint64_t{a->kv_heads} * a->head_dim_k, a->head_dim_k, "K");
           uint64_t v = row_bytes(tv, uint64_t{a->kv_heads} * a->head_dim_v, a->head_dim_v, "V");
@@ -97,7 +111,7 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
 
   auto add = [&](std::string id, std::string label, uint64_t bytes, std::string formula, std::string assumption) {
     m.lines.push_back({std::move(id), std::move(label), bytes, std::move(formula), std::move(assumption),
-                       "llama.cpp src/llama-kv-cache.cpp, llama-kv-cache-iswa.cpp, llama-memory-recurrent.cpp (commit 34af94cd); docs/engines.md"});
+                       "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-kv-cache.cpp, llama-kv-cache-iswa.cpp, llama-memory-recurrent.cpp, llama-context.cpp (release v0.4.0)"});
   };
   if (full_layers) {
     add("llamacpp.kv", fmt::format("KV cache ({} layers, {} cells x {} stream(s))", full_layers, m.kv_cells, streams), m.kv_k_bytes + m.kv_v_bytes,
@@ -113,16 +127,16 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
     add("llamacpp.rs", fmt::format("Recurrent state ({} layers, {} sequence(s))", rs_layers, m.rs_cells), m.rs_r_bytes + m.rs_s_bytes,
         fmt::format("R {} + S {} (f32)", format_count(m.rs_r_bytes), format_count(m.rs_s_bytes)), "one f32 state row per sequence, independent of context");
   }
-  LlamaCppComputeInput ci{s.n_ctx, s.n_seq, s.n_batch, s.n_ubatch, s.flash_attn, s.kv_unified, m.kv_cells, swa_layers ? m.swa_cells : 0};
+  LlamaCppComputeInput ci{s.n_ctx, m.n_ctx, s.n_seq, s.n_batch, s.n_ubatch, s.flash_attn, s.kv_unified, m.kv_cells, swa_layers ? m.swa_cells : 0};
   LlamaCppCompute comp = llamacpp_compute(model, ci);
   m.compute_bytes = comp.bytes;
   m.lines.push_back({"llamacpp.compute", fmt::format("Compute buffer ({} tokens per ubatch, flash attention {})", comp.tokens, s.flash_attn ? "on" : "off"),
                      comp.bytes,
                      fmt::format("masks {} + largest phase ({}) {} + inputs 28 B x {} tokens", format_count(comp.mask_bytes), comp.phase,
                                  format_count(comp.phase_bytes), comp.tokens),
-                     "uncertain: a fitted model of ggml-alloc's peak (within 10% on the reference runs, docs/accuracy.md); on GPU each device "
+                     "uncertain: a fitted model of ggml-alloc's peak (within 3% on 77% of measured CPU runs, within 10% on 98%, docs/accuracy.md); on GPU each device "
                      "holding layers reserves its own, and the CUDA backend's buffers are not the CPU's",
-                     "llama.cpp llama_context::sched_reserve, ggml-alloc.c (commit 34af94cd); fitted on shared/reference/llamacpp/runs.json"});
+                     "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp (sched_reserve, graph_reserve) and ggml/src/ggml-alloc.c (release v0.4.0)"});
   add("llamacpp.output", "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, s.n_seq),
       "host memory; one row of logits per sequence while generating");
   return m;

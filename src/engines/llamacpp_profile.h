@@ -1,7 +1,7 @@
 #pragma once
 // What llama.cpp allocates for a model's context (the "context" buffers: KV cache and recurrent
 // state, plus the logits output buffer), reproduced rule by rule from its allocation code and
-// validated against its own logs (shared/reference/llamacpp/runs.json). Rules and sources:
+// validated against its own allocations (tests/data/llamacpp/runs.json, tests/data/llamacpp-measured.json). Rules and sources:
 // docs/engines.md.
 #include <cstdint>
 #include <string>
@@ -26,6 +26,7 @@ struct LlamaCppSettings {
 };
 
 struct LlamaCppMemory {
+  uint64_t n_ctx = 0;            // after llama.cpp's padding (a multiple of 256, and of n_seq x n_ctx_seq)
   uint64_t n_ctx_seq = 0;        // cells per sequence of the full-attention cache
   uint64_t kv_cells = 0;         // per sequence
   uint64_t kv_k_bytes = 0, kv_v_bytes = 0;

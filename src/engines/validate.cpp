@@ -10,6 +10,8 @@
 #include "catalogue/catalogue.h"
 #include "catalogue/embedded_data.h"
 #include "core/error.h"
+#include "engines/llamacpp_cpu_weights.h"
+#include "engines/llamacpp_measured.h"
 #include "engines/llamacpp_profile.h"
 #include "engines/vllm_budget.h"
 #include "engines/vllm_profile.h"
@@ -33,7 +35,7 @@ nlohmann::json read_json(const std::filesystem::path& p) {
 }
 
 ValidationRow row(std::string id, std::string figure, double printed, double ours, double target, std::string note = "") {
-  ValidationRow r{std::move(id), std::move(figure), printed, ours, 0, target, false, std::move(note)};
+  ValidationRow r{std::move(id), std::move(figure), printed, ours, 0, target, false, std::move(note), ""};
   r.error_percent = printed != 0 ? (ours - printed) / printed * 100.0 : (ours == 0 ? 0 : 100.0);
   r.met = std::fabs(r.error_percent) <= target;
   return r;
@@ -184,6 +186,48 @@ void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow
 }
 
 }  // namespace
+
+std::vector<ValidationRow> validate_measured(const std::string& measured_json) {
+  const MeasuredLlamaCpp set = read_llamacpp_measured(measured_json);
+  std::vector<ValidationRow> rows;
+  auto part = [](bool aside) { return std::string(aside ? "set-aside" : "fitted"); };
+  for (const auto& m : set.models) {
+    const double measured = static_cast<double>(m.mapped_bytes + m.repack_bytes);
+    ValidationRow r = row(m.name, "cpu_model_bytes (mapped + repacked)", measured, static_cast<double>(llamacpp_cpu_weights({m.header}).total()), 1.0);
+    r.part = part(m.set_aside);
+    rows.push_back(r);
+    if (m.peer_estimate) {
+      ValidationRow p = row(m.name, "peer: node-llama-cpp cpu_model_bytes", measured, static_cast<double>(*m.peer_estimate), 1.0);
+      p.part = r.part;
+      rows.push_back(p);
+    }
+  }
+  for (const auto& c : set.cases) {
+    const Model& model = set.find(c.model)->model;
+    std::vector<ValidationRow> mine;
+    if (!c.created) {
+      const std::string why = c.errors.empty() ? "llama.cpp refused these settings" : c.errors.front();
+      try {
+        llamacpp_memory(model, c.settings);
+        mine.push_back(row(c.id, "refusal (llama.cpp created no context)", 1, 0, 0, why + "; we computed a size"));
+      } catch (const InputError&) {
+        mine.push_back(row(c.id, "refusal (llama.cpp created no context)", 1, 1, 0));
+      }
+    } else {
+      const LlamaCppMemory mem = llamacpp_memory(model, c.settings);
+      mine.push_back(row(c.id, "context_bytes (KV + recurrent)", static_cast<double>(c.context_bytes), static_cast<double>(mem.context_bytes()), 0));
+      mine.push_back(row(c.id, "compute_bytes (scheduler buffer)", static_cast<double>(c.compute_bytes), static_cast<double>(mem.compute_bytes), 3.0));
+      const double both = static_cast<double>(c.context_bytes + c.compute_bytes);
+      mine.push_back(row(c.id, "context + compute bytes", both, static_cast<double>(mem.context_bytes() + mem.compute_bytes), 3.0));
+      if (c.peer_estimate) mine.push_back(row(c.id, "peer: node-llama-cpp context + compute", both, static_cast<double>(*c.peer_estimate), 3.0));
+    }
+    for (auto& r : mine) {
+      r.part = part(c.set_aside);
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
 
 std::vector<ValidationRow> validate_reference(const std::string& reference_dir) {
   std::vector<ValidationRow> rows;

@@ -15,9 +15,16 @@ struct ValidationRow {
   double target_percent = 0;
   bool met = false;
   std::string note;        // why a case is skipped or missed
+  std::string part;        // measured set: "fitted" or "set-aside" (fixed before fitting); else empty
 };
 
 // `reference_dir` holds llamacpp/runs.json (+ gguf/) and engine-logs/cases.json.
 std::vector<ValidationRow> validate_reference(const std::string& reference_dir);
+
+// `measured_json` is tests/data/llamacpp-measured.json (tools/measure-llamacpp): per case the
+// context bytes (target: exact), the compute buffer (3%), refusals, per model the CPU model
+// buffer with repacked copies (1%); beside them node-llama-cpp's own estimator on the same runs
+// (figures starting "peer:"). Every row says which part it belongs to.
+std::vector<ValidationRow> validate_measured(const std::string& measured_json);
 
 }  // namespace vc

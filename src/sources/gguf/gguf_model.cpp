@@ -192,6 +192,10 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
           rope = key_len - kv_lora;
         }
         attn.rope_dim = static_cast<uint32_t>(*rope);
+        // The per-head query/key and value widths before absorption into the latent space: they
+        // size llama.cpp's compute graph, not the cache.
+        attn.head_dim_k = static_cast<uint32_t>(meta.opt("attention.key_length_mla", limits::kHeadDim).value_or(0));
+        attn.head_dim_v = static_cast<uint32_t>(meta.opt("attention.value_length_mla", limits::kHeadDim).value_or(0));
         attn.index_key_dim = static_cast<uint32_t>(meta.opt("attention.indexer.key_length", limits::kHeadDim).value_or(0));
         attn.index_topk = static_cast<uint32_t>(meta.opt("attention.indexer.top_k", limits::kWindow).value_or(0));
       } else {

@@ -1,0 +1,133 @@
+// llama.cpp's allocations measured to the byte (tests/data/llamacpp-measured.json, written by
+// tools/measure-llamacpp/measure.mjs from llama.cpp v0.4.0's llama_get_memory_breakdown on tiny
+// generated models) against our rules. Every check runs on the fitted part and on the part set
+// aside by a hash of the case id before any rule was fitted, reported apart.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "engines/llamacpp_cpu_weights.h"
+#include "engines/llamacpp_measured.h"
+#include "engines/llamacpp_profile.h"
+
+using namespace vc;
+
+namespace {
+
+const MeasuredLlamaCpp& measured() {
+  static const MeasuredLlamaCpp m = read_llamacpp_measured(std::string(VRAMCALC_TEST_DATA_DIR) + "/llamacpp-measured.json");
+  return m;
+}
+
+double error_percent(uint64_t ours, uint64_t theirs) {
+  return (static_cast<double>(ours) - static_cast<double>(theirs)) / static_cast<double>(theirs) * 100.0;
+}
+
+}  // namespace
+
+TEST(LlamaCppMeasured, FileHoldsBothPartsOfEveryArchitecture) {
+  // 534 cases on 14 models of 9 architectures; about 30% set aside (159 by the hash rule).
+  const auto& m = measured();
+  EXPECT_EQ(m.models.size(), 14u);
+  EXPECT_EQ(m.cases.size(), 534u);
+  size_t aside = 0;
+  for (const auto& c : m.cases) aside += c.set_aside ? 1 : 0;
+  EXPECT_EQ(aside, 159u);
+}
+
+TEST(LlamaCppMeasured, ContextBytesExactOnBothParts) {
+  // KV cache + recurrent state: n_ctx padded to 256, n_ctx / n_seq padded to 256 per stream,
+  // window caches min(n_ctx_seq, pad256(window + ubatch)), recurrent rows per sequence.
+  for (bool aside : {false, true}) {
+    int n = 0;
+    for (const auto& c : measured().cases) {
+      if (!c.created || c.set_aside != aside) continue;
+      ++n;
+      const LlamaCppMemory mem = llamacpp_memory(measured().find(c.model)->model, c.settings);
+      EXPECT_EQ(mem.context_bytes(), c.context_bytes) << c.id;
+      EXPECT_EQ(mem.n_ctx_seq, c.n_ctx_seq) << c.id;
+      EXPECT_EQ(mem.n_ctx, c.n_ctx) << c.id;
+    }
+    EXPECT_GT(n, aside ? 100 : 300);
+  }
+}
+
+TEST(LlamaCppMeasured, RefusesWhatLlamaCppRefuses) {
+  // 25 cases where llama_init_from_model returned no context: a quantized V cache without flash
+  // attention, different K and V types on MLA models. We must refuse each (exit 2 in the CLI).
+  int n = 0;
+  for (const auto& c : measured().cases) {
+    if (c.created) continue;
+    ++n;
+    EXPECT_THROW(llamacpp_memory(measured().find(c.model)->model, c.settings), InputError) << c.id << ": " << (c.errors.empty() ? "" : c.errors.front());
+  }
+  EXPECT_EQ(n, 25);
+}
+
+TEST(LlamaCppMeasured, QuantizedVWithoutFlashAttentionIsRefusedWithAMessage) {
+  // llama-context.cpp llama_init_from_model: "quantized V cache requires flash_attn to be enabled".
+  LlamaCppSettings s;
+  s.flash_attn = false;
+  s.type_v = "Q8_0";
+  try {
+    llamacpp_memory(measured().find("tiny-llama-q4")->model, s);
+    FAIL() << "a quantized V cache without flash attention was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("flash attention"), std::string::npos) << e.what();
+  }
+  s.flash_attn = true;  // with flash attention the same cache is fine
+  EXPECT_NO_THROW(llamacpp_memory(measured().find("tiny-llama-q4")->model, s));
+}
+
+TEST(LlamaCppMeasured, CpuModelBufferWithRepackedCopiesExact) {
+  // CPU_Mapped (span of the tensors left mapped) + CPU_REPACK (Q4_0/Q4_K/IQ4_NL/MXFP4 matrices with
+  // a multiple of 8 rows, 32-byte aligned): exact on all 14 models, fitted and set aside alike.
+  for (const auto& m : measured().models) {
+    const LlamaCppCpuWeights w = llamacpp_cpu_weights({m.header});
+    EXPECT_EQ(w.mapped_bytes, m.mapped_bytes) << m.name << (m.set_aside ? " (set aside)" : "");
+    EXPECT_EQ(w.repack_bytes, m.repack_bytes) << m.name << (m.set_aside ? " (set aside)" : "");
+  }
+  // tiny-llama-q4 by hand: 3 layers x (Q4_K q 256x256 = 36,864 + Q4_K k 256x64 = 9,216 + Q4_0 gate
+  // 256x768 = 110,592 + IQ4_NL up 256x768 = 110,592) + Q4_0 output 256x512 = 73,728 = 875,520.
+  EXPECT_EQ(llamacpp_cpu_weights({measured().find("tiny-llama-q4")->header}).repack_bytes, 875'520u);
+}
+
+TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
+  // The compute buffer is a fitted model of ggml-alloc's peak (docs/engines.md). Reached on
+  // llama.cpp v0.4.0: fitted part 282 of 361 cases within 3% (78%), 353 within 10% (97.8%), worst
+  // -31% (Mamba2 at -ub 64); set-aside part 109 of 148 within 3% (73.6%), 147 within 10% (99.3%),
+  // worst -16%. The 3% target is not met on every case; the bounds sit just under what is reached
+  // so that a rule change that loses accuracy fails here.
+  for (bool aside : {false, true}) {
+    int n = 0, within3 = 0, within10 = 0;
+    double worst = 0;
+    for (const auto& c : measured().cases) {
+      if (!c.created || c.set_aside != aside) continue;
+      ++n;
+      const double e = error_percent(llamacpp_memory(measured().find(c.model)->model, c.settings).compute_bytes, c.compute_bytes);
+      within3 += std::fabs(e) <= 3.0 ? 1 : 0;
+      within10 += std::fabs(e) <= 10.0 ? 1 : 0;
+      worst = std::max(worst, std::fabs(e));
+    }
+    SCOPED_TRACE(aside ? "set-aside part" : "fitted part");
+    EXPECT_GE(within3 * 100, n * (aside ? 73 : 78)) << within3 << " of " << n << " within 3%";
+    EXPECT_GE(within10 * 1000, n * 975) << within10 << " of " << n << " within 10%";
+    EXPECT_LE(worst, aside ? 20.0 : 35.0);
+  }
+}
+
+TEST(LlamaCppMeasured, ComputeFollowsTheReservedBatch) {
+  // tiny-llama-q4 (n_embd 256, n_ff 768), -c 5000 -np 3 -fa on: n_ctx_seq = pad256(5120 / 3) =
+  // 1,792; the graph is reserved for 512 tokens rounded up to a multiple of 3 = 513, each stream
+  // attending its 1,792 cells: f16 mask 1,792 x 513 x 2 = 1,838,592 plus the feed-forward phase
+  // (3 x 256 + 3 x 768) x 4 B + 28 B = 12,316 B per token x 513 = 6,318,108; 8,156,700 in all.
+  // llama.cpp measured 8,682,112 (tiny-llama-q4|c5000|np3|...|fa-on): -6.0%, the rule's known
+  // miss on this model (its feed-forward phase holds 256 more values than the rule counts).
+  LlamaCppSettings s;
+  s.n_ctx = 5000;
+  s.n_seq = 3;
+  const LlamaCppMemory mem = llamacpp_memory(measured().find("tiny-llama-q4")->model, s);
+  EXPECT_EQ(mem.n_ctx_seq, 1792u);
+  EXPECT_EQ(mem.compute_bytes, 8'156'700u);
+}
