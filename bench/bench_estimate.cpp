@@ -2,6 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "catalogue/catalogue.h"
+#include "engines/engine.h"
 #include "estimate/estimate.h"
 #include "estimate/sweep.h"
 
@@ -16,6 +17,18 @@ void BM_EstimateOneModel(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(vc::estimate(k31(), s).total_bytes);
 }
 BENCHMARK(BM_EstimateOneModel);
+
+// One engine answer without devices (estimate --engine X): the engine is in the name.
+void BM_EngineOneModel(benchmark::State& state, vc::EngineKind engine) {
+  vc::EngineRequest r;
+  r.model = &k31();
+  r.scenario.context = 1048576;
+  r.scenario.engine = engine;
+  for (auto _ : state) benchmark::DoNotOptimize(vc::run_engine(r).total_bytes);
+}
+BENCHMARK_CAPTURE(BM_EngineOneModel, rule, vc::EngineKind::Rule);
+BENCHMARK_CAPTURE(BM_EngineOneModel, llamacpp, vc::EngineKind::LlamaCpp);
+BENCHMARK_CAPTURE(BM_EngineOneModel, vllm, vc::EngineKind::Vllm);
 
 void BM_SweepContexts(benchmark::State& state) {
   std::vector<uint64_t> contexts;

@@ -39,17 +39,21 @@ BENCHMARK(BM_PlanTwoNodes)->Arg(4)->Arg(8)->Arg(16)->Complexity(benchmark::oAuto
 
 // `vramcalc check --gpu 'RTX 4090x2' --ram 512GB`: every tier of every model until one fits, the
 // largest context there and the decode speed. Args: how many catalogue models (0: all).
-void BM_CheckCatalogue(benchmark::State& state) {
+// The engine is in the name (BM_CheckCatalogue/llamacpp/0): its per-device answer decides the fits.
+void BM_CheckCatalogue(benchmark::State& state, vc::EngineKind engine) {
   const auto& all = vc::Catalogue::builtin().models();
   const auto n = state.range(0) == 0 ? all.size() : std::min<size_t>(all.size(), static_cast<size_t>(state.range(0)));
   const std::vector<vc::Model> models(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
   const vc::Box box = box_of("RTX 4090", 2, 1);
-  const vc::PlanOptions o;
+  vc::PlanOptions o;
+  o.engine = engine;
   const vc::Scenario base;
   for (auto _ : state) benchmark::DoNotOptimize(vc::check_models(models, box, o, base).size());
   state.SetComplexityN(static_cast<int64_t>(n));
   state.counters["models"] = static_cast<double>(n);
 }
-BENCHMARK(BM_CheckCatalogue)->Arg(6)->Arg(12)->Arg(0)->Complexity(benchmark::oAuto)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckCatalogue, rule, vc::EngineKind::Rule)->Arg(6)->Arg(12)->Arg(0)->Complexity(benchmark::oAuto)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckCatalogue, llamacpp, vc::EngineKind::LlamaCpp)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckCatalogue, vllm, vc::EngineKind::Vllm)->Arg(0)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -33,7 +33,7 @@ TEST(Cli, EstimateJsonCarriesIntegerBytesAndExplanations) {
   CliResult r = run_cli("estimate kimi-k3 --context 1M --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto j = nlohmann::json::parse(r.output);
-  EXPECT_EQ(j["schema"], "vramcalc.estimate/1");
+  EXPECT_EQ(j["schema"], "vramcalc.estimate/2");
   EXPECT_TRUE(j["totals"]["total_bytes"].is_number_unsigned());
   // 24 layers x 576 values x 2 B x 1,048,576 tokens (seed-arithmetic.md)
   EXPECT_EQ(j["totals"]["cache_bytes"].get<uint64_t>(), 28'991'029'248ull);

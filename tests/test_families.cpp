@@ -61,6 +61,14 @@ Model from_text(const std::string& json) { return model_from_config(parse_config
 // A published config.json kept in tests/data/configs/ with its source.
 Model from_published(const std::string& file) { return from_text(vc::testing::test_config_text(file)); }
 
+// A two-layer Llama config for the quantization_config tests.
+nlohmann::json tiny_llama_config(const std::string& dtype) {
+  auto c = nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":256,"num_attention_heads":4,
+    "num_key_value_heads":2,"intermediate_size":512,"vocab_size":1000})");
+  c["torch_dtype"] = dtype;
+  return c;
+}
+
 bool any_warning_names(const Model& m, const std::string& key) {
   for (const auto& w : m.warnings) if (w.find(key) != std::string::npos) return true;
   return false;
@@ -150,7 +158,8 @@ TEST(Families, Qwen35Hybrid) {
 
 // Sections 3 and 8: DeepSeek-V3: 61 MLA layers x 576 values = 70,272 B/token (not 128 heads of
 // per-head K/V); 671.0 B total and 36.6 B active without the input embedding (37.5 B with);
-// the MTP layer adds 11.6 B and is not a layer of the stack.
+// the MTP layer adds 11.6 B plus its own embedding and head copies (2 x 129,280 x 7,168 = 1.85 B,
+// shipped in the checkpoint): 13.46 B, not a layer of the stack.
 TEST(Families, DeepSeekV3) {
   const Model& m = cat("deepseek-v3");
   EXPECT_EQ(m.layers.size(), 61u);
@@ -158,7 +167,7 @@ TEST(Families, DeepSeekV3) {
   EXPECT_EQ(growing_f16_bytes_per_token(m), 70272u);
   EXPECT_EQ(estimate_cache_one_token(m), 70272u);
   const uint64_t mtp = param(m, ParamClass::Mtp);
-  EXPECT_NEAR(billions(mtp), 11.6, 0.05);
+  EXPECT_NEAR(billions(mtp), 11.6 + 2 * 129280.0 * 7168 / 1e9, 0.05);
   EXPECT_NEAR(billions(m.params.derived_total - mtp), 671.0, 0.05);
   EXPECT_NEAR(billions(m.params.derived_active), 36.6, 0.05);
   // With the input embedding we get 37.55 B; the reference prints 37.5 B (its 36.6 B + 0.93 B).
@@ -167,9 +176,11 @@ TEST(Families, DeepSeekV3) {
   EXPECT_EQ(m.layers[3].feed_forward.kind, FeedForwardKind::MoE);
   EXPECT_EQ(m.layers[3].feed_forward.shared_width, 2048u);
   // Native FP8 (block 128x128: 8 + 32/16384 bits) on attention, MLPs, experts and the MTP layer
-  // (680.68 B params -> 680.84 GB) plus bf16 embeddings, head, routers, norms (1.96 B -> 3.92 GB).
+  // (680.68 B params -> 680.84 GB) plus bf16 embeddings, head, routers, norms (1.96 B -> 3.92 GB),
+  // plus the MTP copies counted with the MTP class at FP8 (1.85 B -> 1.85 GB). The checkpoint keeps
+  // those copies in bf16 (1.85 GB more); docs/accuracy.md.
   EXPECT_EQ(m.native.format, "FP8");
-  EXPECT_NEAR(billions(m.native.bytes), 684.76, 0.05);
+  EXPECT_NEAR(billions(m.native.bytes), 684.76 + 1.853, 0.05);
 }
 
 // Section 4: V3.2 adds one 128-value index key per layer: llama.cpp f16 61 * (1,152 + 256) = 85,888.
@@ -274,7 +285,7 @@ TEST(Families, NemotronH56B) {
   EXPECT_EQ(growing_f16_bytes_per_token(m), 40960u);
   EXPECT_EQ(state_bytes(m, StateLayout::F32), 54u * 4255744 * 4);
   EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::F32)), 919.0, 0.5);
-  EXPECT_EQ(m.layers[0].attention.state_family, "Mamba2");
+  EXPECT_EQ(m.layers[0].attention.state_family, vc::StateFamily::Mamba2);
 }
 
 // Section 7: Nemotron-3-Nano-30B-A3B: 23 M, 6 *, 23 E; 6,144 B/token; 49.1 MB (bf16 conv + f32 SSM).
@@ -413,8 +424,7 @@ TEST(Catalogue, ModelsCommandListsEveryEntry) {
 // quantization_config shapes beyond MXFP4/FP8 (reference/architectures.md §9): the native size
 // counts the quantized linear layers at the format's block layout and the rest at the dtype.
 TEST(NativeCheckpoint, AwqGptqAndBitsandbytes) {
-  auto base = nlohmann::json::parse(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":256,"num_attention_heads":4,
-    "num_key_value_heads":2,"intermediate_size":512,"vocab_size":1000,"torch_dtype":"float16"})");
+  auto base = tiny_llama_config("float16");
   vc::Model plain = vc::model_from_config(base, "plain.json");
   const auto& c = plain.params.by_class;
   const uint64_t linear = c.at(vc::ParamClass::Attention) + c.at(vc::ParamClass::DenseMlp);
@@ -439,4 +449,64 @@ TEST(NativeCheckpoint, AwqGptqAndBitsandbytes) {
   vc::Model o = vc::model_from_config(odd, "odd.json");
   EXPECT_EQ(o.native.bytes, o.params.derived_total * 2);
   EXPECT_FALSE(o.warnings.empty());
+}
+
+// DeepSeek-V2-Lite (published config.json of deepseek-ai/DeepSeek-V2-Lite): q_lora_rank null,
+// kv_lora_rank 512 + rope 64 = 576 cached values on each of 27 layers (27 x 576 x 2 B = 31,104 B a
+// token at f16); layer 0 dense, 26 MoE layers of 64 routed + 2 shared experts of 1,408.
+// Parameters by hand: attention 13,763,072 a layer (q 2048x16x192, kv_a 2048x576 + 512, kv_b
+// 512x16x256, o 16x128x2048); 15.71 B in all ("15.7B" on the model card), 2.45 B active.
+TEST(Families, DeepSeekV2LiteIsLatent) {
+  Model m = from_text(R"({"architectures":["DeepseekV2ForCausalLM"],"model_type":"deepseek_v2","vocab_size":102400,"hidden_size":2048,
+    "intermediate_size":10944,"moe_intermediate_size":1408,"num_hidden_layers":27,"num_attention_heads":16,"num_key_value_heads":16,
+    "n_shared_experts":2,"n_routed_experts":64,"kv_lora_rank":512,"q_lora_rank":null,"qk_rope_head_dim":64,"v_head_dim":128,
+    "qk_nope_head_dim":128,"topk_method":"greedy","n_group":1,"topk_group":1,"num_experts_per_tok":6,"moe_layer_freq":1,
+    "first_k_dense_replace":1,"max_position_embeddings":163840,"tie_word_embeddings":false,"torch_dtype":"bfloat16"})");
+  EXPECT_EQ(m.family, "deepseek_v2");
+  EXPECT_TRUE(m.warnings.empty());
+  EXPECT_EQ(m.layer_count(AttentionKind::Latent), 27u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 31104u);
+  EXPECT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);
+  EXPECT_EQ(m.layers[1].feed_forward.kind, FeedForwardKind::MoE);
+  EXPECT_EQ(m.layers[1].feed_forward.shared_width, 2816u);
+  EXPECT_NEAR(billions(m.params.derived_total), 15.706, 0.002);
+  EXPECT_NEAR(billions(m.params.derived_active), 2.451, 0.005);
+}
+
+// A config that declares a latent rank is never read as full attention by the fallback.
+TEST(Families, UnknownLatentArchitectureIsRefused) {
+  try {
+    from_text(R"({"model_type":"mystery_mla","num_hidden_layers":4,"hidden_size":256,"num_attention_heads":8,"kv_lora_rank":64,"vocab_size":1000})");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("kv_lora_rank"), std::string::npos) << e.what();
+  }
+}
+
+// Quantized checkpoints per tensor: compressed-tensors W4A16 (group 128, ignore lm_head) and GPTQ
+// with "lm_head": true. Embeddings stay 16-bit in both; only GPTQ's head is quantized.
+TEST(NativeCheckpoint, CompressedTensorsAndGptqHead) {
+  auto base = tiny_llama_config("bfloat16");
+  vc::Model plain = vc::model_from_config(base, "plain.json");
+  const auto& c = plain.params.by_class;
+  const uint64_t linear = c.at(vc::ParamClass::Attention) + c.at(vc::ParamClass::DenseMlp);
+  const uint64_t head = c.at(vc::ParamClass::OutputHead);
+  const uint64_t rest = plain.params.derived_total - linear;
+
+  auto ct = base;
+  ct["quantization_config"] = nlohmann::json::parse(R"({"quant_method":"compressed-tensors","format":"pack-quantized","ignore":["lm_head"],
+    "config_groups":{"group_0":{"targets":["Linear"],"weights":{"num_bits":4,"type":"int","group_size":128,"strategy":"group","symmetric":true}}}})");
+  vc::Model w4 = vc::model_from_config(ct, "w4a16.json");
+  EXPECT_EQ(w4.native.format, "INT4_G128");
+  EXPECT_EQ(w4.native.bytes, linear * 133 / 256 + rest * 2);  // as AWQ/GPTQ 4-bit group 128; bf16 embeddings and head
+
+  auto fp8 = base;
+  fp8["quantization_config"] = nlohmann::json::parse(R"({"quant_method":"compressed-tensors","format":"float-quantized","ignore":["lm_head"],
+    "config_groups":{"group_0":{"targets":["Linear"],"weights":{"num_bits":8,"type":"float","strategy":"channel"}}}})");
+  EXPECT_EQ(vc::model_from_config(fp8, "fp8.json").native.format, "FP8_E4M3");
+
+  auto gptq = base;
+  gptq["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 128}, {"lm_head", true}};
+  vc::Model g = vc::model_from_config(gptq, "gptq.json");
+  EXPECT_EQ(g.native.bytes, (linear + head) * 133 / 256 + (rest - head) * 2);
 }

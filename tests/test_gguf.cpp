@@ -350,7 +350,7 @@ TEST(GgufReference, LayerKindsPerFamily) {
   Model next = model_from_gguf(read_tiny("tiny-qwen3next.gguf"));  // 3 GDN + 1 full
   EXPECT_EQ(next.layer_count(AttentionKind::LinearState), 3u);
   EXPECT_EQ(next.layers[3].attention.kind, AttentionKind::Full);
-  EXPECT_EQ(next.layers[0].attention.state_family, "GatedDeltaNet");
+  EXPECT_EQ(next.layers[0].attention.state_family, vc::StateFamily::GatedDeltaNet);
 
   Model kimi = model_from_gguf(read_tiny("tiny-kimi-linear.gguf"));  // 3 KDA + 1 MLA
   EXPECT_EQ(kimi.layer_count(AttentionKind::LinearState), 3u);
@@ -387,7 +387,7 @@ TEST(Gguf, HybridLayersFromTensorsAndPerLayerArrays) {
   Model m = model_from_gguf({read_gguf(src)});
   ASSERT_EQ(m.layers.size(), 3u);
   EXPECT_EQ(m.layers[0].attention.kind, AttentionKind::LinearState);
-  EXPECT_EQ(m.layers[0].attention.state_family, "Mamba2");
+  EXPECT_EQ(m.layers[0].attention.state_family, vc::StateFamily::Mamba2);
   EXPECT_EQ(m.layers[0].attention.state_values, 2048u);
   EXPECT_EQ(m.layers[0].attention.conv_values, 480u);
   EXPECT_EQ(m.layers[1].attention.kind, AttentionKind::Full);

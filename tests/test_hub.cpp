@@ -16,6 +16,7 @@
 #include "sources/companion_files.h"
 #include "sources/remote/hub_builds.h"
 #include "sources/remote/hub_repo.h"
+#include "sources/remote/http_source.h"
 #include "sources/resolver.h"
 
 namespace vc {
@@ -260,6 +261,80 @@ TEST_F(MockHub, BadExtrasAreInputErrors) {
   EXPECT_EQ(status_, 2);
   run_cli("estimate hf:org/tiny:Q4_K_M --mmproj hf:org/tiny/Tiny-Q4_K_M.gguf");
   EXPECT_EQ(status_, 2);  // a model file is not a projector
+}
+
+// The listing goes through the same request path as range reads (issue 14's rules): the token
+// goes to the Hub endpoint only and never across a redirect to another host.
+TEST_F(MockHub, ListingTokenStaysWithTheHub) {
+  TestHttpServer cdn;
+  cdn.add("/api/listing.json", dir_ / "listing.json");
+  const std::string cdn_port = cdn.root().substr(cdn.root().rfind(':') + 1);
+  server_.add_redirect("/api/models/org/moved/revision/main", "http://localhost:" + cdn_port + "/api/listing.json");
+  ::setenv("HF_TOKEN", "hf_secret", 1);
+  const HubListing l = list_hub_repository(HubSpec{"org", "moved", "main", "", ""}, "MODEL");
+  ::unsetenv("HF_TOKEN");
+  EXPECT_EQ(l.files.size(), 5u);  // README.md, the Q4_K_M file, two Q8_0 parts, the mmproj
+  EXPECT_EQ(server_.last_authorization(), "Bearer hf_secret");
+  EXPECT_GT(cdn.requests(), 0u);
+  EXPECT_EQ(cdn.last_authorization(), "");
+}
+
+// Under the server's policies the listing is refused on a loopback address before any request,
+// and counts against the request's byte budget.
+TEST_F(MockHub, ListingUnderTheServersPolicies) {
+  {
+    FetchScope scope(FetchPolicy{std::string(), true, UINT64_MAX});
+    EXPECT_THROW((void)list_hub_repository(HubSpec{"org", "tiny", "main", "", ""}, "MODEL"), RemoteError);
+    EXPECT_EQ(server_.requests(), 0u);
+  }
+  FetchScope scope(FetchPolicy{std::string(), false, 100});  // the listing is over 100 bytes
+  try {
+    (void)list_hub_repository(HubSpec{"org", "tiny", "main", "", ""}, "MODEL");
+    ADD_FAILURE();
+  } catch (const RemoteError& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 100 bytes"), std::string::npos) << e.what();
+  }
+}
+
+// A listing at a commit id never changes: a second process reads it from the range cache, whose
+// entries are the owner's alone and checked on every read (an edited entry is not trusted). With
+// a token the listing is not stored (a private repository's file list stays with its token).
+TEST_F(MockHub, CommitListingCachedWithTheRangeCacheProtections) {
+  const std::string sha = "0123456789abcdef0123456789abcdef01234567", sha2 = "89abcdef0123456789abcdef0123456789abcdef";
+  for (const std::string& rev : {sha, sha2}) {
+    server_.add("/api/models/org/tiny/revision/" + rev, dir_ / "listing.json");
+    for (const char* f : {"Tiny-Q4_K_M.gguf", "Tiny-Q8_0-00001-of-00002.gguf", "Tiny-Q8_0-00002-of-00002.gguf", "mmproj-Tiny-F16.gguf"}) {
+      server_.add("/org/tiny/resolve/" + rev + "/" + f, dir_ / f);
+    }
+  }
+  const std::string out = run_cli("builds hf:org/tiny@" + sha + " --json");
+  ASSERT_EQ(status_, 0) << out;
+  // From now on the Hub no longer answers this listing: only the cache can.
+  server_.add_redirect("/api/models/org/tiny/revision/" + sha, server_.url("/gone"));
+  const std::string again = run_cli("builds hf:org/tiny@" + sha + " --json");
+  EXPECT_EQ(status_, 0) << again;
+  std::size_t listing_entries = 0;
+  for (const auto& e : fs::directory_iterator(dir_ / "cache")) {
+    EXPECT_EQ(fs::status(e.path()).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+    if (fs::file_size(e.path()) != 24 + fs::file_size(dir_ / "listing.json")) continue;  // 24: the entry's own head
+    ++listing_entries;
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);  // flip the last byte
+    f.seekg(-1, std::ios::end);
+    char c = 0;
+    f.get(c);
+    f.seekp(-1, std::ios::end);
+    f.put(static_cast<char>(c ^ 0x5a));
+  }
+  EXPECT_EQ(listing_entries, 1u);
+  run_cli("builds hf:org/tiny@" + sha + " --json");
+  EXPECT_EQ(status_, 2) << "an edited cache entry was trusted";
+  ::setenv("HF_TOKEN", "hf_secret", 1);
+  run_cli("builds hf:org/tiny@" + sha2 + " --json");
+  ::unsetenv("HF_TOKEN");
+  EXPECT_EQ(status_, 0);
+  server_.add_redirect("/api/models/org/tiny/revision/" + sha2, server_.url("/gone"));
+  run_cli("builds hf:org/tiny@" + sha2 + " --json");
+  EXPECT_EQ(status_, 2) << "a listing read with a token was stored";
 }
 
 // A 10 MB header (a 600,000-string vocabulary) over HTTP: each range is twice the last (1, 2, 4,

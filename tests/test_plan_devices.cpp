@@ -116,7 +116,7 @@ TEST(PlanCli, PlanJsonNamesTheBusiestShard) {
   const CliRun r = run_cli("plan kimi-k3 --gpu H200x13 --context 1M --json");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema"], "vramcalc.plan/1");
+  EXPECT_EQ(j["schema"], "vramcalc.plan/2");
   EXPECT_TRUE(j["aggregate_fits"].get<bool>());
   EXPECT_FALSE(j["fits_on_devices"].get<bool>());
   EXPECT_EQ(j["devices"].size(), 13u);

@@ -68,3 +68,29 @@ TEST(PlanEngines, AppleBoxGetsOnlyLlamaCpp) {
   ASSERT_EQ(cmds.size(), 1u);  // devices.json: Apple runs llamacpp and mlx
   EXPECT_EQ(cmds[0].engine, "llamacpp");
 }
+
+// A GGUF tier: llama.cpp loads the tier's own file; vLLM and SGLang, which serve safetensors, are not
+// offered a command for a file they cannot load (issue 15: vLLM served the native checkpoint).
+TEST(PlanEngines, GgufTierGetsOnlyLlamaCppWithItsFile) {
+  Scenario s;
+  s.quant = "UD-Q2_K_XL";
+  const Plan p = make_plan(kimi_k3(), s, box_of("H200x8"), PlanOptions{});
+  const auto cmds = engine_commands(p);
+  ASSERT_EQ(cmds.size(), 1u);
+  EXPECT_TRUE(has(cmds[0].command, "llama-server -m ") && has(cmds[0].command, "-UD-Q2_K_XL.gguf ")) << cmds[0].command;  // the build's own file
+  EXPECT_TRUE(has(cmds[0].notes.back(), "vLLM and SGLang are not listed")) << cmds[0].notes.back();
+  s.quant = "";  // the native checkpoint (1,795.87 GB at 8K) on 16 x 141 GB = 2,256 GB: all three engines
+  EXPECT_EQ(engine_commands(make_plan(kimi_k3(), s, box_of("H200x8", 2), PlanOptions{})).size(), 3u);
+}
+
+// Weights streamed from SSD (K3's 1,560.94 GB native files on one 24 GiB card and 64 GB of RAM):
+// no --cpu-offload-gb line, which would hold only the RAM share.
+TEST(PlanEngines, SsdStreamingGetsNoVllmCommand) {
+  Scenario s;
+  Box box = box_of("RTX 4090");
+  box.ram_bytes = 64'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  box.ssd_bandwidth = 5'000'000'000;
+  const auto cmds = engine_commands(make_plan(kimi_k3(), s, box, PlanOptions{}));
+  for (const auto& c : cmds) EXPECT_EQ(c.engine, "llamacpp");
+}

@@ -84,9 +84,17 @@ TEST_F(ServerTest, ServesThePageAndModelPages) {
   auto md = c.Get("/models/kimi-k3.md");
   EXPECT_EQ(md->get_header_value("Content-Type"), "text/markdown; charset=utf-8");
   EXPECT_EQ(md->body.rfind("# How much memory does Kimi K3 need?", 0), 0u);
+  // The model page links the calculator set to this model (not "/", which opens another model).
+  EXPECT_NE(page->body.find("href=\"/?model=kimi-k3\""), std::string::npos);
+  // An unknown model page is a page a visitor can read: HTML, 404, linking the catalogue.
   auto missing = c.Get("/models/no-such-model");
   EXPECT_EQ(missing->status, 404);
-  EXPECT_EQ(error_of(missing)["field"], "model");
+  EXPECT_EQ(missing->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(missing->body.find("No model called \u201cno-such-model\u201d"), std::string::npos);
+  EXPECT_NE(missing->body.find("href=\"/models/kimi-k3\""), std::string::npos);
+  auto missing_md = c.Get("/models/no-such-model.md");
+  EXPECT_EQ(missing_md->status, 404);
+  EXPECT_EQ(error_of(missing_md)["field"], "model");
 }
 
 TEST_F(ServerTest, BadRequestsGetJsonErrors) {

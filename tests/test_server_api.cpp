@@ -5,6 +5,7 @@
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
+#include "engines/engine.h"
 #include "estimate/estimate.h"
 #include "report/json_report.h"
 #include "server/api.h"
@@ -59,19 +60,22 @@ TEST(ServerApi, EstimateIsTheCliJsonDocument) {
   vc::Scenario s;
   s.context = 32768;
   s.cache_dtype = "q8_0";
-  json expected = vc::estimate_json(vc::estimate(*m, s));
+  // The CLI's document: the estimate and the engine's answer (the rule, by default) from one request.
+  const vc::EngineRequest r = vc::engine_request(*m, s, vc::EngineInputs{}, vc::ScenarioGiven{true, false, true});
+  json expected = vc::estimate_json(vc::estimate(*m, r.scenario), vc::run_engine(r));
   EXPECT_EQ(ok("estimate", {{"model", "kimi-k3.1-pro"}, {"context", "32K"}, {"cache-dtype", "q8_0"}}), expected);
 }
 
-// Q8_0 is 34 B per 32-value block = 8.5 bits: 2.8T x 8.5 / 8 = 2,975,000,000,000 B, which the
-// clamp rule brings down to the native 1,560,936,091,448 B (seed 002).
+// Q8_0 is 34 B per 32-value block = 8.5 bits: the derived 2,779,928,795,168 params x 8.5 / 8 =
+// 2,953,674,344,866 B (the page's 2.8T gave 2,975 GB), which the clamp rule brings down to the
+// native 1,560,936,091,448 B (seed 002).
 TEST(ServerApi, EstimateReportsTheClampWithDisplayStrings) {
   json j = ok("estimate", {{"model", "kimi-k3"}, {"quant", "Q8_0"}, {"units", "gb"}});
   EXPECT_TRUE(j["weights"]["clamped"]);
-  EXPECT_EQ(j["weights"]["unclamped_bytes"], 2975000000000ull);
+  EXPECT_EQ(j["weights"]["unclamped_bytes"], 2953674344866ull);
   EXPECT_EQ(j["weights"]["bytes"], 1560936091448ull);
   EXPECT_EQ(j["display"]["total"], "1,795.87 GB");
-  EXPECT_EQ(j["display"]["clamp_note"], "Q8_0 would need 2,975.00 GB for the weights, more than the native MXFP4 checkpoint; the native size stands.");
+  EXPECT_EQ(j["display"]["clamp_note"], "Q8_0 would need 2,953.67 GB for the weights, more than the native MXFP4 checkpoint; the native size stands.");
   EXPECT_EQ(j["display"]["lines"].size(), j["lines"].size());
 }
 
@@ -90,6 +94,28 @@ TEST(ServerApi, SweepListsOneRowPerContext) {
   EXPECT_EQ(j["rows"][1]["inputs"]["context_tokens"], 32768);
   EXPECT_EQ(j["rows"][1]["totals"]["cache_bytes"].get<uint64_t>() - j["rows"][0]["totals"]["cache_bytes"].get<uint64_t>(), 679477248ull);
   EXPECT_LT(j["rows"][1]["saving_vs_previous_bytes"].get<int64_t>(), 0);
+}
+
+// A visitor's own model as the text of its config.json: Llama 3.1 8B's published values
+// (meta-llama/Llama-3.1-8B config.json). Its KV cache at 8K is worked by hand:
+// 32 layers x 8 kv heads x (128 K + 128 V) values x 2 B x 8,192 tokens = 1,073,741,824 B,
+// the same as the catalogue entry's.
+TEST(ServerApi, EstimateTakesAPastedConfig) {
+  const std::string config = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+    "vocab_size": 128256, "max_position_embeddings": 131072, "rms_norm_eps": 1e-05, "rope_theta": 500000.0,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16"})";
+  auto a = call_api("estimate", RequestParams::from_json_body(json{{"config", config}, {"context", "8K"}}.dump()));
+  ASSERT_EQ(a.status, 200) << a.body;
+  const json j = json::parse(a.body);
+  EXPECT_EQ(j["totals"]["cache_bytes"], 1073741824ull);
+  EXPECT_EQ(j["totals"]["cache_bytes"], ok("estimate", {{"model", "llama-3.1-8b"}})["totals"]["cache_bytes"]);
+  const json ins = json::parse(call_api("inspect", RequestParams::from_pairs({{"config", config}})).body);
+  EXPECT_EQ(ins["kind"], "config.json");
+  EXPECT_EQ(ins["model"]["layers"], 32);
+  bad("estimate", {{"config", "{not json"}}, "config");
+  bad("estimate", {{"model", "kimi-k3"}, {"config", config}}, "model");
+  bad("estimate", {{"source", "/etc/passwd"}}, "source");  // never a local path
 }
 
 TEST(ServerApi, CompareTakesBSideFlags) {
@@ -123,12 +149,13 @@ TEST(ServerApi, BuildsGiveTheSeedLadder) {
   EXPECT_TRUE(found);
 }
 
-// Seed 002: 104B active x 1.7 bits / 8 = 22.1 GB per token; 5 GB/s -> 0.226 tok/s.
+// Seed 002: 104B active x 1.7 bits / 8 = 22.1 GB per token; with the derived 104,186,931,808
+// active: 22,139,723,009 B; 5 GB/s -> 0.226 tok/s (printed 0.23, as the page).
 TEST(ServerApi, StreamGivesTheSeedArithmetic) {
   json j = ok("stream", {{"model", "kimi-k3"}, {"bpw", "1.7"}, {"gbps", "5,19"}});
-  EXPECT_EQ(j["bytes_per_token"], 22100000000ull);
+  EXPECT_EQ(j["bytes_per_token"], 22139723009ull);
   ASSERT_EQ(j["rates"].size(), 2u);
-  EXPECT_NEAR(j["rates"][0]["tokens_per_s"].get<double>(), 5e9 / 22.1e9, 1e-9);
+  EXPECT_NEAR(j["rates"][0]["tokens_per_s"].get<double>(), 5e9 / 22139723009.0, 1e-9);
 }
 
 TEST(ServerApi, EveryRouteIsReachableByItsVerb) {
@@ -153,6 +180,8 @@ TEST(ServerApi, BadRequestsNameTheField) {
   bad("models", {{"model", "kimi-k3"}}, "model");                                // models takes none
   bad("sweep", {{"model", "kimi-k3"}, {"contexts", std::string(200, ',')}}, "contexts");  // over 64 values
   bad("compare", {{"b", "kimi-k3"}}, "a");
+  bad("compare", {{"a", "kimi-k3"}, {"b-quant", "FOO"}}, "b-quant");  // B's tier, named as B's
+  bad("compare", {{"a", "kimi-k3"}, {"b", "llama-3.1-8b"}, {"b-quant", "UD-IQ1_S"}}, "b-quant");  // a build of A, not of B
   bad("stream", {{"model", "kimi-k3"}, {"gbps", "0"}}, "gbps");
   bad("stream", {{"model", "kimi-k3"}, {"bpw", "100"}}, "bpw");
   auto a = call_api("nosuchverb", RequestParams{});

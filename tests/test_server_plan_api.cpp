@@ -50,7 +50,7 @@ std::filesystem::path tiny_llama() { return vc::testing::tiny_gguf("tiny-llama.g
 TEST(ServerPlanApi, PlanIsTheCliJsonDocument) {
   json api = ok("plan", {{"model", "kimi-k3"}, {"gpu", "H200x13"}, {"context", "1M"}});
   EXPECT_EQ(api, cli_json("plan kimi-k3 --gpu H200x13 --context 1M"));
-  EXPECT_EQ(api["schema"], "vramcalc.plan/1");
+  EXPECT_EQ(api["schema"], "vramcalc.plan/2");
   EXPECT_EQ(api["devices"].size(), 13u);
   EXPECT_FALSE(api.contains("display"));  // only with units=
 }
@@ -89,7 +89,7 @@ TEST(ServerPlanApi, CheckDisplayMatchesTheCliTableAndGivesThePlanQuant) {
     const auto& d = r["display"];
     EXPECT_EQ(line.substr(line.find_last_not_of(' ', line.size() - 1) + 1 - d["decode_tok_s"].get<std::string>().size()), d["decode_tok_s"]) << line;
     EXPECT_NE(line.find(d["total"].get<std::string>()), std::string::npos) << line;
-    if (r["fit"] == "none") continue;
+    if (r["fit"] == "none" || r["fit"] == "unreleased") continue;  // no plan tier for weights that do not exist
     // The plan at that quant has the same weights tier.
     std::vector<std::pair<std::string, std::string>> p = {{"model", id}, {"gpu", "3090,3080Ti"}, {"ram", "64GB"}};
     if (!d["quant"].get<std::string>().empty()) p.emplace_back("quant", d["quant"]);
@@ -206,4 +206,64 @@ TEST_F(ServerInspectApi, RemoteDeadlineStopsReads) {
   vc::RemoteDeadline inner(std::chrono::seconds(60));
   EXPECT_THROW(vc::open_http_source(server.url("/a.gguf")), vc::RemoteTimeout);
   EXPECT_EQ(server.requests(), 0u);
+}
+
+// Every tier is tried; `prefer` picks among those that fit. One RTX 4090 (24 GiB), 64 GB of RAM and
+// a 5 GB/s SSD hold Kimi K3 only with offload; speed and balanced pick a smaller tier than quality
+// (the native 1,560.94 GB checkpoint streams far more bytes per token), and decode faster.
+TEST(ServerPlanApi, CheckPreferPicksAmongEveryFittingTier) {
+  auto k3 = [](const json& check) {
+    for (const auto& r : check["rows"]) {
+      if (r["model"] == "kimi-k3") return r;
+    }
+    return json();
+  };
+  const std::vector<std::pair<std::string, std::string>> box = {{"gpu", "rtx-4090"}, {"ram", "64GB"}, {"ssd-gbps", "5"}};
+  auto with = [&](const std::string& prefer) {
+    auto p = box;
+    p.emplace_back("prefer", prefer);
+    return k3(ok("check", p));
+  };
+  const json quality = with("quality"), speed = with("speed"), balanced = with("balanced");
+  ASSERT_EQ(quality["fit"], "offload");
+  EXPECT_EQ(quality["tier"], "native MXFP4");  // the largest tier that fits with offload
+  EXPECT_EQ(balanced, speed);                   // offloaded: balanced is speed
+  EXPECT_LT(speed["weights_bytes"].get<uint64_t>(), quality["weights_bytes"].get<uint64_t>());
+  EXPECT_GT(speed["decode_tok_s"].get<double>(), quality["decode_tok_s"].get<double>());
+  EXPECT_GT(speed["tiers_fitting"].get<uint64_t>(), 1u);
+  // The split: a 24 GiB card, the rest in 64 GB of RAM and on the SSD; together at least the weights.
+  EXPECT_GT(speed["gpu_bytes"].get<uint64_t>(), 0u);
+  EXPECT_LE(speed["gpu_bytes"].get<uint64_t>(), 25'769'803'776u);
+  EXPECT_GT(speed["ssd_bytes"].get<uint64_t>(), 0u);
+  EXPECT_GE(speed["gpu_bytes"].get<uint64_t>() + speed["ram_bytes"].get<uint64_t>() + speed["ssd_bytes"].get<uint64_t>(),
+            speed["weights_bytes"].get<uint64_t>());
+  bad("check", {{"prefer", "cheapest"}}, "prefer");
+}
+
+// A model that fits nowhere says what it would take: the smallest tier's total in cards of the box's
+// largest GPU (ceil(total / 24 GiB) RTX 4090s), from the row's own total.
+TEST(ServerPlanApi, CheckSaysWhatItWouldTake) {
+  const json check = ok("check", {{"gpu", "rtx-4090"}});
+  for (const auto& r : check["rows"]) {
+    if (r["model"] != "kimi-k3") continue;
+    ASSERT_EQ(r["fit"], "none");
+    const uint64_t total = r["total_bytes"].get<uint64_t>();
+    const uint64_t cards = (total + 25'769'803'776u - 1) / 25'769'803'776u;
+    EXPECT_NE(r["note"].get<std::string>().find("at least " + std::to_string(cards) + " x GeForce RTX 4090"), std::string::npos) << r["note"];
+    EXPECT_NE(r["quant"].get<std::string>(), "");  // the smallest tier, not the native checkpoint
+    return;
+  }
+  FAIL() << "no kimi-k3 row";
+}
+
+// `quant` asks for one tier: every row that fits is at it (or the native size it clamps to).
+TEST(ServerPlanApi, CheckQuantTriesOneTier) {
+  const json check = ok("check", {{"gpu", "H200x8"}, {"quant", "Q4_K_M"}});
+  for (const auto& r : check["rows"]) {
+    if (r["fit"] == "unreleased") continue;  // no tier is tried for weights nobody can download
+    EXPECT_EQ(r["tiers_tried"], 1u) << r["model"];
+    if (r["fit"] != "none") {
+      EXPECT_TRUE(r["tier"] == "Q4_K_M" || r["tier"].get<std::string>().rfind("native", 0) == 0) << r["tier"];
+    }
+  }
 }

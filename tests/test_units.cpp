@@ -42,6 +42,14 @@ TEST(Units, BytesDecimalAndBinary) {
   EXPECT_THROW(parse_bytes("12 parsecs", "--vram"), InputError);
 }
 
+TEST(Units, BytesFractionOfAUnitRoundsDown) {
+  // vLLM prints "79.19 GiB total"; 79.19 x 2^30 = 85,029,615,042.56 by hand, rounded down.
+  EXPECT_EQ(parse_bytes("79.19GiB", "--gpu-memory"), 85'029'615'042u);
+  EXPECT_EQ(parse_bytes("0.5KiB", "--gpu-memory"), 512u);
+  EXPECT_THROW(parse_bytes("1.5B", "--gpu-memory"), InputError);  // half a byte
+  EXPECT_THROW(parse_bytes("1.5", "--gpu-memory"), InputError);
+}
+
 TEST(Units, PercentInBasisPoints) {
   EXPECT_EQ(parse_percent_bp("15%", "--overhead"), 1500u);
   EXPECT_EQ(parse_percent_bp("9.75", "--overhead"), 975u);

@@ -30,6 +30,13 @@ ParamClass param_class_from(const std::string& name) {
   throw std::invalid_argument("unknown parameter class '" + name + "'");
 }
 
+ReleaseStatus release_status_from(const std::string& name) {
+  for (auto s : {ReleaseStatus::Released, ReleaseStatus::Announced, ReleaseStatus::Withdrawn}) {
+    if (name == to_string(s)) return s;
+  }
+  throw std::invalid_argument("unknown status '" + name + "'; accepted: released, announced, withdrawn");
+}
+
 StatedFigure stated(const nlohmann::json& j) { return {j.at("value").get<uint64_t>(), j.at("source").get<std::string>()}; }
 
 void apply_facts(Model& m, const nlohmann::json& f) {
@@ -42,6 +49,14 @@ void apply_facts(Model& m, const nlohmann::json& f) {
       uint64_t n = e.at("value").get<uint64_t>();
       m.params.by_class[c] = checked_add(m.params.by_class[c], n);
       m.params.derived_total = checked_add(m.params.derived_total, n);
+      // MTP and vision are shipped but not read per decoded token (kActiveConvention). A native
+      // size derived from the config gains them at 16 bits (vision towers and projectors ship in
+      // bf16 beside FP8 or BF16 language models); a measured checkpoint below replaces it all.
+      if (!f.contains("checkpoint")) {
+        const uint64_t bytes = checked_mul(n, 2);
+        m.native.bytes = checked_add(m.native.bytes, bytes);
+        if (!m.native.bytes_by_class.empty()) m.native.bytes_by_class[c] = checked_add(m.native.bytes_by_class[c], bytes);
+      }
       m.provenance[std::string("params.") + to_string(c)] = e.at("source").get<std::string>();
     }
   }
@@ -49,6 +64,13 @@ void apply_facts(Model& m, const nlohmann::json& f) {
     const auto& s = f["stated"];
     if (s.contains("total_params")) m.params.stated_total = stated(s["total_params"]);
     if (s.contains("active_params")) m.params.stated_active = stated(s["active_params"]);
+    m.params.stated_convention = s.value("convention", "");
+    m.params.difference_note = s.value("difference", "");
+  }
+  m.status = release_status_from(f.value("status", "released"));
+  m.status_note = f.value("status_note", "");
+  if (m.status != ReleaseStatus::Released && m.status_note.empty()) {
+    throw std::invalid_argument("facts for '" + m.id + "': status '" + to_string(m.status) + "' needs a status_note saying why");
   }
   if (f.contains("checkpoint")) {
     const auto& c = f["checkpoint"];
@@ -83,6 +105,13 @@ Model model_from_facts(const std::string& facts_json, const std::string& config_
   if (facts.contains("config_patch")) config.merge_patch(facts["config_patch"]);  // RFC 7386
   Model m = model_from_config(config, label);
   if (facts.contains("config_source")) m.provenance["config.json"] = facts["config_source"].get<std::string>();
+  if (facts.contains("config_origin")) {  // the published file: repository, revision, file, copies compared
+    const auto& o = facts["config_origin"];
+    std::string text = o.at("published_as").get<std::string>() + ", " + o.at("how").get<std::string>() + " from " +
+                       o.at("repository").get<std::string>() + " @ " + o.at("revision").get<std::string>() + " : " + o.at("file").get<std::string>();
+    for (const auto& c : o.value("copies", std::vector<std::string>{})) text += "; checked against " + c;
+    m.provenance["config.json"] = text;
+  }
   apply_facts(m, facts);
   return m;
 }

@@ -9,8 +9,8 @@ void BoxFlags::add_to(CLI::App& app, bool with_split) {
   app.add_option("--ram-gbps", ram_gbps, "System RAM read bandwidth in GB/s")->capture_default_str();
   app.add_option("--ssd-gbps", ssd_gbps, "SSD read bandwidth in GB/s (0: weights may not stream from disk)")->capture_default_str();
   if (with_split) app.add_option("--split", split, "layer, pp, tp, ep or tp+ep")->capture_default_str();
-  app.add_option("--engine", engine, "generic, llamacpp, vllm or sglang: which command to print and the per-device default")->capture_default_str();
-  app.add_option("--per-device", per_device, "Fixed runtime memory per device process (CUDA context, workspaces); auto: 0 generic, 1GB engines")->capture_default_str();
+  app.add_option("--engine", engine, std::string("Whose per-device figures decide fits, solvers and the command: ") + kEngineNames)->capture_default_str();
+  app.add_option("--per-device", per_device, "Fixed memory per device added to the rule's figures (engines count their own runtime memory); auto: 0")->capture_default_str();
   app.add_option("--efficiency", efficiency, "Achieved share of peak memory bandwidth during decode")->capture_default_str();
   app.add_option("--compute-efficiency", compute_efficiency, "Achieved share of peak BF16 compute during prefill")->capture_default_str();
   app.add_option("--expert-skew", expert_skew, "Zipf exponent of expert popularity (0 = uniform)")->capture_default_str();

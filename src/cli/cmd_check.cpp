@@ -17,11 +17,15 @@ Command add_check(CLI::App& app) {
   struct Opts {
     BoxFlags box;
     ScenarioFlags flags;
+    std::string prefer = "quality";
     bool detect = false;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
   sub->add_flag("--detect", o->detect, "Read this machine: nvidia-smi, AMD sysfs, /proc/meminfo, CPU count (--gpu and --ram then add nothing)");
+  sub->add_option("--prefer", o->prefer,
+                  "Which fitting tier wins: quality (largest), speed (fastest), balanced (largest on the GPUs alone, fastest with offload)")
+      ->capture_default_str();
   o->box.add_to(*sub, true);
   o->flags.add_to(*sub);
   sub->add_flag("--json", o->json, "Print JSON");
@@ -41,20 +45,24 @@ Command add_check(CLI::App& app) {
             }
             const PlanOptions opts = o->box.to_options();
             const Scenario base = o->flags.to_scenario();
-            const auto rows = check_models(Catalogue::builtin().models(), box, opts, base);
+            const auto rows = check_models(Catalogue::builtin().models(), box, opts, base, parse_check_preference(o->prefer, "--prefer"));
             if (o->json) {
-              fmt::print("{}\n", check_json(box, found, rows).dump(2));
+              fmt::print("{}\n", check_json(box, found, rows, opts.engine).dump(2));
               return 0;
             }
             for (const auto& f : found) fmt::print("found: {}\n", f);
-            fmt::print("Box: {}, RAM {}{}\n\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "");
+            fmt::print("Box: {}, RAM {}{}\nEngine: {}{}\n\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "",
+                       to_string(opts.engine), opts.engine == EngineKind::Rule ? " (the default percentage rule; --engine llamacpp|vllm|sglang)" : "");
             fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", "model", "fit", "tier", "weights", "total", "max context", "tok/s");
             for (const auto& r : rows) {
               fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier,
                          r.weights_bytes ? format_bytes(r.weights_bytes) : "-", r.total_bytes ? format_bytes(r.total_bytes) : "-",
-                         r.max_context ? format_tokens(r.max_context) : "-", r.fit == FitKind::None ? "-" : fmt::format("{:.2f}", r.decode_tok_s));
+                         r.max_context ? format_tokens(r.max_context) : "-", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-" : fmt::format("{:.2f}", r.decode_tok_s));
             }
-            fmt::print("\nContext checked: {} per sequence; tok/s expected at the --efficiency factor. `vramcalc plan MODEL` for the full plan.\n", o->flags.context);
+            for (const auto& r : rows) {
+              if (r.fit == FitKind::Unavailable) fmt::print("\n{}: {}", r.model->id, r.note);
+            }
+            fmt::print("\n\nContext checked: {} per sequence; tok/s expected at the --efficiency factor. `vramcalc plan MODEL` for the full plan.\n", o->flags.context);
             return 0;
           }};
 }

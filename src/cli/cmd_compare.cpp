@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "report/engine_report.h"
 #include "cli/scenario_flags.h"
 #include "estimate/estimate.h"
 #include "report/json_verbs.h"
@@ -27,6 +28,7 @@ Command add_compare(CLI::App& app) {
   sub->add_option("--b-context", o->b_context, "Context for B");
   sub->add_option("--b-seqs", o->b_seqs, "Concurrent sequences for B");
   sub->add_option("--b-cache-dtype", o->b_cache_dtype, "Cache dtype for B");
+  sub->add_option("--engine", o->flags.engine, std::string("Whose allocations each side also gets: ") + kEngineNames)->capture_default_str();
   sub->add_flag("--json", o->json, "Print JSON");
   return {sub, [o] {
             Model ma = resolve_model(o->a, "A");
@@ -41,7 +43,7 @@ Command add_compare(CLI::App& app) {
             Estimate eb = estimate(mb, sb);
             const ByteUnits units = o->flags.byte_units();
             if (o->json) {
-              fmt::print("{}\n", compare_json(ea, eb).dump(2));
+              fmt::print("{}\n", compare_json(ea, eb, engine_for(ma, sa), engine_for(mb, sb)).dump(2));
               return 0;
             }
             auto col = [&](const Estimate& e) { return fmt::format("{} @ {}", e.model->id, format_tokens(e.scenario.context)); };
@@ -57,6 +59,10 @@ Command add_compare(CLI::App& app) {
             row("total", ea.total_bytes, eb.total_bytes);
             int64_t diff = static_cast<int64_t>(eb.total_bytes) - static_cast<int64_t>(ea.total_bytes);
             fmt::print("\nB {} A by {}.\n", diff >= 0 ? "exceeds" : "is under", format_bytes(static_cast<uint64_t>(diff >= 0 ? diff : -diff), units));
+            if (sa.engine != EngineKind::Rule) {
+              fmt::print("\nA: {}", engine_text(engine_for(ma, sa), false, units));
+              fmt::print("\nB: {}", engine_text(engine_for(mb, sb), false, units));
+            }
             return 0;
           }};
 }

@@ -1,32 +1,79 @@
-// vramcalc validate [DIR] [--measured FILE]: recompute every reference case and every measured
-// llama.cpp case, print the error table and a summary per figure (fitted and set-aside apart).
+// vramcalc validate [PATH] [--measured FILE] [--log FILE]: recompute every reference case, every
+// measured llama.cpp case and every public engine log, print the error table and a summary per
+// figure (fitted and set-aside apart). PATH is a reference folder (llamacpp/runs.json,
+// engine-logs/cases.json) or an engine-logs JSON file (tests/data/engine-logs.json); --log puts
+// our figures beside those of one pasted vLLM, SGLang or llama.cpp start-up log.
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/units.h"
+#include "engines/engine_log.h"
 #include "engines/validate.h"
 
 namespace vc::cli {
+namespace {
+
+int validate_log(const std::string& file, const std::string& model_spec, const std::string& gpu_memory, bool json) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError("--log", "cannot open '" + file + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EngineLog log = parse_engine_log(ss.str());
+  Model model = log_model(log, model_spec);
+  std::optional<uint64_t> card;
+  if (!gpu_memory.empty()) card = parse_bytes(gpu_memory, "--gpu-memory");
+  auto rows = compare_engine_log(log, model, card);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows)
+      out.push_back({{"figure", r.figure}, {"printed", r.printed}, {"ours", r.ours}, {"error_percent", r.error_percent}, {"computed", r.computed}, {"note", r.note}});
+    fmt::print("{}\n", nlohmann::json{{"schema", "vramcalc.validate-log/1"}, {"engine", log.engine}, {"model", model.id.empty() ? model.name : model.id}, {"rows", out}}.dump(2));
+    return 0;
+  }
+  fmt::print("{} log, model {}\n", log.engine, model.id.empty() ? model.name : model.id);
+  fmt::print("{:<46} {:>16} {:>16} {:>8}\n", "figure", "printed", "vramcalc", "error%");
+  for (const auto& r : rows) {
+    if (!r.computed) fmt::print("{:<46} {}\n", r.figure, r.note);
+    else fmt::print("{:<46} {:>16.6g} {:>16.6g} {:>8.2f}\n", r.figure, r.printed, r.ours, r.error_percent);
+  }
+  for (const auto& n : log.notes) fmt::print("note: {}\n", n);
+  return 0;
+}
+
+}  // namespace
 
 Command add_validate(CLI::App& app) {
-  auto* sub = app.add_subcommand("validate", "Compare our engine profiles with what llama.cpp and vLLM printed or allocated (reference cases in DIR, measured runs in --measured)");
+  auto* sub = app.add_subcommand("validate", "Compare our engine profiles with what llama.cpp, vLLM and SGLang printed or allocated (reference cases, measured runs, public logs, a pasted log)");
   struct Opts {
-    std::string dir;
+    std::string path;
     std::string measured;
+    std::string log;
+    std::string model;
+    std::string gpu_memory;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("DIR", o->dir, "Reference folder holding llamacpp/runs.json and engine-logs/cases.json");
+  sub->add_option("PATH", o->path, "A reference folder (llamacpp/runs.json, engine-logs/cases.json) or an engine-logs JSON file (tests/data/engine-logs.json)");
   sub->add_option("--measured", o->measured, "llama.cpp allocations measured by tools/measure-llamacpp (tests/data/llamacpp-measured.json)");
+  sub->add_option("--log", o->log, "A start-up log of vLLM, SGLang or llama.cpp: its settings are read and our figures printed beside its own");
+  sub->add_option("--model", o->model, "With --log: the model (catalogue id, config.json, .gguf, hf:ORG/REPO) when the log does not name it");
+  sub->add_option("--gpu-memory", o->gpu_memory, "With --log: the card's memory when the log does not print it, e.g. 80GB or 79.19GiB");
   sub->add_flag("--json", o->json, "Print JSON");
   return {sub, [o] {
-            if (o->dir.empty() && o->measured.empty()) throw InputError("validate", "give a reference folder (DIR), --measured FILE, or both");
+            if (!o->log.empty()) return validate_log(o->log, o->model, o->gpu_memory, o->json);
+            if (o->path.empty() && o->measured.empty())
+              throw InputError("validate", "give a reference folder or engine-logs JSON file (PATH), --measured FILE, or --log FILE");
             std::vector<ValidationRow> rows;
-            if (!o->dir.empty()) rows = validate_reference(o->dir);
+            if (!o->path.empty()) rows = std::filesystem::is_regular_file(o->path) ? validate_engine_logs(o->path) : validate_reference(o->path);
             if (!o->measured.empty()) {
               auto more = validate_measured(o->measured);
               rows.insert(rows.end(), more.begin(), more.end());
@@ -35,7 +82,7 @@ Command add_validate(CLI::App& app) {
               nlohmann::json out = nlohmann::json::array();
               for (const auto& r : rows) {
                 out.push_back({{"case", r.case_id}, {"figure", r.figure}, {"printed", r.printed}, {"ours", r.ours}, {"error_percent", r.error_percent},
-                               {"target_percent", r.target_percent}, {"met", r.met}, {"note", r.note}, {"part", r.part}});
+                               {"target_percent", r.target_percent}, {"met", r.met}, {"note", r.note}, {"part", r.part}, {"computed", r.computed}});
               }
               fmt::print("{}\n", nlohmann::json{{"schema", "vramcalc.validate/1"}, {"rows", out}}.dump(2));
               return 0;
@@ -47,7 +94,11 @@ Command add_validate(CLI::App& app) {
             };
             std::map<std::string, Tally> summary;  // figure [part] -> tally
             for (const auto& r : rows) {
-              fmt::print("{:<42} {:<36} {:>16.0f} {:>16.0f} {:>8.3f} {:>6.1f}%  {}{}\n", r.case_id, r.figure, r.printed, r.ours, r.error_percent, r.target_percent,
+              if (!r.computed) {
+                fmt::print("{:<42} {:<36} {:>16} {:>16} {:>8} {:>7}  not computed: {}\n", r.case_id, r.figure, "-", "-", "-", "-", r.note);
+                continue;
+              }
+              fmt::print("{:<42} {:<36} {:>16.6g} {:>16.6g} {:>8.3f} {:>6.1f}%  {}{}\n", r.case_id, r.figure, r.printed, r.ours, r.error_percent, r.target_percent,
                          r.met ? "" : "MISS ", r.note);
               auto& s = summary[r.part.empty() ? r.figure : r.figure + " [" + r.part + "]"];
               s.met += r.met ? 1 : 0;

@@ -35,7 +35,8 @@ void ExtrasFlags::fill_from_command(const std::string& command) {
   if (loras.empty()) loras = from_command;
 }
 
-Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, Scenario& sc) {
+Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, EngineRequest& request) {
+  Scenario& sc = request.scenario;
   Extras out;
   uint64_t images = 0;
   try {
@@ -50,7 +51,11 @@ Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, Scen
     const std::string file = flags.mmproj == "auto" ? find_mmproj_beside(model_spec, "--mmproj") : flags.mmproj;
     const VisionTower tower = vision_tower_from_mmproj(read_gguf_header(file, "--mmproj"));
     out.image_tokens = checked_mul(tower.image_tokens, images);
-    sc.context = checked_add(sc.context, out.image_tokens);
+    if (request.command && out.image_tokens > 0) {
+      out.notes.push_back(fmt::format("the pasted command's context already holds the {} image tokens (they take part of it)", out.image_tokens));
+    } else {
+      sc.context = checked_add(sc.context, out.image_tokens);
+    }
     for (auto& l : vision_tower_lines(tower, images)) out.lines.push_back(std::move(l));
   }
   if (!flags.draft.empty()) {
@@ -67,7 +72,7 @@ nlohmann::json components_json(const Extras& extras) {
   for (const auto& l : extras.lines) {
     lines.push_back({{"id", l.id}, {"label", l.label}, {"bytes", l.bytes}, {"formula", l.formula}, {"assumption", l.assumption}, {"source", l.source}});
   }
-  return {{"lines", lines}, {"bytes", extras.bytes}, {"image_tokens", extras.image_tokens}};
+  return {{"lines", lines}, {"bytes", extras.bytes}, {"image_tokens", extras.image_tokens}, {"notes", extras.notes}};
 }
 
 std::string components_text(const Extras& extras, uint64_t estimate_total, bool explain, ByteUnits units) {
@@ -77,6 +82,7 @@ std::string components_text(const Extras& extras, uint64_t estimate_total, bool 
     if (explain || l.bytes == 0) out += fmt::format("      = {}{}{}\n", l.formula, l.assumption.empty() ? "" : "; ", l.assumption);
   }
   out += fmt::format("  {:<70} {:>14}\n", "Total with these", format_bytes(checked_add(estimate_total, extras.bytes), units));
+  for (const auto& n : extras.notes) out += "  note: " + n + "\n";
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.h"
+#include "engines/engine.h"
 #include "estimate/estimate.h"
 
 namespace vc::cli {
@@ -28,11 +29,14 @@ struct Extras {
   std::vector<Line> lines;
   uint64_t image_tokens = 0;  // added to the context per sequence
   uint64_t bytes = 0;         // the lines' sum
+  std::vector<std::string> notes;
 };
 
-// Reads the files the flags name and works out their lines; `sc.context` grows by the image
-// tokens, so the caller's cache includes them. InputError naming the flag for bad input.
-Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, Scenario& sc);
+// Reads the files the flags name and works out their lines. The request's context grows by the
+// image tokens, so the cache includes them; a pasted command's -c / --max-model-len is the window
+// the engine allocates, so there the images share it (a note says so). InputError naming the flag
+// for bad input.
+Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, EngineRequest& request);
 
 // The lines as JSON ({"lines": [...], "bytes", "image_tokens"}) and as text with a total.
 nlohmann::json components_json(const Extras& extras);

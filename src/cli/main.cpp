@@ -3,17 +3,32 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <vector>
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/printable.h"
+#include "core/units.h"
+#include "sources/remote/http_source.h"
 #include "sources/remote/location.h"
+
+namespace {
+// Header bytes one run may read from remote sources, all files together: the largest published
+// checkpoints' headers are tens of MB.
+constexpr uint64_t kCliMaxRemoteBytes = uint64_t{1} << 30;
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"vramcalc: memory, hardware and speed for running large language models"};
   app.require_subcommand(1);
   app.add_option_function<std::string>("--hf-endpoint", vc::set_hf_endpoint, "Hub endpoint for hf: models (default $VRAMCALC_HF_ENDPOINT or https://huggingface.co)");
+  // One deadline and one byte budget for the whole run's remote reads, parsing included: a slow or
+  // trickling server cannot hold the CLI without end.
+  std::string timeout = "300";
+  app.add_option("--timeout", timeout, "Seconds the whole run may spend on remote sources, reading and parsing (default 300)");
+  app.fallthrough();  // global options may follow the sub-command
   std::vector<vc::cli::Command> commands;
   // One line per sub-command.
   for (auto add : {
@@ -42,12 +57,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    const uint64_t seconds = vc::parse_count(timeout, "--timeout", 1, 86400);
+    vc::RemoteDeadline deadline{std::chrono::seconds(seconds)};
+    vc::FetchScope fetch{vc::FetchPolicy{std::nullopt, false, kCliMaxRemoteBytes}};
     for (const auto& c : commands) {
       if (c.app->parsed()) return c.run();
     }
     return 2;
   } catch (const vc::InputError& e) {
-    fmt::print(stderr, "vramcalc: {}\n", e.what());
+    fmt::print(stderr, "vramcalc: {}\n", vc::printable(e.what()));  // may quote a file's bytes
     return 2;
   } catch (const vc::OverflowError& e) {
     fmt::print(stderr, "vramcalc: {} (the inputs are too large to compute exactly)\n", e.what());

@@ -16,17 +16,4 @@ void ScenarioFlags::add_to(CLI::App& app, bool with_context) {
   app.add_option("--units", units, "gb (10^9 bytes, default) or gib (2^30)")->capture_default_str();
 }
 
-Scenario ScenarioFlags::to_scenario() const {
-  Scenario s;
-  s.quant = quant;
-  s.context = parse_tokens(context, "--context");
-  s.sequences = parse_count(seqs, "--seqs", 1, kMaxSequences);
-  s.cache_dtype = cache_dtype;
-  s.state_layout = parse_state_layout(state_dtype, "--state-dtype");
-  s.overhead_bp = parse_percent_bp(overhead, "--overhead");
-  s.overhead_fixed = parse_bytes(overhead_fixed, "--overhead-fixed");
-  if (!latent_values.empty()) s.latent_values = parse_count(latent_values, "--latent-values", 1, 1u << 20);
-  return s;
-}
-
 }  // namespace vc::cli

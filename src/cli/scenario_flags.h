@@ -4,23 +4,15 @@
 #include <string>
 
 #include "core/units.h"
-#include "estimate/scenario.h"
+#include "estimate/scenario_inputs.h"
 
 namespace vc::cli {
 
-struct ScenarioFlags {
-  std::string quant;
-  std::string context = "8K";
-  std::string seqs = "1";
-  std::string cache_dtype = "f16";
-  std::string state_dtype = "f32";
-  std::string overhead = "15%";
-  std::string overhead_fixed = "0";
-  std::string latent_values;
+// The strings, defaults and parser live in ScenarioInputs (src/estimate/), which the API fills too.
+struct ScenarioFlags : ScenarioInputs {
   std::string units = "gb";
 
   void add_to(CLI::App& app, bool with_context = true);
-  Scenario to_scenario() const;
   ByteUnits byte_units() const { return parse_units(units, "--units"); }
 };
 

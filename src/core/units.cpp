@@ -85,6 +85,14 @@ bool exact_scale(const Decimal& d, uint64_t multiplier, uint64_t& out) {
   return true;
 }
 
+// value * multiplier rounded down; false when it does not fit in 64 bits.
+bool floor_scale(const Decimal& d, uint64_t multiplier, uint64_t& out) {
+  u128 p = static_cast<u128>(d.numerator) * multiplier / d.denominator;
+  if (p > UINT64_MAX) return false;
+  out = static_cast<uint64_t>(p);
+  return true;
+}
+
 }  // namespace
 
 uint64_t parse_tokens(std::string_view raw, const std::string& subject) {
@@ -129,7 +137,10 @@ uint64_t parse_bytes(std::string_view raw, const std::string& subject) {
   else if (s == "TIB") multiplier = 1ull << 40;
   else throw InputError(subject, "unknown unit '" + std::string(suffix) + "' in '" + std::string(raw) + "'; " + accepted);
   uint64_t bytes = 0;
-  if (!exact_scale(d, multiplier, bytes)) throw InputError(subject, "'" + std::string(raw) + "' is not a whole number of bytes; " + accepted);
+  // Engines print sizes such as 79.19 GiB: a fraction of a unit is rounded down to whole bytes
+  // (under one byte off); a fraction of a single byte is refused.
+  if (!(multiplier > 1 ? floor_scale(d, multiplier, bytes) : exact_scale(d, multiplier, bytes)))
+    throw InputError(subject, "'" + std::string(raw) + "' is not a whole number of bytes; " + accepted);
   if (bytes > (uint64_t{1} << 60)) throw InputError(subject, "'" + std::string(raw) + "' is larger than 1 EiB; " + accepted);
   return bytes;
 }
@@ -217,7 +228,7 @@ std::string format_tokens(uint64_t tokens) {
 
 std::string format_params(uint64_t params) {
   double p = static_cast<double>(params);
-  if (p >= 1e12) return fmt::format("{:.3g}T", p / 1e12);
+  if (p >= 1e12) return fmt::format("{:.4g}T", p / 1e12);  // 1.026T: trillions need a fourth digit
   if (p >= 1e9) return fmt::format("{:.3g}B", p / 1e9);
   if (p >= 1e6) return fmt::format("{:.3g}M", p / 1e6);
   return format_count(params);

@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "engines/serving_dtype.h"
 
 namespace vc {
 namespace {
@@ -69,15 +70,23 @@ EngineRun parse_engine_command(const std::string& command) {
   if (i == w.size()) throw InputError("--engine-command", "is empty; paste e.g. \"llama-server -m model.gguf -c 32768\" or \"vllm serve ORG/REPO\"");
   const std::string exe = w[i].substr(w[i].rfind('/') == std::string::npos ? 0 : w[i].rfind('/') + 1);
   if (exe.rfind("llama-", 0) == 0) {
-    r.engine = "llamacpp";
+    r.engine = EngineKind::LlamaCpp;
   } else if (exe == "vllm") {
-    r.engine = "vllm";
+    r.engine = EngineKind::Vllm;
     if (i + 2 < w.size() + 1 && i + 1 < w.size() && w[i + 1] == "serve") {
       ++i;
       if (i + 1 < w.size() && w[i + 1][0] != '-') r.model = w[++i];
     }
+  } else if (exe == "sglang" && i + 1 < w.size() && w[i + 1] == "serve") {
+    r.engine = EngineKind::Sglang;
+    ++i;
+  } else if ((exe.rfind("python", 0) == 0) && i + 2 < w.size() && w[i + 1] == "-m" && w[i + 2] == "sglang.launch_server") {
+    r.engine = EngineKind::Sglang;
+    i += 2;
   } else {
-    throw InputError("--engine-command", "'" + exe + "' is not a known engine; accepted: llama-server, llama-cli, llama-completion (llama.cpp), vllm serve");
+    throw InputError("--engine-command", "'" + exe +
+                                             "' is not a known engine; accepted: llama-server, llama-cli, llama-completion (llama.cpp), vllm serve, "
+                                             "python -m sglang.launch_server, sglang serve");
   }
   for (++i; i < w.size(); ++i) {
     std::string flag = w[i], value;
@@ -90,7 +99,7 @@ EngineRun parse_engine_command(const std::string& command) {
       if (i + 1 >= w.size()) throw InputError(flag, "needs a value");
       return w[++i];
     };
-    if (r.engine == "llamacpp") {
+    if (r.engine == EngineKind::LlamaCpp) {
       auto& s = r.llamacpp;
       if (flag == "-m" || flag == "--model") r.model = take();
       else if (flag == "-c" || flag == "--ctx-size") s.n_ctx = number(flag, take(), 1, kMaxContextTokens);
@@ -120,6 +129,26 @@ EngineRun parse_engine_command(const std::string& command) {
       } else {
         r.notes.push_back("ignored " + flag + " (it does not change what llama.cpp allocates in this model)");
       }
+    } else if (r.engine == EngineKind::Sglang) {
+      auto& g = r.sglang;
+      if (flag == "--model-path" || flag == "--model") r.model = take();
+      else if (flag == "--tp" || flag == "--tp-size" || flag == "--tensor-parallel-size") g.tensor_parallel = number(flag, take(), 1, 1024);
+      else if (flag == "--pp" || flag == "--pp-size" || flag == "--pipeline-parallel-size") g.pipeline_parallel = number(flag, take(), 1, 1024);
+      else if (flag == "--mem-fraction-static") g.mem_fraction_static = fraction(flag, take());
+      else if (flag == "--context-length") g.context_length = parse_tokens(take(), flag);
+      else if (flag == "--kv-cache-dtype") g.kv_cache_dtype = take();
+      else if (flag == "--dtype") g.dtype = take();
+      else if (flag == "--max-running-requests") g.max_running_requests = number(flag, take(), 1, 1u << 20);
+      else if (flag == "--max-total-tokens") g.max_total_tokens = number(flag, take(), 1, uint64_t{1} << 40);
+      else if (flag == "--chunked-prefill-size") {
+        std::string v = take();
+        g.chunked_prefill_size = v == "-1" ? int64_t{-1} : static_cast<int64_t>(number(flag, v, 1, 1u << 22));
+      } else if (flag == "--cuda-graph-max-bs") g.cuda_graph_max_bs = number(flag, take(), 1, 1u << 16);
+      else if (flag == "--page-size") g.page_size = number(flag, take(), 1, 4096);
+      else if (flag == "--swa-full-tokens-ratio") g.swa_full_tokens_ratio = fraction(flag, take());
+      else if (flag == "--trust-remote-code" || flag == "--enable-metrics" || flag == "--disable-radix-cache") continue;
+      else if (flag == "--host" || flag == "--port" || flag == "--served-model-name") take();
+      else r.notes.push_back("ignored " + flag + " (not mapped onto SGLang's memory profile)");
     } else {
       auto& v = r.vllm;
       if (flag == "--max-model-len") v.kv.max_model_len = parse_tokens(take(), flag);
@@ -129,50 +158,27 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--block-size") v.kv.block_size = number(flag, take(), 1, 4096);
       else if (flag == "-tp" || flag == "--tensor-parallel-size") v.kv.tensor_parallel = number(flag, take(), 1, 1024);
       else if (flag == "-pp" || flag == "--pipeline-parallel-size") v.kv.pipeline_parallel = number(flag, take(), 1, 1024);
-      else if (flag == "--max-num-seqs") r.notes.push_back("--max-num-seqs " + take() + ": caps concurrency; the KV cache size does not depend on it");
+      else if (flag == "--max-num-seqs") v.max_num_seqs = number(flag, take(), 1, 1u << 20);
+      else if (flag == "--dtype") v.kv.dtype = take();
+      else if (flag == "--quantization" || flag == "-q") v.quantization = take();
       else r.notes.push_back("ignored " + flag + " (not mapped onto vLLM's memory budget)");
     }
   }
-  if (r.engine == "vllm" && !(r.vllm.gpu_memory_utilization > 0 && r.vllm.gpu_memory_utilization <= 1))
+  if (r.engine == EngineKind::Vllm && !(r.vllm.gpu_memory_utilization > 0 && r.vllm.gpu_memory_utilization <= 1))
     throw InputError("--gpu-memory-utilization", "must be above 0 and at most 1");
-  return r;
-}
-
-std::vector<Line> engine_lines(const Model& model, uint64_t weight_bytes, const EngineRun& run) {
-  std::vector<Line> lines;
-  if (run.engine == "llamacpp") {
-    LlamaCppPlacement p = llamacpp_placement(model, weight_bytes, run.placement);
-    for (const auto& [buft, bytes] : p.weights_by_buffer) {
-      lines.push_back({"llamacpp.weights." + buft, "Weights on " + buft, bytes,
-                       fmt::format("-ngl {}: output layer first, then the last repeating layers; {} tensor(s) moved by -ot", run.placement.n_gpu_layers,
-                                   p.overridden_tensors),
-                       p.synthesized ? "tensor names synthesized from the parameter classes (a catalogue model has no GGUF)" : "exact GGUF tensor bytes",
-                       "llama.cpp llama_model::load_tensors (commit 34af94cd)"});
-    }
-    LlamaCppMemory m = llamacpp_memory(model, run.llamacpp);
-    for (auto& l : m.lines) lines.push_back(std::move(l));
-    lines.back().assumption += "; the KV cache of each layer lives on that layer's device";
-  } else if (run.engine == "vllm") {
-    if (run.vllm.card_bytes == 0) {
-      VllmKv kv = vllm_kv(model, run.vllm.kv);
-      lines.push_back({"vllm.kv_per_token", "KV cache per token per GPU", kv.bytes_per_token, "paged: block_size x page bytes", kv.note,
-                       "vllm/v1/kv_cache_interface.py"});
-      return lines;
-    }
-    VllmBudgetSettings s = run.vllm;
-    s.weight_bytes = weight_bytes;
-    VllmBudget b = vllm_budget(model, s);
-    const char* src = "vllm/v1/worker/gpu_worker.py determine_available_memory; docs/engines.md";
-    lines.push_back({"vllm.requested", "Requested memory per GPU", b.requested, fmt::format("{} x card", s.gpu_memory_utilization), "", src});
-    lines.push_back({"vllm.weights", "Weights per rank", b.weights, fmt::format("weights / (tp {} x pp {})", s.kv.tensor_parallel, s.kv.pipeline_parallel), "", src});
-    lines.push_back({"vllm.activation", "Activation peak (profile run)", b.activation, fmt::format("{} tokens x (4 x ffn/tp + 16 x hidden) x 2 B", s.max_num_batched_tokens),
-                     "uncertain: fitted on Llama 3.1 8B; errs low for multimodal and Gemma checkpoints", src});
-    lines.push_back({"vllm.non_torch", "Non-torch memory", b.non_torch, "0.25 GiB, 2.1 GiB with tensor parallelism (NCCL)", "uncertain: observed values", src});
-    lines.push_back({"vllm.kv", fmt::format("KV cache: {} tokens; Maximum concurrency for {} tokens per request: {:.2f}x", b.kv.tokens, s.kv.max_model_len,
-                                            b.kv.max_concurrency),
-                     b.available_kv, "requested - weights - activation - non-torch", b.kv.note, src});
+  // Refuse what the engine would refuse, before any model is read.
+  if (r.engine == EngineKind::Vllm) {
+    vllm_kv_dtype_bytes(r.vllm.kv);
+    if (!r.vllm.quantization.empty() && r.vllm.quantization != "fp8")
+      r.notes.push_back("--quantization " + r.vllm.quantization + ": weights taken as the checkpoint stores them");
+    if (r.vllm.quantization != "fp8") r.vllm.quantization.clear();
   }
-  return lines;
+  if (r.engine == EngineKind::Sglang) {
+    sglang_kv_dtype_bytes(r.sglang.kv_cache_dtype, r.sglang.dtype);
+    if (r.sglang.mem_fraction_static && !(*r.sglang.mem_fraction_static > 0 && *r.sglang.mem_fraction_static < 1))
+      throw InputError("--mem-fraction-static", "must be above 0 and below 1");
+  }
+  return r;
 }
 
 }  // namespace vc

@@ -1,30 +1,32 @@
 #pragma once
-// An engine run as the user would launch it: `--engine llamacpp|vllm|generic` with the scenario,
+// An engine run as the user would launch it: `--engine llamacpp|vllm|sglang|rule` with the scenario,
 // or the pasted command line ("llama-server -m model.gguf -c 32768 -np 4 ...", "vllm serve ORG/REPO
 // --max-model-len 32768 ..."), mapped flag for flag onto the engine profiles, and its report lines.
 #include <string>
 #include <vector>
 
+#include "engines/engine_kind.h"
 #include "engines/llamacpp_placement.h"
 #include "engines/llamacpp_profile.h"
+#include "engines/sglang_profile.h"
 #include "engines/vllm_budget.h"
 #include "estimate/estimate.h"
 
 namespace vc {
 
 struct EngineRun {
-  std::string engine = "generic";  // generic, llamacpp, vllm
+  EngineKind engine = EngineKind::Rule;  // rule, llamacpp, vllm, sglang
   std::string model;               // -m / the serve argument, when the command names one
   LlamaCppSettings llamacpp;
   LlamaCppPlacementSettings placement;
   VllmBudgetSettings vllm;
+  SglangSettings sglang;
   std::vector<std::string> notes;  // flags ignored, assumptions
 };
 
 // InputError naming the flag for a bad value; unknown flags are ignored with a note.
+// Accepted: llama-server/llama-cli/llama-completion, `vllm serve MODEL`, `python -m
+// sglang.launch_server --model-path MODEL` and `sglang serve --model-path MODEL`.
 EngineRun parse_engine_command(const std::string& command);
-
-// The engine's allocations for `weights` (bytes of the chosen tier) as explained lines.
-std::vector<Line> engine_lines(const Model& model, uint64_t weight_bytes, const EngineRun& run);
 
 }  // namespace vc

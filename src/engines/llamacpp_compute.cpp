@@ -47,7 +47,7 @@ uint64_t mixer_values(const AttentionSpec& a, uint64_t hidden, bool flash_attn) 
       // scan output; fitted on tiny-mamba2 and tiny-qwen3next), 2.5 for KDA, whose three
       // separate q/k/v convolutions are freed one by one (fitted on tiny-kimi-linear).
       const uint64_t channels = a.conv_values / 3;
-      return a.state_family == "KDA" ? channels * 5 / 2 : channels * 9 / 2;
+      return a.state_family == StateFamily::KDA ? channels * 5 / 2 : channels * 9 / 2;
     }
     case AttentionKind::None: return 0;
   }

@@ -20,37 +20,51 @@ bool is_buffer_name(const std::string& b) {
   return std::all_of(b.begin() + 4, b.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// A catalogue model has no tensor names: make llama.cpp's, with bytes in proportion to each
-// class's parameters (spread evenly over the layers that hold the class).
-std::vector<NamedTensor> synthesize(const Model& m, uint64_t weight_bytes) {
-  const auto& by = m.params.by_class;
-  uint64_t total = 0;
-  for (const auto& [c, n] : by) total = checked_add(total, n);
-  if (total == 0) throw InputError("MODEL", "has no parameter counts to place");
-  auto bytes_of = [&](ParamClass c) { auto it = by.find(c); return it == by.end() ? 0 : mul_div_round(weight_bytes, it->second, total); };
-  const uint64_t n = m.layers.size();
-  uint64_t moe_layers = 0, dense_layers = 0;
-  for (const auto& l : m.layers) {
-    if (l.feed_forward.kind == FeedForwardKind::MoE) ++moe_layers;
-    if (l.feed_forward.kind == FeedForwardKind::Dense) ++dense_layers;
+// llama.cpp's tensor name for a per-layer parameter class (the name decides where -ot moves it).
+std::vector<const char*> tensor_names(ParamClass c) {
+  switch (c) {
+    case ParamClass::Attention: return {"attn.weight"};
+    case ParamClass::DenseMlp: return {"ffn_up.weight"};
+    case ParamClass::RoutedExperts: return {"ffn_up_exps.weight", "ffn_gate_exps.weight", "ffn_down_exps.weight"};
+    case ParamClass::SharedExperts: return {"ffn_up_shexp.weight"};
+    case ParamClass::Router: return {"ffn_gate_inp.weight"};
+    case ParamClass::Norms: return {"attn_norm.weight"};
+    default: return {"other.weight"};
   }
+}
+
+// A catalogue model has no tensor names: make llama.cpp's, each layer's class at its own
+// parameters (LayerConfig::params) times the tier's bytes per parameter.
+std::vector<NamedTensor> synthesize(const Model& m, uint64_t weight_bytes) {
+  uint64_t total = 0;
+  for (const auto& [c, n] : m.params.by_class) total = checked_add(total, n);
+  if (total == 0) throw InputError("MODEL", "has no parameter counts to place");
+  auto bytes_for = [&](uint64_t params) { return mul_div_round(weight_bytes, params, total); };
+  auto class_params = [&](ParamClass c) { auto it = m.params.by_class.find(c); return it == m.params.by_class.end() ? uint64_t{0} : it->second; };
   std::vector<NamedTensor> t;
-  t.push_back({"token_embd.weight", bytes_of(ParamClass::Embedding)});
-  t.push_back({"output.weight", bytes_of(ParamClass::OutputHead)});
-  const uint64_t per_layer = (bytes_of(ParamClass::Attention) + bytes_of(ParamClass::Norms) + bytes_of(ParamClass::Other)) / n;
-  for (uint64_t il = 0; il < n; ++il) {
+  t.push_back({"token_embd.weight", bytes_for(class_params(ParamClass::Embedding))});
+  t.push_back({"output.weight", bytes_for(class_params(ParamClass::OutputHead))});
+  uint64_t layer_params = 0;
+  const bool per_layer = std::any_of(m.layers.begin(), m.layers.end(), [](const LayerConfig& l) { return !l.params.empty(); });
+  for (std::size_t il = 0; il < m.layers.size(); ++il) {
     const std::string b = fmt::format("blk.{}.", il);
-    t.push_back({b + "attn.weight", per_layer});
-    const FeedForwardKind k = m.layers[il].feed_forward.kind;
-    if (k == FeedForwardKind::Dense) t.push_back({b + "ffn_up.weight", bytes_of(ParamClass::DenseMlp) / dense_layers});
-    if (k == FeedForwardKind::MoE) {
-      const uint64_t experts = bytes_of(ParamClass::RoutedExperts) / moe_layers;
-      for (const char* e : {"ffn_up_exps.weight", "ffn_gate_exps.weight", "ffn_down_exps.weight"}) t.push_back({b + e, experts / 3});
-      t.push_back({b + "ffn_up_shexp.weight", bytes_of(ParamClass::SharedExperts) / moe_layers});
-      t.push_back({b + "ffn_gate_inp.weight", bytes_of(ParamClass::Router) / moe_layers});
-      if (dense_layers == 0) t.push_back({b + "ffn_up.weight", 0});
+    std::map<ParamClass, uint64_t> even;  // a hand-built model without per-layer counts: classes spread evenly
+    if (!per_layer) {
+      for (const auto& [c, n] : m.params.by_class) {
+        if (c != ParamClass::Embedding && c != ParamClass::OutputHead && c != ParamClass::Vision && c != ParamClass::Mtp) even[c] = n / m.layers.size();
+      }
+    }
+    for (const auto& [c, n] : per_layer ? m.layers[il].params : even) {
+      const auto names = tensor_names(c);
+      const uint64_t bytes = bytes_for(n);
+      for (const char* name : names) t.push_back({b + name, bytes / names.size()});
+      layer_params = checked_add(layer_params, n);
     }
   }
+  // What no layer holds (the final norm, multi-token prediction) sits with the output layer.
+  const uint64_t placed = checked_add(layer_params, checked_add(class_params(ParamClass::Embedding), class_params(ParamClass::OutputHead)));
+  const uint64_t vision = class_params(ParamClass::Vision);  // a separate mmproj file in llama.cpp
+  if (total > checked_add(placed, vision)) t.push_back({"output_norm.weight", bytes_for(total - placed - vision)});
   return t;
 }
 

@@ -7,6 +7,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "model/layer_memory.h"
 #include "model/quant.h"
 
 namespace vc {
@@ -14,21 +15,14 @@ namespace {
 
 uint64_t pad_to(uint64_t n, uint64_t multiple) { return ceil_div(n, multiple) * multiple; }
 
-const QuantFormat& cache_type(const std::string& name, const std::string& flag) {
-  const QuantFormat* f = QuantTable::builtin().find_type(name);
-  if (!f) throw InputError(flag, "'" + name + "' is not a ggml type; accepted: " + QuantTable::builtin().names(false));
-  return *f;
-}
-
-// ggml stores a row of `values` in whole blocks; llama.cpp refuses a cache type whose block does
-// not divide the head width ("K cache type q8_0 with block size 32 does not divide n_embd_head_k").
-uint64_t row_bytes(const QuantFormat& f, uint64_t values, uint64_t head_width, const char* which) {
+// llama.cpp refuses a cache type whose block does not divide the head width ("K cache type q8_0
+// with block size 32 does not divide n_embd_head_k"); the bytes themselves are layer_memory.h's.
+void require_block_divides(const QuantFormat& f, uint64_t head_width, const char* which) {
   if (head_width % f.block_elems != 0) {
     throw InputError(std::string(which) == "K" ? "-ctk" : "-ctv",
                      fmt::format("llama.cpp refuses it: {} cache type {} with block size {} does not divide the head width {}", which, f.name,
                                  f.block_elems, head_width));
   }
-  return f.row_bytes(values);
 }
 
 }  // namespace
@@ -57,53 +51,66 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
   m.kv_cells = m.n_ctx_seq;
   m.rs_cells = std::max<uint64_t>(1, s.n_seq);
 
+  const CacheLayout layout{&tk, &tv, std::nullopt, 1};
   uint64_t full_layers = 0, swa_layers = 0, rs_layers = 0;
-  for (const auto& layer : model.layers) {
-    for (const AttentionSpec* a : {&layer.attention, layer.parallel_mixer ? &*layer.parallel_mixer : nullptr}) {
+  m.layer_kv_bytes.assign(model.layers.size(), 0);
+  m.layer_state_bytes.assign(model.layers.size(), 0);
+  for (std::size_t il = 0; il < model.layers.size(); ++il) {
+    for (const AttentionSpec* a : mixers(model.layers[il])) {
       if (!a) continue;
+      const TokenCacheBytes t = token_cache_bytes(*a, layout);
+      uint64_t k = 0, v = 0;
       switch (a->kind) {
-        case AttentionKind::Full: {
-          uint64_t k = row_bytes(tk, uint64_t{a->kv_heads} * a->head_dim_k, a->head_dim_k, "K");
-          uint64_t v = row_bytes(tv, uint64_t{a->kv_heads} * a->head_dim_v, a->head_dim_v, "V");
-          m.kv_k_bytes = checked_add(m.kv_k_bytes, checked_product({k, m.kv_cells, streams}));
-          m.kv_v_bytes = checked_add(m.kv_v_bytes, checked_product({v, m.kv_cells, streams}));
+        case AttentionKind::Full:
+          require_block_divides(tk, a->head_dim_k, "K");
+          require_block_divides(tv, a->head_dim_v, "V");
+          k = checked_product({t.k, m.kv_cells, streams});
+          v = checked_product({t.v, m.kv_cells, streams});
+          m.kv_k_bytes = checked_add(m.kv_k_bytes, k);
+          m.kv_v_bytes = checked_add(m.kv_v_bytes, v);
           ++full_layers;
           break;
-        }
-        case AttentionKind::Latent: {
+        case AttentionKind::Latent:
           // MLA is one K-only head of kv_lora + rope values (V is a view of K); the DSA indexer
           // keys are a second K-only cache of the same type.
           if (tk.name != tv.name) throw InputError("-ctv", "llama.cpp refuses different K and V cache types for latent attention: V is a view of K");
-          const uint64_t width = uint64_t{a->latent_rank} + a->rope_dim;
-          uint64_t k = row_bytes(tk, width, width, "K");
-          row_bytes(tv, a->latent_rank, a->latent_rank, "V");  // the V view is the latent part: its block must divide kv_lora
-          if (a->index_key_dim) k = checked_add(k, row_bytes(tk, a->index_key_dim, a->index_key_dim, "K"));
-          m.kv_k_bytes = checked_add(m.kv_k_bytes, checked_product({k, m.kv_cells, streams}));
+          require_block_divides(tk, uint64_t{a->latent_rank} + a->rope_dim, "K");
+          require_block_divides(tv, a->latent_rank, "V");  // the V view is the latent part: its block must divide kv_lora
+          if (a->index_key_dim) require_block_divides(tk, a->index_key_dim, "K");
+          k = checked_product({checked_add(t.latent, t.index), m.kv_cells, streams});
+          m.kv_k_bytes = checked_add(m.kv_k_bytes, k);
           ++full_layers;
           break;
-        }
         case AttentionKind::SlidingWindow: {
           // llama_kv_cache_iswa: pad256(min(n_ctx_seq, window x (unified ? n_seq : 1) + n_ubatch)),
           // with llama_context's n_ubatch = min(-ub, min(-c, -b)).
           const uint64_t ubatch = std::min({s.n_ubatch, s.n_batch, s.n_ctx});
-          uint64_t cells = s.swa_full ? m.n_ctx_seq
-                                      : std::min(m.n_ctx_seq, pad_to(checked_add(checked_mul(a->window, s.kv_unified ? s.n_seq : 1), ubatch), 256));
+          const uint64_t cells = s.swa_full ? m.n_ctx_seq
+                                            : std::min(m.n_ctx_seq, pad_to(checked_add(checked_mul(a->window, s.kv_unified ? s.n_seq : 1), ubatch), 256));
           m.swa_cells = cells;
-          uint64_t k = row_bytes(tk, uint64_t{a->kv_heads} * a->head_dim_k, a->head_dim_k, "K");
-          uint64_t v = row_bytes(tv, uint64_t{a->kv_heads} * a->head_dim_v, a->head_dim_v, "V");
-          m.swa_k_bytes = checked_add(m.swa_k_bytes, checked_product({k, cells, streams}));
-          m.swa_v_bytes = checked_add(m.swa_v_bytes, checked_product({v, cells, streams}));
+          require_block_divides(tk, a->head_dim_k, "K");
+          require_block_divides(tv, a->head_dim_v, "V");
+          k = checked_product({t.k, cells, streams});
+          v = checked_product({t.v, cells, streams});
+          m.swa_k_bytes = checked_add(m.swa_k_bytes, k);
+          m.swa_v_bytes = checked_add(m.swa_v_bytes, v);
           ++swa_layers;
           break;
         }
-        case AttentionKind::LinearState:
+        case AttentionKind::LinearState: {
           // llama_memory_recurrent: R (conv) and S (state) rows in f32, one per sequence.
-          m.rs_r_bytes = checked_add(m.rs_r_bytes, checked_product({a->conv_values, 4, m.rs_cells}));
-          m.rs_s_bytes = checked_add(m.rs_s_bytes, checked_product({a->state_values, 4, m.rs_cells}));
+          const StateBytes st = state_bytes(*a, StateLayout::F32);
+          k = checked_mul(st.conv, m.rs_cells);
+          v = checked_mul(st.matrix, m.rs_cells);
+          m.rs_r_bytes = checked_add(m.rs_r_bytes, k);
+          m.rs_s_bytes = checked_add(m.rs_s_bytes, v);
           ++rs_layers;
           break;
+        }
         case AttentionKind::None: break;
       }
+      uint64_t& here = a->kind == AttentionKind::LinearState ? m.layer_state_bytes[il] : m.layer_kv_bytes[il];
+      here = checked_add(here, checked_add(k, v));
     }
   }
   // Logits for one output row per sequence during generation, f32.

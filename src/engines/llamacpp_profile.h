@@ -36,6 +36,9 @@ struct LlamaCppMemory {
   uint64_t rs_r_bytes = 0, rs_s_bytes = 0;  // conv (R) and recurrent (S) state, f32
   uint64_t output_bytes = 0;     // logits buffer: n_vocab x 4 B per output row
   uint64_t compute_bytes = 0;    // scheduler compute buffer (llamacpp_compute.h)
+  // Each layer's KV (full, window, latent) and recurrent state: they live on that layer's device.
+  std::vector<uint64_t> layer_kv_bytes;
+  std::vector<uint64_t> layer_state_bytes;
   std::vector<Line> lines;
   uint64_t context_bytes() const { return kv_k_bytes + kv_v_bytes + swa_k_bytes + swa_v_bytes + rs_r_bytes + rs_s_bytes; }
 };

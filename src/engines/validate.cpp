@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "catalogue/catalogue.h"
@@ -13,8 +14,11 @@
 #include "engines/llamacpp_cpu_weights.h"
 #include "engines/llamacpp_measured.h"
 #include "engines/llamacpp_profile.h"
+#include "engines/serving_dtype.h"
+#include "engines/sglang_profile.h"
 #include "engines/vllm_budget.h"
 #include "engines/vllm_profile.h"
+#include "sources/config/config_mapper.h"
 #include "sources/resolver.h"
 
 namespace vc {
@@ -35,7 +39,7 @@ nlohmann::json read_json(const std::filesystem::path& p) {
 }
 
 ValidationRow row(std::string id, std::string figure, double printed, double ours, double target, std::string note = "") {
-  ValidationRow r{std::move(id), std::move(figure), printed, ours, 0, target, false, std::move(note), ""};
+  ValidationRow r{std::move(id), std::move(figure), printed, ours, 0, target, false, std::move(note), "", true};
   r.error_percent = printed != 0 ? (ours - printed) / printed * 100.0 : (ours == 0 ? 0 : 100.0);
   r.met = std::fabs(r.error_percent) <= target;
   return r;
@@ -185,7 +189,149 @@ void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow
   }
 }
 
+// ---- engine logs in the repository's format (tests/data/engine-logs.json) ----
+
+// A setting printed as "auto (resolved bfloat16)": its first word; `fallback` when absent or not a string.
+std::string first_word(const nlohmann::json& st, const char* key, const std::string& fallback) {
+  auto it = st.find(key);
+  if (it == st.end() || !it->is_string()) return fallback;
+  const std::string v = it->get<std::string>();
+  return v.substr(0, v.find(' '));
+}
+
+uint64_t whole(const nlohmann::json& st, const char* key, uint64_t fallback) {
+  auto it = st.find(key);
+  return (it != st.end() && it->is_number_unsigned()) ? it->get<uint64_t>() : fallback;
+}
+
+double number_at(const nlohmann::json& obj, const char* key) {
+  auto it = obj.find(key);
+  return (it != obj.end() && it->is_number()) ? it->get<double>() : 0.0;
+}
+
+// The model a case ran: a catalogue id, or the published config values stored with the case.
+std::optional<Model> case_model(const nlohmann::json& c, std::string& why) {
+  auto it = c.find("model");
+  if (it == c.end() || !it->is_object()) {
+    why = "no config.json stored for " + c.value("model_source", std::string("this model"));
+    return std::nullopt;
+  }
+  if (it->contains("config")) return model_from_config((*it)["config"], it->value("config_source", std::string("config.json")));
+  const Model* m = Catalogue::builtin().find(it->value("catalogue", std::string()));
+  if (!m) {
+    why = "catalogue entry missing";
+    return std::nullopt;
+  }
+  return *m;
+}
+
+// What the case ran that the profiles do not express; empty when it can be computed.
+std::string unexpressed(const nlohmann::json& c) {
+  const std::string version = c.value("engine_version", "");
+  if (c.value("engine", "") == "vllm" && (version.find("V0") != std::string::npos || version.rfind("0.2", 0) == 0 || version.rfind("0.6", 0) == 0 ||
+                                         version.rfind("0.5", 0) == 0))
+    return "vLLM V0 engine: its profile (no dummy sampler over max_num_seqs, different defaults) is not modelled";
+  return "";
+}
+
+void vllm_case_rows(const nlohmann::json& c, const Model& m, const std::string& id, const std::string& set, std::vector<ValidationRow>& out) {
+  const auto& st = c["settings"];
+  const auto& p = c["printed"];
+  VllmBudgetSettings b;
+  b.kv.tensor_parallel = whole(st, "tensor_parallel_size", 1);
+  b.kv.pipeline_parallel = whole(st, "pipeline_parallel_size", 1);
+  b.kv.kv_cache_dtype = first_word(st, "kv_cache_dtype", "auto");
+  b.kv.dtype = first_word(st, "dtype", "auto");
+  b.kv.max_model_len = whole(st, "max_model_len", 8192);
+  b.max_num_batched_tokens = whole(st, "max_num_batched_tokens", 0);
+  b.max_num_seqs = whole(st, "max_num_seqs", 0);
+  if (first_word(st, "quantization", "") == "fp8") b.quantization = "fp8";
+  std::string note = m.inputs.size() > 1 ? "multimodal: vLLM also profiles the vision encoder, which this estimate leaves out" : "";
+  if (m.family == "generic") note = "model_type '" + m.architecture + "' read as a plain decoder (no dedicated mapper)";
+  auto add = [&](const char* figure, double printed, double ours, double target) {
+    ValidationRow r = row(id, figure, printed, ours, target, note);
+    r.part = set;
+    out.push_back(std::move(r));
+  };
+  if (p.contains("available_kv_cache_gib") && p.contains("kv_cache_tokens")) {
+    VllmSettings kv = b.kv;
+    kv.available_kv_bytes = static_cast<uint64_t>(number_at(p, "available_kv_cache_gib") * kGiB);
+    add("vllm kv_tokens (from printed KV memory)", number_at(p, "kv_cache_tokens"), static_cast<double>(vllm_kv(m, kv).tokens), 2.0);
+  }
+  const double card_gib = number_at(p, "total_gpu_memory_gib") > 0 ? number_at(p, "total_gpu_memory_gib") : number_at(c["hardware"], "gpu_memory_gib");
+  const double util = number_at(st, "gpu_memory_utilization");
+  if (card_gib <= 0 || util <= 0) return;
+  b.card_bytes = static_cast<uint64_t>(card_gib * kGiB);
+  b.gpu_memory_utilization = util;
+  b.weight_bytes = loaded_weight_bytes(m, m.native.bytes, b.kv.dtype);
+  VllmBudget r = vllm_budget(m, b);
+  if (p.contains("model_loading_gib")) add("vllm weights (per GPU)", number_at(p, "model_loading_gib"), static_cast<double>(r.weights) / kGiB, 3.0);
+  if (p.contains("torch_peak_increase_gib")) add("vllm activation (torch peak increase)", number_at(p, "torch_peak_increase_gib"), static_cast<double>(r.activation) / kGiB, 5.0);
+  if (p.contains("non_torch_increase_gib")) add("vllm non-torch memory", number_at(p, "non_torch_increase_gib"), static_cast<double>(r.non_torch) / kGiB, 10.0);
+  if (p.contains("non_kv_total_gib")) add("vllm non-KV total (from the card)", number_at(p, "non_kv_total_gib"), static_cast<double>(r.non_kv_total) / kGiB, 3.0);
+  if (p.contains("kv_cache_tokens")) add("vllm kv_tokens (from the card)", number_at(p, "kv_cache_tokens"), static_cast<double>(r.kv.tokens), 2.0);
+}
+
+void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string& id, const std::string& set, std::vector<ValidationRow>& out) {
+  const auto& st = c["settings"];
+  const auto& p = c["printed"];
+  if (!p.contains("kv_cache_tokens")) return;
+  SglangSettings s;
+  s.card_bytes = static_cast<uint64_t>(number_at(c["hardware"], "gpu_memory_gib") * kGiB);
+  s.tensor_parallel = whole(st, "tp", 1);
+  if (number_at(st, "mem_fraction_static") > 0) s.mem_fraction_static = number_at(st, "mem_fraction_static");
+  s.kv_cache_dtype = first_word(st, "kv_cache_dtype", "auto");
+  s.weight_bytes = m.native.bytes;
+  SglangProfile prof = sglang_profile(m, s);
+  std::string note;
+  for (const auto& n : prof.notes) note += (note.empty() ? "" : "; ") + n;
+  ValidationRow r = row(id, "sglang token pool (from the card)", number_at(p, "kv_cache_tokens"), static_cast<double>(prof.max_total_num_tokens), 3.0, note);
+  r.part = set;
+  out.push_back(std::move(r));
+}
+
 }  // namespace
+
+std::vector<ValidationRow> validate_engine_logs(const std::string& file) {
+  auto doc = read_json(file);
+  if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array())
+    throw InputError(file, "expected an object with a \"cases\" array (tests/data/engine-logs.json format)");
+  std::vector<ValidationRow> out;
+  for (const auto& c : doc["cases"]) {
+    const std::string id = c.value("id", "?");
+    const std::string engine = c.value("engine", "");
+    const std::string set = c.value("set", "");
+    if (engine != "vllm" && engine != "sglang") continue;  // llama.cpp logs: validate_reference's runs
+    auto skip = [&](const std::string& why) {
+      ValidationRow r = row(id, engine + " (not computed)", 0, 0, 0, why);
+      r.part = set;
+      r.computed = false;
+      out.push_back(std::move(r));
+    };
+    std::string why;
+    std::optional<Model> m;
+    try {
+      m = case_model(c, why);
+    } catch (const InputError& e) {
+      why = std::string("config not read: ") + e.what();
+    }
+    if (!m) {
+      skip(why);
+      continue;
+    }
+    if (std::string u = unexpressed(c); !u.empty()) {
+      skip(u);
+      continue;
+    }
+    try {
+      if (engine == "vllm") vllm_case_rows(c, *m, id, set, out);
+      else sglang_case_rows(c, *m, id, set, out);
+    } catch (const InputError& e) {
+      skip(std::string("settings not expressible: ") + e.what());
+    }
+  }
+  return out;
+}
 
 std::vector<ValidationRow> validate_measured(const std::string& measured_json) {
   const MeasuredLlamaCpp set = read_llamacpp_measured(measured_json);

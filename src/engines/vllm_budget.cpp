@@ -5,41 +5,103 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "engines/serving_dtype.h"
 
 namespace vc {
 namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
+constexpr uint64_t kMiB = 1ull << 20;
 
-// Widest feed-forward a token passes through on one rank (MoE: the routed experts it uses + shared).
-uint64_t ffn_width(const Model& m) {
+// The widest dense feed-forward on one rank (dense layers, or the shared experts of MoE layers).
+uint64_t dense_width(const Model& m) {
   uint64_t w = 0;
   for (const auto& l : m.layers) {
     const auto& f = l.feed_forward;
-    w = std::max(w, f.kind == FeedForwardKind::Dense ? f.dense_width : uint64_t{f.experts_per_token} * f.expert_width + f.shared_width);
+    w = std::max(w, f.kind == FeedForwardKind::Dense ? f.dense_width : f.shared_width);
   }
   return w;
 }
 
+// Fused-MoE workspaces for a batch of T tokens on one rank (vllm/model_executor/layers/fused_moe:
+// workspace13 of T x top_k x max(2N, K) and workspace2 of T x top_k x N values, N = expert width / tp,
+// K = hidden); they stay allocated after the forward pass, so they add to the sampler's peak.
+uint64_t moe_workspace(const Model& m, uint64_t tokens, uint64_t tp, uint64_t value_bytes) {
+  uint64_t best = 0;
+  for (const auto& l : m.layers) {
+    const auto& f = l.feed_forward;
+    if (f.kind != FeedForwardKind::MoE) continue;
+    const uint64_t n = f.expert_width / tp;
+    best = std::max(best, checked_product({tokens, f.experts_per_token, std::max(2 * n, m.hidden) + n, value_bytes}));
+  }
+  return best;
+}
+
+// Weights on rank 0, the figure vLLM prints: a TP share of everything without pipelining; with
+// pipeline stages, the input embedding plus the first stage's ceil(layers / pp) layers (the output
+// head lives on the last stage).
+uint64_t rank0_weights(const Model& m, uint64_t total, uint64_t tp, uint64_t pp, uint64_t value_bytes) {
+  if (pp == 1) return ceil_div(total, tp);
+  auto params = [&](ParamClass c) {
+    auto it = m.params.by_class.find(c);
+    return it == m.params.by_class.end() ? uint64_t{0} : it->second;
+  };
+  const uint64_t embed = checked_mul(params(ParamClass::Embedding), value_bytes);
+  const uint64_t head = checked_mul(params(ParamClass::OutputHead), value_bytes);
+  const uint64_t body = total > embed + head ? total - embed - head : 0;
+  const uint64_t layers = m.layers.size();
+  const uint64_t stage_body = static_cast<uint64_t>(static_cast<u128>(body) * ceil_div(layers, pp) / layers);
+  return ceil_div(checked_add(embed, stage_body), tp);
+}
+
 }  // namespace
+
+uint64_t vllm_quantized_weight_bytes(const Model& model, uint64_t loaded_bytes, const std::string& quantization) {
+  if (quantization.empty()) return loaded_bytes;
+  if (quantization != "fp8") throw InputError("--quantization", "'" + quantization + "' is modelled only as the checkpoint stores it; online quantization modelled: fp8");
+  uint64_t bytes = 0;
+  for (const auto& [cls, n] : model.params.by_class) {
+    const bool linear = cls == ParamClass::Attention || cls == ParamClass::DenseMlp || cls == ParamClass::RoutedExperts || cls == ParamClass::SharedExperts;
+    bytes = checked_add(bytes, checked_mul(n, linear ? 1 : 2));
+  }
+  return bytes;
+}
 
 VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) {
   if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1)) throw InputError("--gpu-memory-utilization", "must be above 0 and at most 1");
-  if (s.card_bytes == 0) throw InputError("--gpu", "vLLM's budget needs the card's memory");
-  if (s.max_num_batched_tokens == 0 || s.max_num_batched_tokens > (1u << 22)) throw InputError("--max-num-batched-tokens", "must be from 1 to 4,194,304");
+  if (s.card_bytes == 0) throw InputError("--gpu-memory", "vLLM's budget needs the card's memory, e.g. 80GB");
+  if (s.max_num_batched_tokens > (1u << 22)) throw InputError("--max-num-batched-tokens", "must be from 1 to 4,194,304");
+  if (s.max_num_seqs > (1u << 20)) throw InputError("--max-num-seqs", "must be from 1 to 1,048,576");
   VllmBudget b;
+  // Defaults for `vllm serve` (vllm/engine/arg_utils.py): cards of 70 GiB and more batch 8,192
+  // tokens and 1,024 sequences, smaller ones 2,048 and 256 (the A100 80GB takes the small ones too).
+  const bool big_card = s.card_bytes >= 70 * kGiB;
+  b.max_num_batched_tokens = s.max_num_batched_tokens ? s.max_num_batched_tokens : (big_card ? 8192 : 2048);
+  b.max_num_seqs = s.max_num_seqs ? s.max_num_seqs : (big_card ? 1024 : 256);
   b.requested = static_cast<uint64_t>(std::floor(s.gpu_memory_utilization * static_cast<double>(s.card_bytes)));
-  const uint64_t ranks = checked_mul(s.kv.tensor_parallel, s.kv.pipeline_parallel);
-  b.weights = ceil_div(s.weight_bytes, ranks);
-  // Profile run: max_num_batched_tokens tokens in 16-bit; alive at the peak about four copies of
-  // the feed-forward width on this rank (gate/up output, activation) and sixteen of the hidden
-  // size (residual, norms, attention in/out). Fitted on Llama 3.1 8B (1.89 GiB printed, 1.875 ours);
-  // uncertain for other families (docs/accuracy.md lists the misses).
-  const uint64_t per_token = checked_add(checked_mul(4, ffn_width(model) / s.kv.tensor_parallel), checked_mul(16, model.hidden));
-  b.activation = checked_product({s.max_num_batched_tokens, per_token, 2});
-  // Non-torch memory: CUDA context and allocator slack, 0.25 GiB on one GPU; with tensor
-  // parallelism NCCL's buffers add about 1.85 GiB (2.07-2.21 GiB printed at TP 2-4).
-  b.non_torch = s.kv.tensor_parallel > 1 ? kGiB * 21 / 10 : kGiB / 4;
+  const uint64_t tp = s.kv.tensor_parallel, pp = s.kv.pipeline_parallel;
+  b.weights = rank0_weights(model, vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization), tp, pp, serving_dtype_bytes(s.kv.dtype));
+
+  // Profile run (fitted on the fitted part of tests/data/engine-logs.json; docs/accuracy.md):
+  // forward: T x (3 x dense width / tp + 4 x hidden) values (gate/up and activation outputs,
+  // residual and norms); sampler: the T hidden states kept + 14.55 B per (sequence x vocab entry),
+  // about three and a half fp32 copies of the [max_num_seqs, vocab] logits; plus 50 MiB.
+  const uint64_t T = b.max_num_batched_tokens;
+  const uint64_t value = serving_dtype_bytes(s.kv.dtype);
+  b.forward_peak = checked_product({T, checked_add(checked_mul(3, dense_width(model) / tp), checked_mul(4, model.hidden)), value});
+  b.moe_workspace = moe_workspace(model, T, tp, value);
+  const bool last_stage_only = pp > 1;  // rank 0 of a pipeline is not the last stage: no sampler
+  if (last_stage_only) {
+    b.forward_peak = checked_add(b.forward_peak, checked_product({T, 2 * model.hidden, value}));  // hidden + residual sent on
+  } else {
+    b.sampler_peak = checked_add(checked_product({T, model.hidden, value}), checked_product({b.max_num_seqs, model.vocab, 1455}) / 100);
+  }
+  b.activation = checked_add(checked_add(b.moe_workspace, std::max(b.forward_peak, b.sampler_peak)), 50 * kMiB);
+  // Non-torch memory: 0.25 GiB on one GPU (CUDA context, cuBLAS workspace); with tensor
+  // parallelism NCCL and custom all-reduce buffers make it 2.08 GiB at TP 2, 0.055 GiB more per
+  // further rank; a pipeline without TP 0.07 GiB on rank 0 (fitted, docs/accuracy.md).
+  if (tp > 1) b.non_torch = checked_add(2080 * kGiB / 1000, checked_product({tp - 2, 55, kGiB}) / 1000);
+  else b.non_torch = pp > 1 ? 7 * kGiB / 100 : kGiB / 4;
   b.non_kv_total = checked_add(checked_add(b.weights, b.activation), b.non_torch);
   b.available_kv = b.requested > b.non_kv_total ? b.requested - b.non_kv_total : 0;
   VllmSettings kv = s.kv;

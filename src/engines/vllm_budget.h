@@ -1,9 +1,11 @@
 #pragma once
 // vLLM's memory budget per GPU (vllm/v1/worker/gpu_worker.py determine_available_memory): it may
-// use gpu_memory_utilization x the card; from that it takes the weights on this rank, the peak
-// activation of a profiling forward pass over max_num_batched_tokens, and the non-torch memory
-// (CUDA context, NCCL buffers). What is left is the KV cache, turned into tokens by vllm_kv.
+// use gpu_memory_utilization x the card; from that it takes the weights on this rank, the torch
+// peak of the profile run (gpu_model_runner.py profile_run: a forward pass over
+// max_num_batched_tokens, then the dummy sampler over max_num_seqs rows), and the non-torch
+// memory (CUDA context, NCCL buffers). What is left is the KV cache, turned into tokens by vllm_kv.
 #include <cstdint>
+#include <string>
 
 #include "engines/vllm_profile.h"
 #include "model/model.h"
@@ -11,22 +13,33 @@
 namespace vc {
 
 struct VllmBudgetSettings {
-  uint64_t card_bytes = 0;                 // total GPU memory as vLLM reports it
-  double gpu_memory_utilization = 0.9;     // --gpu-memory-utilization
-  uint64_t weight_bytes = 0;               // the whole checkpoint
-  uint64_t max_num_batched_tokens = 8192;  // --max-num-batched-tokens
-  VllmSettings kv;                         // block size, dtype, tp, pp, max_model_len
+  uint64_t card_bytes = 0;              // total GPU memory as vLLM reports it
+  double gpu_memory_utilization = 0.9;  // --gpu-memory-utilization
+  uint64_t weight_bytes = 0;            // the whole checkpoint as loaded (loaded_weight_bytes at --dtype)
+  uint64_t max_num_batched_tokens = 0;  // --max-num-batched-tokens; 0: vLLM's default for the card
+  uint64_t max_num_seqs = 0;            // --max-num-seqs; 0: vLLM's default for the card
+  std::string quantization;             // --quantization: "" (as the checkpoint stores it) or fp8 (online)
+  VllmSettings kv;                      // block size, dtypes, tp, pp, max_model_len
 };
 
 struct VllmBudget {
   uint64_t requested = 0;        // "requested memory": utilization x card
-  uint64_t weights = 0;          // per rank
-  uint64_t activation = 0;       // torch peak increase of the profile run (estimated)
-  uint64_t non_torch = 0;        // estimated
-  uint64_t non_kv_total = 0;
+  uint64_t weights = 0;          // rank 0: a TP share; with pipeline stages the embedding + the first stage's layers
+  uint64_t max_num_batched_tokens = 0;  // as resolved (given, or the card's default)
+  uint64_t max_num_seqs = 0;
+  uint64_t forward_peak = 0;     // the profile forward pass, without the MoE workspace
+  uint64_t sampler_peak = 0;     // hidden states kept + the dummy sampler over max_num_seqs rows (0 on a non-last PP stage)
+  uint64_t moe_workspace = 0;    // fused-MoE workspaces, kept allocated
+  uint64_t activation = 0;       // "torch peak memory increase"
+  uint64_t non_torch = 0;        // "non-torch forward increase memory"
+  uint64_t non_kv_total = 0;     // "Total non KV cache memory"
   uint64_t available_kv = 0;     // 0 when the rest does not fit ("No available memory for the cache blocks")
   VllmKv kv;
 };
+
+// The checkpoint's bytes as vLLM loads them with --quantization fp8 (online: linear layers at one
+// byte a weight, embeddings, head and norms at 16 bits); unchanged for "" (the checkpoint's own).
+uint64_t vllm_quantized_weight_bytes(const Model& model, uint64_t loaded_bytes, const std::string& quantization);
 
 VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& settings);
 

@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "estimate/scenario_inputs.h"
 #include "estimate/verdict.h"
 #include "model/quant.h"
 
@@ -16,33 +17,11 @@ namespace {
 
 std::string bytes_text(uint64_t b) { return format_count(b) + " B"; }
 
-const QuantFormat& cache_format(const std::string& name) {
-  const QuantFormat* f = QuantTable::builtin().find_type(name);
-  if (!f) {
-    throw InputError("--cache-dtype", "'" + name + "' is not a storage type; accepted: " + QuantTable::builtin().names(false));
-  }
-  return *f;
-}
-
-// Bytes per cached token of one layer at the cache dtype.
-uint64_t token_bytes(const AttentionSpec& a, const QuantFormat& fmt, const Scenario& s) {
-  switch (a.kind) {
-    case AttentionKind::Full:
-    case AttentionKind::SlidingWindow:  // K and V are separate rows
-      return checked_add(fmt.row_bytes(uint64_t{a.kv_heads} * a.head_dim_k), fmt.row_bytes(uint64_t{a.kv_heads} * a.head_dim_v));
-    case AttentionKind::Latent:
-      if (s.latent_values) return fmt.row_bytes(*s.latent_values);
-      return checked_add(fmt.row_bytes(uint64_t{a.latent_rank} + a.rope_dim), a.index_key_dim ? fmt.row_bytes(a.index_key_dim) : 0);
-    default:
-      return 0;
-  }
-}
-
 struct GroupKey {
   AttentionKind kind;
   uint64_t values;
   uint64_t window;
-  std::string family;
+  StateFamily family;
   bool operator<(const GroupKey& o) const { return std::tie(kind, values, window, family) < std::tie(o.kind, o.values, o.window, o.family); }
 };
 
@@ -53,13 +32,13 @@ struct Group {
 
 std::string seqs_text(uint64_t n) { return fmt::format("{} sequence{}", format_count(n), n == 1 ? "" : "s"); }
 
-Line cache_line(const Group& g, const QuantFormat& fmt, const Scenario& s) {
+Line cache_line(const Group& g, const CacheLayout& layout, const Scenario& s) {
   const AttentionSpec& a = g.spec;
   Line line;
-  const uint64_t per_token = token_bytes(a, fmt, s);
-  const uint64_t tokens = a.kind == AttentionKind::SlidingWindow ? std::min(s.context, a.window) : s.context;
+  const uint64_t per_token = token_cache_bytes(a, layout).total();
+  const uint64_t tokens = cached_tokens(a, s.context);
   line.bytes = checked_product({g.layers, per_token, tokens, s.sequences});
-  const std::string dtype = fmt.name;
+  const std::string dtype = layout.k_type->name;
   switch (a.kind) {
     case AttentionKind::Full:
       line.id = "cache.full";
@@ -68,7 +47,7 @@ Line cache_line(const Group& g, const QuantFormat& fmt, const Scenario& s) {
                                  g.layers, a.kv_heads, a.head_dim_k, a.head_dim_v, bytes_text(per_token), dtype,
                                  format_count(tokens), seqs_text(s.sequences), bytes_text(line.bytes));
       line.assumption = "every token of context keeps its K and V in every full-attention layer";
-      line.source = "config.json num_key_value_heads, head_dim; reference/architectures.md §1";
+      line.source = "config.json num_key_value_heads, head_dim; GQA: Ainslie et al. 2023, https://arxiv.org/abs/2305.13245";
       break;
     case AttentionKind::SlidingWindow:
       line.id = "cache.window";
@@ -77,7 +56,7 @@ Line cache_line(const Group& g, const QuantFormat& fmt, const Scenario& s) {
                                  g.layers, a.kv_heads, a.head_dim_k, a.head_dim_v, bytes_text(per_token), dtype,
                                  format_count(s.context), format_count(a.window), seqs_text(s.sequences), bytes_text(line.bytes));
       line.assumption = "window layers keep only the last `window` tokens (engines add a batch of slack; see the engine profiles)";
-      line.source = "config.json sliding_window and layer pattern; reference/architectures.md §2";
+      line.source = "config.json sliding_window and layer pattern; Mistral 7B, https://arxiv.org/abs/2310.06825";
       break;
     case AttentionKind::Latent: {
       line.id = "cache.latent";
@@ -96,7 +75,7 @@ Line cache_line(const Group& g, const QuantFormat& fmt, const Scenario& s) {
                                                                  a.index_key_dim, a.index_topk)
                                                    : "");
       line.source = "config.json kv_lora_rank, qk_rope_head_dim" + std::string(a.index_key_dim ? ", index_head_dim" : "") +
-                    "; reference/architectures.md §3-4";
+                    "; DeepSeek-V2 (multi-head latent attention), https://arxiv.org/abs/2405.04434";
       break;
     }
     default: break;
@@ -106,13 +85,12 @@ Line cache_line(const Group& g, const QuantFormat& fmt, const Scenario& s) {
 
 Line state_line(const Group& g, const Scenario& s) {
   const AttentionSpec& a = g.spec;
-  const uint64_t matrix_b = 4;  // f32 in both f32 and mixed layouts
-  const uint64_t conv_b = s.state_layout == StateLayout::F32 ? 4 : 2;
-  const uint64_t m_b = s.state_layout == StateLayout::F16 ? 2 : matrix_b;
-  const uint64_t per_layer = checked_add(checked_mul(a.state_values, m_b), checked_mul(a.conv_values, conv_b));
+  const uint64_t m_b = state_matrix_element_bytes(s.state_layout);
+  const uint64_t conv_b = state_conv_element_bytes(s.state_layout);
+  const uint64_t per_layer = state_bytes(a, s.state_layout).total();
   Line line;
-  line.id = "state." + std::string(a.state_family.empty() ? "linear" : a.state_family);
-  line.label = fmt::format("Recurrent state, {} ({} layers)", a.state_family, g.layers);
+  line.id = "state." + std::string(to_string(a.state_family));
+  line.label = fmt::format("Recurrent state, {} ({} layers)", to_string(a.state_family), g.layers);
   line.bytes = checked_product({g.layers, per_layer, s.sequences});
   line.formula = fmt::format("{} layers × ({} state values × {} B + {} conv values × {} B) × {} = {}", g.layers, format_count(a.state_values), m_b,
                              format_count(a.conv_values), conv_b, seqs_text(s.sequences), bytes_text(line.bytes));
@@ -120,10 +98,19 @@ Line state_line(const Group& g, const Scenario& s) {
                                 s.state_layout == StateLayout::F32     ? "llama.cpp: matrix and conv in f32"
                                 : s.state_layout == StateLayout::Mixed ? "vLLM: matrix f32, conv in the 16-bit model dtype"
                                                                        : "both 16-bit");
-  line.source = "config.json " + std::string(a.state_family == "KDA" ? "linear_attn_config.num_heads, head_dim, short_conv_kernel_size"
+  line.source = "config.json " + std::string(a.state_family == StateFamily::KDA ? "linear_attn_config.num_heads, head_dim, short_conv_kernel_size"
                                                                       : "state geometry") +
-                "; reference/architectures.md §5-7";
+                "; Mamba-2, https://arxiv.org/abs/2405.21060; Kimi Linear (KDA), https://arxiv.org/abs/2510.26692";
   return line;
+}
+
+// Measured files over the vendor's rounded total, beside our exact figure: the reading a page
+// quoting "1.561 TB at 4.46 bits" over "2.8T" used (docs/accuracy.md). Only for measured files:
+// derived bytes over a stated total would mix two counts ("15.93 bits" for a BF16 checkpoint).
+std::string vendor_bits_text(const Model& model, uint64_t bytes) {
+  const auto& stated = model.params.stated_total;
+  if (!stated || stated->value == 0 || !model.native.measured || stated->value == model.params.total()) return "";
+  return fmt::format("; {:.2f} over the vendor's {}", static_cast<double>(bytes) * 8.0 / static_cast<double>(stated->value), format_params(stated->value));
 }
 
 }  // namespace
@@ -132,12 +119,13 @@ WeightsFigure resolve_weights(const Model& model, const std::string& quant) {
   WeightsFigure w;
   const uint64_t params = model.params.total();
   if (quant.empty() || quant == "native" || quant == "NATIVE") {
+    w.kind = TierKind::Native;
     w.tier = "native " + model.native.format;
     w.bytes = w.unclamped = model.native.bytes;
   } else if (const Build* b = model.find_build(quant)) {
     w.tier = "build " + b->name;
     w.bytes = w.unclamped = b->bytes;
-    w.from_build = true;
+    w.kind = TierKind::Build;
   } else {
     const QuantFormat* f = QuantTable::builtin().find_tier(quant);
     if (!f) {
@@ -147,9 +135,11 @@ WeightsFigure resolve_weights(const Model& model, const std::string& quant) {
                                       ", or a format: " + QuantTable::builtin().names(true));
     }
     if (f->name == model.native.format) {
+      w.kind = TierKind::Native;
       w.tier = "native " + f->name;
       w.bytes = w.unclamped = model.native.bytes;
     } else {
+      w.kind = TierKind::Format;
       w.tier = f->name;
       w.unclamped = f->bits.bytes_for(params);
       w.clamped = w.unclamped > model.native.bytes;
@@ -163,8 +153,11 @@ WeightsFigure resolve_weights(const Model& model, const std::string& quant) {
 Estimate estimate(const Model& model, const Scenario& s) {
   if (s.context == 0 || s.context > kMaxContextTokens) throw InputError("--context", "must be from 1 to " + format_tokens(kMaxContextTokens) + " tokens");
   if (s.sequences == 0 || s.sequences > kMaxSequences) throw InputError("--seqs", fmt::format("must be from 1 to {}", kMaxSequences));
-  if (s.latent_values && (*s.latent_values == 0 || *s.latent_values > (1u << 20))) throw InputError("--latent-values", "must be from 1 to 1,048,576");
-  const QuantFormat& cfmt = cache_format(s.cache_dtype);
+  if (s.latent_values && (*s.latent_values == 0 || *s.latent_values > kMaxLatentValues)) {
+    throw InputError("--latent-values", "must be from 1 to " + format_count(kMaxLatentValues));
+  }
+  CacheLayout cache = uniform_cache(cache_type(s.cache_dtype, "--cache-dtype"));
+  cache.latent_values = s.latent_values;
 
   Estimate e;
   e.model = &model;
@@ -177,14 +170,14 @@ Estimate estimate(const Model& model, const Scenario& s) {
     w.label = "Weights, " + e.weights.tier;
     w.bytes = e.weights.bytes;
     const uint64_t params = model.params.total();
-    if (e.weights.from_build) {
+    if (e.weights.kind == TierKind::Build) {
       const Build* b = model.find_build(s.quant);
       w.formula = fmt::format("measured size of {} = {}", b->name, bytes_text(b->bytes));
       w.assumption = "a named build's measured bytes are used as they are";
       w.source = b->source;
-    } else if (e.weights.tier.rfind("native", 0) == 0) {
-      w.formula = fmt::format("{} {} = {} ({:.2f} effective bits per parameter over {} params)", model.native.measured ? "measured" : (model.native.source.rfind("assumed", 0) == 0 ? "assumed" : "derived"),
-                              model.native.format, bytes_text(w.bytes), e.weights.effective_bits, format_params(params));
+    } else if (e.weights.kind == TierKind::Native) {
+      w.formula = fmt::format("{} {} = {} ({:.2f} effective bits per parameter over {} params{})", model.native.measured ? "measured" : (model.native.source.rfind("assumed", 0) == 0 ? "assumed" : "derived"),
+                              model.native.format, bytes_text(w.bytes), e.weights.effective_bits, format_params(params), vendor_bits_text(model, w.bytes));
       w.assumption = model.native.note.empty() ? "the native checkpoint is what the engine loads" : model.native.note;
       w.source = model.native.source;
     } else {
@@ -194,7 +187,8 @@ Estimate estimate(const Model& model, const Scenario& s) {
       w.assumption = e.weights.clamped
                          ? fmt::format("{} would make the weights larger than the native {} checkpoint, so the native size stands (clamp rule)", f->name, model.native.format)
                          : fmt::format("every parameter at {} bits ({})", f->bits_text(), f->is_mix ? "a measured llama.cpp mix" : "from the block layout");
-      w.source = f->source + "; params: " + model.params.total_source();
+      w.source = f->source + "; params: " + model.params.total_source() +
+                 (model.params.stated_total ? fmt::format("; the vendor states {} ({})", format_params(model.params.stated_total->value), model.params.stated_total->source) : "");
     }
     e.lines.push_back(std::move(w));
   }
@@ -203,14 +197,14 @@ Estimate estimate(const Model& model, const Scenario& s) {
   std::map<GroupKey, Group> cache_groups;
   std::map<GroupKey, Group> state_groups;
   for (const auto& layer : model.layers) {
-    for (const AttentionSpec* a : {&layer.attention, layer.parallel_mixer ? &*layer.parallel_mixer : nullptr}) {
+    for (const AttentionSpec* a : mixers(layer)) {
       if (!a) continue;
       if (a->kind == AttentionKind::LinearState) {
         auto& g = state_groups[{a->kind, a->state_values * 1000003 + a->conv_values, 0, a->state_family}];
         g.layers++;
         g.spec = *a;
       } else if (a->kind != AttentionKind::None) {
-        auto& g = cache_groups[{a->kind, a->values_per_token(), a->window, ""}];
+        auto& g = cache_groups[{a->kind, a->values_per_token(), a->window, StateFamily::Unknown}];
         g.layers++;
         g.spec = *a;
         if (a->kind == AttentionKind::Latent) e.latent_values_implied = a->values_per_token();
@@ -218,7 +212,7 @@ Estimate estimate(const Model& model, const Scenario& s) {
     }
   }
   for (const auto& [key, g] : cache_groups) {
-    Line l = cache_line(g, cfmt, s);
+    Line l = cache_line(g, cache, s);
     e.cache_bytes = checked_add(e.cache_bytes, l.bytes);
     e.lines.push_back(std::move(l));
   }
@@ -237,9 +231,9 @@ Estimate estimate(const Model& model, const Scenario& s) {
     o.bytes = e.overhead_bytes;
     o.formula = fmt::format("{} × ({} weights + {} cache and state){} = {}", format_percent_bp(s.overhead_bp), bytes_text(e.weights.bytes),
                             bytes_text(e.context_bytes()), s.overhead_fixed ? " + " + bytes_text(s.overhead_fixed) : "", bytes_text(o.bytes));
-    o.assumption = "activations, engine buffers, fragmentation and CUDA context as a share of resident memory (the seeds' rule); "
+    o.assumption = "activations, engine buffers, fragmentation and CUDA context as a share of resident memory (the common percentage rule); "
                    "the engine profiles replace this with what each engine allocates";
-    o.source = "seed 002: 'Runtime overhead (~15%)'";
+    o.source = "vramcalculator.com: 'Runtime overhead (~15%)', https://vramcalculator.com/kimi-k3-vram-requirements/";
     e.lines.push_back(std::move(o));
   }
   e.total_bytes = checked_add(base, e.overhead_bytes);

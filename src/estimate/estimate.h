@@ -19,12 +19,15 @@ struct Line {
   std::string source;
 };
 
+// Where a weights figure comes from: the native checkpoint, a named build, or a format's arithmetic.
+enum class TierKind { Native, Build, Format };
+
 struct WeightsFigure {
+  TierKind kind = TierKind::Native;
   std::string tier;           // "native MXFP4", "Q4_K_M", "build UD-IQ1_S"
   uint64_t bytes = 0;         // what is resident
   uint64_t unclamped = 0;     // the tier arithmetic before the clamp (equal to bytes when not clamped)
   bool clamped = false;       // the tier would exceed the native checkpoint
-  bool from_build = false;
   double effective_bits = 0;  // bytes * 8 / params
 };
 

@@ -6,14 +6,11 @@
 #include <optional>
 #include <string>
 
+#include "engines/engine_kind.h"
+#include "model/layer_memory.h"
+
 namespace vc {
 
-// How recurrent (linear-attention / Mamba) state is stored: the engines differ.
-enum class StateLayout {
-  F32,    // matrix and conv state in f32 (llama.cpp: type_r = type_s = F32)
-  Mixed,  // matrix in f32, conv state in the 16-bit model dtype (vLLM's default for KDA/GDN)
-  F16,    // both 16-bit (SGLang --mamba-ssm-dtype bfloat16)
-};
 const char* to_string(StateLayout layout);
 StateLayout parse_state_layout(const std::string& text, const std::string& subject);
 
@@ -26,7 +23,7 @@ struct Scenario {
   uint32_t overhead_bp = 1500;       // basis points of (weights + cache + state)
   uint64_t overhead_fixed = 0;       // bytes added on top
   std::optional<uint64_t> latent_values;  // overrides latent + rope + index values per latent layer
-  std::string engine = "generic";    // generic (the seeds' arithmetic), llamacpp, vllm: engine lines added
+  EngineKind engine = EngineKind::Rule;  // whose allocations answer (src/engines/engine.h); rule: the percentage rule
 };
 
 }  // namespace vc

@@ -34,6 +34,8 @@ NativeReads native_reads_per_token(const Model& model) {
   uint64_t table_total = 0, always = 0, routed = 0;
   for (const auto& [c, bytes] : model.native.bytes_by_class) {
     table_total = checked_add(table_total, bytes);
+    // A tied embedding is also the output head, which decode reads whole (kActiveConvention).
+    if (c == ParamClass::Embedding && model.tied_embeddings) always = checked_add(always, bytes);
     if (c == ParamClass::Embedding || c == ParamClass::Vision || c == ParamClass::Mtp || c == ParamClass::Other) continue;
     if (c == ParamClass::RoutedExperts) routed = checked_add(routed, mul_div_round(bytes, k, n));
     else always = checked_add(always, bytes);
@@ -65,7 +67,7 @@ StreamEstimate stream_for(const Model& model, const std::string& quant, std::opt
   if (bits_milli) return stream_estimate(model, *bits_milli, bandwidths);
   if (quant.empty() || quant == "native") return stream_native(model, bandwidths);
   const WeightsFigure w = resolve_weights(model, quant);
-  if (w.tier.rfind("native", 0) == 0) return stream_native(model, bandwidths);
+  if (w.kind == TierKind::Native) return stream_native(model, bandwidths);
   return stream_estimate(model, static_cast<uint64_t>(w.effective_bits * 1000.0 + 0.5), bandwidths);
 }
 

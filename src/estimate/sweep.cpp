@@ -11,7 +11,10 @@ std::vector<SweepRow> sweep(const Model& model, const Scenario& base, const std:
   for (uint64_t c : contexts) {
     Scenario s = base;
     s.context = c;
-    SweepRow row{estimate(model, s), 0};
+    EngineRequest r;
+    r.model = &model;
+    r.scenario = s;
+    SweepRow row{estimate(model, s), 0, run_engine(r)};
     if (!rows.empty()) row.saving_vs_previous = static_cast<int64_t>(rows.back().estimate.total_bytes) - static_cast<int64_t>(row.estimate.total_bytes);
     rows.push_back(std::move(row));
   }

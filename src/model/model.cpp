@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/checked.h"
+#include "core/units.h"
 
 namespace vc {
 
@@ -16,6 +17,23 @@ const char* to_string(AttentionKind kind) {
     case AttentionKind::None: return "none";
   }
   return "none";
+}
+
+const char* to_string(StateFamily family) {
+  switch (family) {
+    case StateFamily::KDA: return "KDA";
+    case StateFamily::GatedDeltaNet: return "GatedDeltaNet";
+    case StateFamily::Mamba2: return "Mamba2";
+    case StateFamily::Mamba1: return "Mamba1";
+    case StateFamily::Unknown: return "linear";
+  }
+  return "linear";
+}
+
+uint64_t LayerConfig::param_count() const {
+  uint64_t n = 0;
+  for (const auto& [c, v] : params) n = checked_add(n, v);
+  return n;
 }
 
 const char* to_string(ParamClass c) {
@@ -35,16 +53,39 @@ const char* to_string(ParamClass c) {
   return "other";
 }
 
-uint64_t AttentionSpec::values_per_token() const {
-  switch (kind) {
-    case AttentionKind::Full:
-    case AttentionKind::SlidingWindow:
-      return checked_mul(kv_heads, uint64_t{head_dim_k} + head_dim_v);
-    case AttentionKind::Latent:
-      return uint64_t{latent_rank} + rope_dim + index_key_dim;
-    default:
-      return 0;
+const char* to_string(ReleaseStatus s) {
+  switch (s) {
+    case ReleaseStatus::Released: return "released";
+    case ReleaseStatus::Announced: return "announced";
+    case ReleaseStatus::Withdrawn: return "withdrawn";
   }
+  return "released";
+}
+
+std::string status_text(ReleaseStatus s) {
+  switch (s) {
+    case ReleaseStatus::Released: return "released";
+    case ReleaseStatus::Announced: return "announced, weights unavailable";
+    case ReleaseStatus::Withdrawn: return "withdrawn, weights no longer published";
+  }
+  return "released";
+}
+
+namespace {
+std::string with_vendor(uint64_t used, const std::optional<StatedFigure>& stated) {
+  std::string out = format_params(used);
+  if (stated && format_params(stated->value) != out) out += " (vendor: " + format_params(stated->value) + ")";
+  return out;
+}
+}  // namespace
+
+std::string Params::total_text() const { return with_vendor(total(), stated_total); }
+std::string Params::active_text() const { return with_vendor(active(), stated_active); }
+
+std::string Params::active_parts_text() const {
+  std::string out;
+  for (const auto& [c, n] : active_by_class) out += (out.empty() ? "" : " + ") + std::string(to_string(c)) + " " + format_params(n);
+  return out;
 }
 
 uint64_t Model::layer_count(AttentionKind kind) const {

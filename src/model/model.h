@@ -13,6 +13,10 @@ namespace vc {
 enum class AttentionKind { Full, SlidingWindow, Latent, LinearState, None };
 const char* to_string(AttentionKind kind);
 
+// Which recurrence a LinearState mixer runs (it sizes the state and its working set).
+enum class StateFamily { Unknown, KDA, GatedDeltaNet, Mamba2, Mamba1 };
+const char* to_string(StateFamily family);  // "KDA", "GatedDeltaNet", "Mamba2", "Mamba1", "linear"
+
 // What one layer's token mixer keeps in memory. Only the fields of its kind are meaningful.
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::None;
@@ -29,11 +33,12 @@ struct AttentionSpec {
   uint32_t index_key_dim = 0;
   uint32_t index_topk = 0;  // sparse selection: cuts compute, not storage
   // LinearState: a fixed state per sequence, independent of context.
-  std::string state_family;  // "KDA", "GatedDeltaNet", "Mamba2", "Mamba1"
+  StateFamily state_family = StateFamily::Unknown;
   uint64_t state_values = 0;  // recurrent matrix values per sequence
   uint64_t conv_values = 0;   // short-convolution values per sequence
 
-  // Cached values per token of context (K+V for full/window, latent+rope+index for latent).
+  // Cached values per token of context (K+V for full/window, latent+rope+index for latent);
+  // bytes per token at a cache type: model/layer_memory.h.
   uint64_t values_per_token() const;
   bool operator==(const AttentionSpec&) const = default;
   bool grows_with_context() const { return kind == AttentionKind::Full || kind == AttentionKind::Latent; }
@@ -51,34 +56,60 @@ struct FeedForwardSpec {
   bool operator==(const FeedForwardSpec&) const = default;
 };
 
+enum class ParamClass { Embedding, OutputHead, Attention, DenseMlp, RoutedExperts, SharedExperts, Router, Norms, Vision, Mtp, Other };
+const char* to_string(ParamClass c);
+
+// One decoder layer. Canonical shape whatever the source (config.json or GGUF): `attention` is the
+// layer's attention when it has one, and a hybrid-head layer's recurrent mixer is parallel_mixer.
 struct LayerConfig {
   AttentionSpec attention;
   // Hybrid-head layers (Falcon-H1) run a second mixer in parallel: counted too.
   std::optional<AttentionSpec> parallel_mixer;
   FeedForwardSpec feed_forward;
+  // This layer's weight parameters by class, as the mapper derived them from the geometry or the
+  // reader summed them from the tensors (empty when the source gives none).
+  std::map<ParamClass, uint64_t> params;
+  // Stored bytes by class, where the tensors were read (GGUF); empty otherwise.
+  std::map<ParamClass, uint64_t> stored_bytes;
+  uint64_t param_count() const;
   bool operator==(const LayerConfig&) const = default;
 };
 
-enum class ParamClass { Embedding, OutputHead, Attention, DenseMlp, RoutedExperts, SharedExperts, Router, Norms, Vision, Mtp, Other };
-const char* to_string(ParamClass c);
 
 struct StatedFigure {
   uint64_t value = 0;
   std::string source;
 };
 
+// Active-parameter convention (one for every entry; docs/accuracy.md): what one decoded token reads.
+// Excludes the input embedding (a lookup of one row), MTP layers and vision towers; includes the
+// output head (a tied head counts once, as the head: decode reads the whole matrix), attention,
+// dense MLPs, shared experts, routers, norms, and k of n routed experts.
+inline constexpr const char* kActiveConvention =
+    "excludes the input embedding lookup, MTP layers and the vision tower; includes the output head (tied or not), "
+    "attention, dense MLP, shared experts, router, norms and k-of-n routed experts";
+
 struct Params {
-  std::map<ParamClass, uint64_t> by_class;  // derived from geometry or tensors
+  std::map<ParamClass, uint64_t> by_class;         // derived from geometry or tensors
+  std::map<ParamClass, uint64_t> active_by_class;  // the parts of derived_active
   uint64_t derived_total = 0;               // language model + vision + MTP as shipped
-  uint64_t derived_active = 0;              // per token, excluding the input embedding lookup
+  uint64_t derived_active = 0;              // per token, kActiveConvention
   std::string derived_source;               // "config.json geometry", "safetensors headers", ...
-  std::optional<StatedFigure> stated_total;   // the vendor's word, kept beside the derived figure
+  std::optional<StatedFigure> stated_total;   // the vendor's word, shown beside the derived figure
   std::optional<StatedFigure> stated_active;
-  // The figure the arithmetic uses: the vendor's where stated (the seeds' rule), else derived.
-  uint64_t total() const { return stated_total ? stated_total->value : derived_total; }
-  uint64_t active() const { return stated_active ? stated_active->value : derived_active; }
-  std::string total_source() const { return stated_total ? stated_total->source : derived_source; }
-  std::string active_source() const { return stated_active ? stated_active->source : derived_source; }
+  std::string stated_convention;              // how the vendor's active figure differs, where it does
+  std::string difference_note;                // why derived and stated differ by more than 1%, where they do
+  // The figure the arithmetic uses: derived from the geometry or tensors (exact); the vendor's
+  // rounded word only when nothing could be derived.
+  uint64_t total() const { return derived_total ? derived_total : (stated_total ? stated_total->value : 0); }
+  uint64_t active() const { return derived_active ? derived_active : (stated_active ? stated_active->value : 0); }
+  std::string total_source() const { return derived_total || !stated_total ? derived_source : stated_total->source; }
+  std::string active_source() const { return derived_active || !stated_active ? derived_source : stated_active->source; }
+  // "1.026T (vendor: 1T)": the figure used with the vendor's word beside it, where stated.
+  std::string total_text() const;
+  std::string active_text() const;
+  // The active figure by its parts: "output head 1.17B + attention 11.4B + routed experts 8 of 384 ...".
+  std::string active_parts_text() const;
 };
 
 struct Checkpoint {
@@ -117,6 +148,13 @@ struct NamedTensor {
   uint64_t bytes = 0;
 };
 
+// Whether the weights exist to be downloaded: only released weights get engine command lines or
+// a "fits" verdict; the others are estimated from what the vendor said, and every verb says why.
+enum class ReleaseStatus { Released, Announced, Withdrawn };
+const char* to_string(ReleaseStatus s);
+// "announced, weights unavailable" / "withdrawn": the words a user reads.
+std::string status_text(ReleaseStatus s);
+
 struct Model {
   std::string id;            // catalogue id, "kimi-k3.1-pro"
   std::string name;          // "Kimi K3.1 Pro"
@@ -132,6 +170,8 @@ struct Model {
   uint64_t max_context = 0;
   std::vector<std::string> inputs;      // "text", "image"
   std::string license;
+  ReleaseStatus status = ReleaseStatus::Released;
+  std::string status_note;  // why, with its source ("weights promised by Nov 4, 2026; repo returns 401")
   std::vector<ConfirmedFact> confirmed;
   std::vector<OpenQuestion> assumed;
   std::vector<std::string> left_out;    // what an estimate does not count (vision encoder, ...)
@@ -143,6 +183,7 @@ struct Model {
 
   uint64_t layer_count(AttentionKind kind) const;
   const Build* find_build(const std::string& name) const;
+  bool weights_available() const { return status == ReleaseStatus::Released; }
 };
 
 }  // namespace vc

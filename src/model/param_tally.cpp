@@ -5,13 +5,26 @@
 namespace vc {
 
 void ParamTally::add(ParamClass c, uint64_t total, uint64_t active) {
-  by_class_[c] = checked_add(by_class_[c], total);
+  if (total || !active) by_class_[c] = checked_add(by_class_[c], total);  // a tied head adds no stored class
+  if (active) active_by_class_[c] = checked_add(active_by_class_[c], active);
   total_ = checked_add(total_, total);
   active_ = checked_add(active_, active);
+  if (in_layer_) layer_[c] = checked_add(layer_[c], total);
+}
+
+void ParamTally::begin_layer() {
+  in_layer_ = true;
+  layer_.clear();
+}
+
+std::map<ParamClass, uint64_t> ParamTally::end_layer() {
+  in_layer_ = false;
+  return std::move(layer_);
 }
 
 void ParamTally::write_to(Params& params, const std::string& source) const {
   params.by_class = by_class_;
+  params.active_by_class = active_by_class_;
   params.derived_total = total_;
   params.derived_active = active_;
   params.derived_source = source;

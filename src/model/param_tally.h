@@ -9,10 +9,14 @@ namespace vc {
 
 class ParamTally {
  public:
-  // `active` is what one token touches: the input embedding is a lookup (0 active, the vendors'
-  // convention), routed experts count k of n.
+  // `active` is what one token touches (kActiveConvention): the input embedding is a lookup (0
+  // active), routed experts count k of n, a tied output head is active though stored once.
   void add(ParamClass c, uint64_t total, uint64_t active);
   void add_always_active(ParamClass c, uint64_t n) { add(c, n, n); }
+  // A mapper brackets each decoder layer's adds: they count in the totals and are kept on the layer
+  // (LayerConfig::params), so nothing downstream guesses a layer's share back.
+  void begin_layer();
+  std::map<ParamClass, uint64_t> end_layer();
   // Finishes Model::params (by_class, derived_total, derived_active, derived_source).
   void write_to(Params& params, const std::string& source) const;
   uint64_t total() const { return total_; }
@@ -20,8 +24,11 @@ class ParamTally {
 
  private:
   std::map<ParamClass, uint64_t> by_class_;
+  std::map<ParamClass, uint64_t> active_by_class_;
   uint64_t total_ = 0;
   uint64_t active_ = 0;
+  bool in_layer_ = false;
+  std::map<ParamClass, uint64_t> layer_;
 };
 
 // Gated (SwiGLU-style) feed-forward: gate, up, down = 3 * in * width.

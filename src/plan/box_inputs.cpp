@@ -18,12 +18,10 @@ Box BoxInputs::to_box() const {
 PlanOptions BoxInputs::to_options() const {
   PlanOptions o;
   o.split = parse_split(split, "--split");
-  if (engine != "generic" && engine != "llamacpp" && engine != "vllm" && engine != "sglang") {
-    throw InputError("--engine", "'" + engine + "' is not an engine; accepted: generic, llamacpp, vllm, sglang");
-  }
-  o.engine = engine;
-  // The seeds' 15% covers the CUDA context in the generic profile; an engine process adds its own.
-  o.per_device_fixed = per_device == "auto" ? (engine == "generic" ? 0 : 1'000'000'000ull) : parse_bytes(per_device, "--per-device");
+  o.engine = parse_engine(engine, "--engine");
+  // The rule's 15% covers the CUDA context; an engine counts its own runtime memory per device, so
+  // --per-device adds to the rule only.
+  o.per_device_fixed = per_device == "auto" ? 0 : parse_bytes(per_device, "--per-device");
   o.efficiency_bp = parse_percent_bp(efficiency, "--efficiency");
   o.compute_efficiency_bp = parse_percent_bp(compute_efficiency, "--compute-efficiency");
   const uint64_t skew_milli = expert_skew == "0" ? 0 : parse_fixed(expert_skew, "--expert-skew", 3, 4000, "a Zipf exponent from 0 to 4, such as 0.8");

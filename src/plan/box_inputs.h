@@ -16,7 +16,7 @@ struct BoxInputs {
   std::string ram_gbps = "80";
   std::string ssd_gbps = "0";
   std::string split = "layer";
-  std::string engine = "generic";
+  std::string engine = "rule";
   std::string per_device = "auto";
   std::string efficiency = "60%";
   std::string compute_efficiency = "40%";

@@ -1,6 +1,12 @@
 #include "plan/check.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <optional>
+
+#include "core/checked.h"
+#include "core/error.h"
 
 #include "core/units.h"
 
@@ -11,11 +17,62 @@ const char* to_string(FitKind k) {
     case FitKind::Gpu: return "gpu";
     case FitKind::Offload: return "offload";
     case FitKind::None: return "none";
+    case FitKind::Unavailable: return "unreleased";
   }
   return "none";
 }
 
-CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, const Scenario& base) {
+CheckPreference parse_check_preference(const std::string& text, const std::string& subject) {
+  if (text == "balanced") return CheckPreference::Balanced;
+  if (text == "quality") return CheckPreference::Quality;
+  if (text == "speed") return CheckPreference::Speed;
+  throw InputError(subject, "'" + text.substr(0, 64) + "' is not a preference; accepted: balanced, quality, speed");
+}
+
+namespace {
+
+// Where the plan puts the chosen tier: all on the GPUs, or the offload plan's GPU/RAM/SSD shares.
+void fill_split(CheckRow& row, const Plan& p) {
+  if (row.fit == FitKind::Gpu || !p.offload) {
+    row.gpu_bytes = row.total_bytes;
+    return;
+  }
+  for (const auto& t : p.offload->tiers) {
+    const uint64_t held = checked_add(checked_add(t.cache, t.weights), t.experts);
+    if (t.tier == "GPU") row.gpu_bytes = held;
+    else if (t.tier == "RAM") row.ram_bytes = held;
+    else row.ssd_bytes = held;
+  }
+}
+
+// What it would take to run the smallest tier: how far the box is short, and how many of its largest
+// card would hold the total (before sharding overhead: a floor, not a plan).
+std::string what_it_would_take(const Estimate& e, const Box& box) {
+  const uint64_t have = checked_add(box.vram_bytes(), checked_mul(box.ram_bytes, box.nodes));
+  std::string out = fmt::format("No tier fits. Even the smallest, {}, needs {} in all", e.weights.tier, format_bytes(e.total_bytes));
+  if (have < e.total_bytes) out += fmt::format(", {} more than this box's GPU memory and RAM", format_bytes(e.total_bytes - have));
+  const Device* largest = nullptr;
+  for (const auto& d : box.gpus) {
+    if (!largest || d.memory_bytes > largest->memory_bytes) largest = &d;
+  }
+  if (largest && largest->memory_bytes) {
+    const uint64_t cards = (e.total_bytes + largest->memory_bytes - 1) / largest->memory_bytes;
+    out += fmt::format("; at least {} x {} ({} each) would hold it on GPUs", cards, largest->name, format_bytes(largest->memory_bytes));
+  }
+  out += box.ssd_bandwidth ? "." : "; or give an SSD read speed to stream the weights from disk.";
+  return out;
+}
+
+}  // namespace
+
+CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, const Scenario& base, CheckPreference prefer) {
+  if (!model.weights_available()) {  // no tier, fit or speed for weights nobody can download
+    CheckRow row;
+    row.model = &model;
+    row.fit = FitKind::Unavailable;
+    row.note = fmt::format("{}: {}; no fit or command line until the weights are published", status_text(model.status), model.status_note);
+    return row;
+  }
   // Candidate tiers, largest weights first, one per distinct size (clamped tiers collapse into native).
   std::vector<std::pair<std::string, uint64_t>> tiers;
   auto add = [&](const std::string& quant) {
@@ -23,15 +80,20 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
     for (const auto& t : tiers) if (t.second == w.bytes) return;
     tiers.emplace_back(quant, w.bytes);
   };
-  add("");
-  for (const auto& b : model.builds) add(b.name);
-  for (const char* t : kCheckTiers) add(t);
+  if (!base.quant.empty()) {
+    add(base.quant);  // the visitor asked for one tier
+  } else {
+    add("");
+    for (const auto& b : model.builds) add(b.name);
+    for (const char* t : kCheckTiers) add(t);
+  }
   std::stable_sort(tiers.begin(), tiers.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
 
   Scenario s = base;
   if (model.max_context) s.context = std::min(s.context, model.max_context);
   CheckRow row;
   row.model = &model;
+  row.tiers_tried = tiers.size();
   const uint64_t limit = model.max_context ? model.max_context : kMaxContextTokens;
   // GPU alone first; then GPU + RAM; streaming from SSD only when nothing fits in memory.
   Box in_memory = box;
@@ -41,31 +103,70 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
     if (kind == FitKind::Gpu && box.gpus.empty()) continue;
     if (pass == 2 && !box.ssd_bandwidth) continue;
     const Box& b = pass == 1 ? in_memory : box;
+    const bool by_engine = kind == FitKind::Gpu && o.engine != EngineKind::Rule;
+    const bool offload = kind == FitKind::Offload;
+    const bool fastest = prefer == CheckPreference::Speed || (prefer == CheckPreference::Balanced && offload);
+    std::optional<Plan> best;
+    std::optional<EngineAnswer> best_answer;  // set when the engine's per-device figures decided
+    std::optional<EngineRequest> best_request;
+    std::string best_quant;
     for (const auto& [quant, bytes] : tiers) {
       s.quant = quant;
-      const Estimate e = estimate(model, s);
-      const Footprint f = make_footprint(model, e);
-      const bool offload = kind == FitKind::Offload;
-      if (!(offload ? fits_with_offload(f, b, o, s.context, s.sequences) : fits_on_devices(f, b, o, s.context, s.sequences))) continue;
-      row.fit = kind;
-      row.tier = e.weights.tier;
-      row.quant = quant;
-      row.weights_bytes = e.weights.bytes;
-      row.total_bytes = e.total_bytes;
-      row.max_context = solve_max_context(f, b, o, s.sequences, limit, offload);
-      const Plan p = make_plan(model, s, b, o);
-      row.decode_tok_s = p.decode.expected_tok_s;
-      row.note = p.verdict;
-      return row;
+      std::optional<EngineAnswer> answer;
+      std::optional<EngineRequest> request;
+      if (by_engine) {  // the engine's per-device figures decide
+        request = plan_engine_request(model, s, b, o);
+        answer = run_engine(*request);
+        if (!answer->fits().value_or(false)) continue;
+      } else {
+        const Estimate e = estimate(model, s);
+        const Footprint f = make_footprint(model, e);
+        if (!(offload ? fits_with_offload(f, b, o, s.context, s.sequences) : fits_on_devices(f, b, o, s.context, s.sequences))) continue;
+      }
+      ++row.tiers_fitting;
+      Plan p = make_plan(model, s, b, o);
+      if (!best || (fastest && p.decode.expected_tok_s > best->decode.expected_tok_s)) {
+        best = std::move(p);
+        best_answer = std::move(answer);
+        best_request = std::move(request);
+        best_quant = quant;
+      }
+      if (!fastest) break;  // largest first: the first that fits is the largest
     }
+    if (!best) continue;
+    row.fit = kind;
+    row.tier = best->estimate.weights.tier;
+    row.quant = best_quant;
+    row.weights_bytes = best->estimate.weights.bytes;
+    row.decode_tok_s = best->decode.expected_tok_s;
+    row.note = best->verdict;
+    if (best_answer) {
+      row.total_bytes = best_answer->total_bytes;
+      row.kv_tokens = best_answer->kv_tokens;
+      row.max_concurrency = best_answer->max_concurrency;
+      row.max_context = best_answer->kv_tokens ? std::min(*best_answer->kv_tokens, limit) : engine_max_context(*best_request, limit);
+    } else {
+      row.total_bytes = best->estimate.total_bytes;
+      row.max_context = solve_max_context(best->footprint, b, o, s.sequences, limit, offload);
+    }
+    fill_split(row, *best);
+    return row;
   }
-  row.note = "no tier fits this box, even with offload" + std::string(box.ssd_bandwidth ? "" : " (give --ssd-gbps to stream weights from disk)");
+  // No fit: report the smallest tier, so "what would it take" has a figure to start from.
+  s.quant = tiers.back().first;
+  const Estimate smallest = estimate(model, s);
+  row.tier = smallest.weights.tier;
+  row.quant = s.quant;
+  row.weights_bytes = smallest.weights.bytes;
+  row.total_bytes = smallest.total_bytes;
+  row.note = what_it_would_take(smallest, box);
   return row;
 }
 
-std::vector<CheckRow> check_models(const std::vector<Model>& models, const Box& box, const PlanOptions& o, const Scenario& base) {
+std::vector<CheckRow> check_models(const std::vector<Model>& models, const Box& box, const PlanOptions& o, const Scenario& base,
+                                   CheckPreference prefer) {
   std::vector<CheckRow> rows;
-  for (const auto& m : models) rows.push_back(check_model(m, box, o, base));
+  for (const auto& m : models) rows.push_back(check_model(m, box, o, base, prefer));
   std::stable_sort(rows.begin(), rows.end(), [](const CheckRow& a, const CheckRow& b) {
     if (a.fit != b.fit) return static_cast<int>(a.fit) < static_cast<int>(b.fit);
     return a.decode_tok_s > b.decode_tok_s;

@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "model/quant.h"
 
 namespace vc {
 namespace {
@@ -31,6 +32,56 @@ std::string vllm_cache_type(const std::string& dtype) {
   return "auto";
 }
 
+// The Hugging Face repository the model's card lives in ("google/gemma-3-27b-it"), or "" when the
+// catalogue names none.
+std::string hub_repo(const Model& m) {
+  const std::string hf = "https://huggingface.co/";
+  for (const auto& src : m.sources) {
+    if (src.rfind(hf, 0) != 0) continue;
+    std::string rest = src.substr(hf.size());
+    const auto slash = rest.find('/');
+    if (slash == std::string::npos) continue;
+    const auto end = rest.find('/', slash + 1);
+    return end == std::string::npos ? rest : rest.substr(0, end);
+  }
+  return "";
+}
+
+// What the user passes to the engine for the plan's weights: the Hub repository for the native
+// checkpoint, a named build's file, or the GGUF file of a llama.cpp tier (never a catalogue id,
+// never the native checkpoint for a quantized tier).
+struct ModelArg {
+  std::string gguf;      // llama.cpp -m
+  std::string serve;     // vLLM / SGLang model argument
+  std::string note;      // how to get it
+};
+
+ModelArg model_arg(const Plan& p) {
+  const Model& m = *p.model;
+  const std::string repo = hub_repo(m);
+  const std::string base = repo.empty() ? m.id : repo.substr(repo.find('/') + 1);
+  const std::string repo_or_id = repo.empty() ? m.id : repo;
+  const WeightsFigure& w = p.estimate.weights;
+  ModelArg a;
+  const std::string tier = w.kind == TierKind::Build ? w.tier.substr(6) : w.kind == TierKind::Native ? m.native.format : w.tier;
+  a.gguf = base + "-" + tier + ".gguf";
+  if (w.kind == TierKind::Build) {
+    a.serve = a.gguf;
+    a.note = "the build " + tier + ": use its GGUF file" + (repo.empty() ? "" : " (tokenizer from " + repo + ")");
+  } else if (w.kind == TierKind::Native) {
+    a.serve = repo_or_id;
+    a.note = repo.empty() ? "no Hub repository in the catalogue: name your local checkpoint" : "the native checkpoint, " + repo;
+    if (m.family != "gguf") a.note += "; llama.cpp needs it converted to GGUF (convert_hf_to_gguf.py) as " + a.gguf;
+  } else {
+    const QuantFormat* f = QuantTable::builtin().find_tier(w.tier);
+    const bool ggml = f && (f->kind == "mix" || f->kind == "ggml");
+    a.serve = ggml ? a.gguf : repo_or_id;
+    a.note = ggml ? "a " + w.tier + " GGUF of " + repo_or_id + " (llama-quantize, or a published " + w.tier + " build)"
+                  : "the " + w.tier + " weights of " + repo_or_id + " (a pre-quantized checkpoint, or the engine's own quantization)";
+  }
+  return a;
+}
+
 // The fraction of each device the engine may take: the busiest device's need, rounded up to a
 // hundredth, never below 0.5 nor above 0.98.
 double memory_fraction(const Plan& p) {
@@ -40,11 +91,35 @@ double memory_fraction(const Plan& p) {
   return std::clamp(f, 0.5, 0.98);
 }
 
+// The tier exists only as a GGUF file (a GGUF build, or a llama.cpp block format such as Q4_K_M or
+// IQ1_S): vLLM and SGLang serve the safetensors checkpoints, not these files.
+bool gguf_only(const Plan& p) {
+  const auto& w = p.estimate.weights;
+  const std::string q = p.estimate.scenario.quant;
+  if (q.empty() || w.clamped) return false;
+  if (const Build* b = p.model->find_build(q)) return lower(b->format) == "gguf";
+  const std::string u = lower(q);
+  return (u.size() > 1 && u[0] == 'q' && std::isdigit(static_cast<unsigned char>(u[1]))) || u.rfind("iq", 0) == 0 || u.rfind("tq", 0) == 0;
+}
+
+// Why vLLM and SGLang cannot run this plan, or "": the box does not hold it even with offload, or
+// weights stream from SSD (their CPU offload holds weights in RAM; nothing reads them from disk).
+std::string offload_beyond_ram(const Plan& p) {
+  if (!p.offload) return "";
+  if (!p.offload->fits) return "this box does not hold the model even with offload";
+  for (const auto& t : p.offload->tiers) {
+    if (t.tier == "SSD" && t.weights + t.experts > 0) return "their CPU offload holds weights in RAM, and this plan streams weights from SSD";
+  }
+  return "";
+}
+
 EngineCommand llamacpp(const Plan& p) {
   EngineCommand c;
   c.engine = "llamacpp";
   const auto& s = p.estimate.scenario;
-  std::string cmd = fmt::format("llama-server -m {}.gguf -c {} -np {}", p.model->id, s.context * s.sequences, s.sequences);
+  const ModelArg arg = model_arg(p);
+  std::string cmd = fmt::format("llama-server -m {} -c {} -np {}", arg.gguf, s.context * s.sequences, s.sequences);
+  c.notes.push_back("-m: " + arg.note);
   const std::string ct = llama_cache_type(s.cache_dtype);
   if (ct != "f16") cmd += fmt::format(" -ctk {} -ctv {}", ct, ct);
   if (!p.box.gpus.empty()) {
@@ -60,7 +135,17 @@ EngineCommand llamacpp(const Plan& p) {
     const uint64_t gpu_slots = !o.tiers.empty() && o.tiers[0].tier == "GPU" ? o.tiers[0].experts_per_layer : 0;
     if (p.box.gpus.empty()) {
       cmd += " -ngl 0";
-    } else if (gpu_slots == 0 || o.experts == 0) {
+    } else if (o.experts == 0 || p.footprint.moe_layers() == 0) {
+      // A dense model has no expert tensors to move: fewer layers on the GPUs instead.
+      uint64_t on_gpu = 0;
+      if (p.split) {
+        const DeviceShare& b = p.split->devices[p.split->busiest];
+        const uint64_t per_layer = p.footprint.layers.empty() ? 1 : std::max<uint64_t>(1, b.total / std::max<uint64_t>(1, p.footprint.layers.size()));
+        on_gpu = std::min<uint64_t>(p.footprint.layers.size(), p.box.vram_bytes() / per_layer);
+      }
+      if (const auto at = cmd.find(" -ngl 999"); at != std::string::npos) cmd.replace(at, 9, fmt::format(" -ngl {}", on_gpu));
+      c.notes.push_back(fmt::format("-ngl {}: the model does not fit on the GPUs whole, so the last {} layers go to the GPUs and the rest run on the CPU", on_gpu, on_gpu));
+    } else if (gpu_slots == 0) {
       cmd += " -ot \"exps=CPU\"";
       c.notes.push_back("-ot exps=CPU keeps every routed expert tensor in system memory; attention, shared experts and the cache stay on the GPUs");
     } else {
@@ -68,7 +153,7 @@ EngineCommand llamacpp(const Plan& p) {
       const uint64_t on_gpu = o.experts ? moe * gpu_slots / o.experts : 0;
       if (moe > on_gpu) cmd += fmt::format(" --n-cpu-moe {}", moe - on_gpu);
       c.notes.push_back(fmt::format("llama.cpp keeps one tensor per layer for all experts, so the GPU takes whole layers of experts ({} of {} MoE layers) "
-                                    "rather than the hottest experts: its hit rate is the uniform share, not the Zipf one",
+                                    "rather than the hottest experts: its hit rate is the uniform share, not the higher share of the most-used experts",
                                     on_gpu, moe));
     }
     c.notes.push_back("weights stay memory-mapped (default --mmap): the page cache in RAM holds the experts read most, SSD serves the rest");
@@ -92,8 +177,11 @@ EngineCommand vllm(const Plan& p) {
     case SplitMode::TensorExpert: par = fmt::format("--tensor-parallel-size {} --enable-expert-parallel", count); break;
   }
   if (!par.empty()) par += " ";
-  c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", p.model->id, par, s.context, s.sequences,
+  const ModelArg arg = model_arg(p);
+  c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", arg.serve, par, s.context, s.sequences,
                           memory_fraction(p));
+  if (arg.serve == arg.gguf && !hub_repo(*p.model).empty()) c.command += " --tokenizer " + hub_repo(*p.model);
+  c.notes.push_back("model: " + arg.note);
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + kv;
   const uint64_t off_gpu = p.offload && p.offload->tiers.size() > 1 ? p.offload->tiers[1].experts + p.offload->tiers[1].weights : 0;
@@ -119,8 +207,10 @@ EngineCommand sglang(const Plan& p) {
     case SplitMode::TensorExpert: par = fmt::format("--tp {} --ep {}", count, count); break;
   }
   if (!par.empty()) par += " ";
-  c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {} --mem-fraction-static {:.2f}", p.model->id,
+  const ModelArg arg = model_arg(p);
+  c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {} --mem-fraction-static {:.2f}", arg.serve,
                           par, s.context, s.sequences, memory_fraction(p));
+  c.notes.push_back("model: " + arg.note);
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + (kv == "fp8" ? std::string("fp8_e4m3") : kv);
   if (p.box.nodes > 1) c.command += fmt::format(" --nnodes {} --node-rank 0 --dist-init-addr HEAD:5000", p.box.nodes), c.notes.push_back("run once per node with its --node-rank");
@@ -131,12 +221,22 @@ EngineCommand sglang(const Plan& p) {
 
 std::vector<EngineCommand> engine_commands(const Plan& p) {
   std::vector<EngineCommand> out;
-  const std::string want = lower(p.options.engine);
+  if (!p.model->weights_available()) return out;  // no command line for weights nobody can download
+  const std::string want = p.options.engine == EngineKind::Rule ? "generic" : to_string(p.options.engine);
   auto supported = [&](const char* engine) {
     if (p.box.gpus.empty()) return std::string(engine) == "llamacpp";
     return std::all_of(p.box.gpus.begin(), p.box.gpus.end(), [&](const Device& d) { return std::find(d.engines.begin(), d.engines.end(), engine) != d.engines.end(); });
   };
-  if ((want == "generic" || want == "llamacpp") && (want == "llamacpp" || supported("llamacpp"))) out.push_back(llamacpp(p));
+  // vLLM and SGLang only where they can load the tier and hold it in GPU + RAM; llama.cpp says why not.
+  std::string without;
+  if (gguf_only(p)) without = fmt::format("vLLM and SGLang are not listed: {} is a GGUF file, which they do not serve; pick the native checkpoint for them",
+                                          p.estimate.scenario.quant);
+  else if (const std::string why = offload_beyond_ram(p); !why.empty()) without = "vLLM and SGLang are not listed: " + why;
+  if ((want == "generic" || want == "llamacpp") && (want == "llamacpp" || supported("llamacpp"))) {
+    out.push_back(llamacpp(p));
+    if (!without.empty()) out.back().notes.push_back(without);
+  }
+  if (!without.empty()) return out;
   if ((want == "generic" || want == "vllm") && (want == "vllm" || supported("vllm"))) out.push_back(vllm(p));
   if ((want == "generic" || want == "sglang") && (want == "sglang" || supported("sglang"))) out.push_back(sglang(p));
   return out;

@@ -7,6 +7,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "estimate/streaming.h"
+#include "model/layer_memory.h"
 
 namespace vc {
 namespace {
@@ -64,7 +65,7 @@ Footprint make_footprint(const Model& model, const Estimate& e) {
   // Weights: the tier's bytes spread over parameter classes, then over the layers that hold them.
   // The native checkpoint is spread by its bytes per class where known (K3: bf16 attention beside
   // MXFP4 experts); any other tier is one effective bits-per-parameter for the whole model.
-  const bool by_native_bytes = e.weights.tier.rfind("native", 0) == 0 && !model.native.bytes_by_class.empty();
+  const bool by_native_bytes = e.weights.kind == TierKind::Native && !model.native.bytes_by_class.empty();
   std::vector<ParamClass> classes;
   std::vector<uint64_t> class_params;
   std::vector<uint64_t> class_shares;
@@ -85,10 +86,18 @@ Footprint make_footprint(const Model& model, const Estimate& e) {
     for (std::size_t i = 0; i < n; ++i) f.layers[i].other = parts[i];
     if (n == 0) f.first_extras = f.weights_total;
   }
+  // Each layer's share of a class: its own parameters of that class where the source gave them
+  // (the mapper's geometry or the GGUF tensors); else a shape-based guess.
+  const bool per_layer_params = std::any_of(model.layers.begin(), model.layers.end(), [](const LayerConfig& l) { return !l.params.empty(); });
   auto weights_for = [&](ParamClass c) {
     std::vector<uint64_t> w(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
       const LayerConfig& l = model.layers[i];
+      if (per_layer_params) {
+        auto it = l.params.find(c);
+        w[i] = it == l.params.end() ? 0 : it->second;
+        continue;
+      }
       const FeedForwardSpec& ff = l.feed_forward;
       switch (c) {
         case ParamClass::Attention: w[i] = has_mixer(l) ? 1 : 0; break;
@@ -126,35 +135,14 @@ Footprint make_footprint(const Model& model, const Estimate& e) {
     f.first_extras = checked_add(f.first_extras, bytes - placed);  // a class no layer holds
   }
 
-  // Cache and state per layer: the estimate's own arithmetic on a one-layer model at one token and
-  // one sequence, so every dtype and layout rule stays in one place (estimate.cpp).
-  Model one = model;
-  one.builds.clear();
-  Scenario unit = e.scenario;
-  unit.context = 1;
-  unit.sequences = 1;
-  unit.overhead_bp = 0;
-  unit.overhead_fixed = 0;
-  unit.quant = "";
-  // Layers repeat (most models have one to three distinct kinds), so each distinct layer is
-  // estimated once: one estimate per layer was nine tenths of `check` (callgrind, docs/performance.md).
-  struct Distinct {
-    const LayerConfig* layer;
-    uint64_t cache_per_token;
-    uint64_t state_per_seq;
-  };
-  std::vector<Distinct> distinct;
+  // Cache and state per layer from the one per-layer accessor (model/layer_memory.h).
+  CacheLayout cache = uniform_cache(cache_type(e.scenario.cache_dtype, "--cache-dtype"));
+  cache.latent_values = e.scenario.latent_values;
   for (std::size_t i = 0; i < n; ++i) {
     const LayerConfig& l = model.layers[i];
     LayerFootprint& lf = f.layers[i];
-    auto same = std::find_if(distinct.begin(), distinct.end(), [&l](const Distinct& d) { return *d.layer == l; });
-    if (same == distinct.end()) {
-      one.layers = {l};
-      const Estimate le = estimate(one, unit);
-      same = distinct.insert(distinct.end(), {&l, le.cache_bytes, le.state_bytes});
-    }
-    lf.cache_per_token = same->cache_per_token;
-    lf.state_per_seq = same->state_per_seq;
+    lf.cache_per_token = token_cache_bytes(l, cache).total();
+    lf.state_per_seq = state_bytes(l, e.scenario.state_layout).total();
     lf.kind = l.attention.kind;
     lf.window = l.attention.kind == AttentionKind::SlidingWindow ? l.attention.window : 0;
     lf.kv_heads = l.attention.kv_heads;

@@ -120,12 +120,59 @@ uint64_t solve_max_sequences(const Footprint& f, const Box& box, const PlanOptio
   return lo;
 }
 
+EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options) {
+  EngineRequest r;
+  r.model = &model;
+  r.scenario = scenario;
+  r.scenario.engine = options.engine;
+  r.box = box;
+  r.split = options.split;
+  r.per_device_fixed = options.per_device_fixed;
+  return r;
+}
+
+bool engine_fits(const EngineRequest& request, uint64_t context, uint64_t sequences) {
+  EngineRequest r = request;
+  r.scenario.context = context;
+  r.scenario.sequences = sequences;
+  return run_engine(r).fits().value_or(false);
+}
+
+namespace {
+
+// The largest n in [1, hi] for which ok(n) holds, given ok is monotone; 0 when ok(1) fails.
+template <typename Ok>
+uint64_t largest(uint64_t hi, Ok ok) {
+  if (hi == 0 || !ok(1)) return 0;
+  uint64_t lo = 1;
+  if (ok(hi)) return hi;
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (ok(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace
+
+uint64_t engine_max_context(const EngineRequest& r, uint64_t limit) {
+  return largest(std::min(limit, kMaxContextTokens), [&](uint64_t c) { return engine_fits(r, c, r.scenario.sequences); });
+}
+
+uint64_t engine_max_sequences(const EngineRequest& r) {
+  // llama.cpp splits -c over -np, so every sequence keeps the context; vLLM/SGLang pools are sized
+  // by the card, so the concurrency is what the pool holds.
+  return largest(std::min<uint64_t>(kMaxSequences, 256), [&](uint64_t n) { return engine_fits(r, r.scenario.context, n); });
+}
+
 Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options) {
   if (options.efficiency_bp == 0 || options.efficiency_bp > 10000) throw InputError("--efficiency", "must be above 0% and at most 100%");
   if (options.compute_efficiency_bp == 0 || options.compute_efficiency_bp > 10000) throw InputError("--compute-efficiency", "must be above 0% and at most 100%");
   Plan p;
   p.model = &model;
   p.estimate = estimate(model, scenario);
+  p.estimate.scenario.engine = options.engine;
+  p.engine = run_engine(plan_engine_request(model, scenario, box, options));
   p.footprint = make_footprint(model, p.estimate);
   p.box = box;
   p.options = options;
@@ -135,7 +182,8 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
 
   if (!box.gpus.empty()) {
     p.split = split(split_input(p.footprint, box, options, ctx, seqs));
-    p.fits_on_devices = p.split->all_fit;
+    // Fits come from the engine's per-device figures (the rule's are the split's own).
+    p.fits_on_devices = options.engine == EngineKind::Rule ? p.split->all_fit : p.engine.fits().value_or(false);
     p.decode = device_decode(*p.split, options.efficiency_bp);
     p.prefill = prefill_speed(*p.split, model, options.compute_efficiency_bp);
     const DeviceShare& b = p.split->devices[p.split->busiest];
@@ -189,7 +237,19 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
     const DeviceShare& b = p.split->devices[p.split->busiest];
     const std::string agg = fmt::format("{} total against {} on {} device{}", format_bytes(p.estimate.total_bytes), format_bytes(p.aggregate_capacity),
                                         box.device_count(), box.device_count() == 1 ? "" : "s");
-    if (p.fits_on_devices) {
+    const DeviceAllocation* tight = p.engine.tightest();
+    if (options.engine != EngineKind::Rule && tight) {
+      const int64_t room = static_cast<int64_t>(*tight->capacity) - static_cast<int64_t>(tight->total_bytes);
+      const std::string pool = p.engine.kv_tokens ? fmt::format("; KV pool {} tokens, {:.2f} requests of {} at once", format_count(*p.engine.kv_tokens),
+                                                                p.engine.max_concurrency.value_or(0), format_tokens(ctx))
+                                                  : "";
+      p.verdict = p.fits_on_devices
+                      ? fmt::format("Fits with {}: {} allocated on the tightest device ({}) of {}, {} to spare{}.", to_string(options.engine),
+                                    format_bytes(tight->total_bytes), tight->name, format_bytes(*tight->capacity), format_bytes(static_cast<uint64_t>(std::max<int64_t>(room, 0))), pool)
+                      : fmt::format("Does not fit with {}: {} on {} needs {} of {}{}{}.", to_string(options.engine), p.model->name, tight->name,
+                                    format_bytes(tight->total_bytes), format_bytes(*tight->capacity),
+                                    room < 0 ? fmt::format(", {} over", format_bytes(static_cast<uint64_t>(-room))) : "", pool);
+    } else if (p.fits_on_devices) {
       p.verdict = fmt::format("Fits: {}; every device fits, the busiest ({} #{}) with {} to spare.", agg, b.device, b.rank + 1, format_bytes(static_cast<uint64_t>(b.headroom())));
     } else if (p.aggregate_fits) {
       p.verdict = fmt::format("Fits in aggregate ({}) but not per device: the busiest ({} #{}, {}) needs {}, {} over its {}.", agg, b.device, b.rank + 1, b.holds,
@@ -199,7 +259,7 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
     }
     if (!p.fits_on_devices && p.offload) {
       const auto& o = *p.offload;
-      const bool all_on_gpu = o.fits && o.tiers.front().tier == "GPU" &&
+      const bool all_on_gpu = o.fits && p.footprint.moe_layers() > 0 && o.tiers.front().tier == "GPU" &&
                               std::all_of(o.tiers.begin() + 1, o.tiers.end(), [](const TierUse& t) { return t.cache + t.weights + t.experts == 0; });
       if (all_on_gpu) {
         p.verdict += fmt::format(" Placing tensors one by one instead of whole layers (llama.cpp -ot) holds it on the GPUs: about {:.2f} tok/s.", o.expected_tok_s);
@@ -208,6 +268,11 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
                             : " Offload does not rescue it: " + o.why + ".";
       }
     }
+  }
+  if (!model.weights_available()) {  // an estimate of what it would take, never a "fits" for files that do not exist
+    p.verdict = fmt::format("No fit verdict and no command line: {} is {} ({}). On paper, if it ships as estimated: {}", model.name,
+                            status_text(model.status), model.status_note, p.verdict);
+    p.aggregate_fits = p.fits_on_devices = false;
   }
   return p;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/engine.h"
 #include "estimate/estimate.h"
 #include "plan/footprint.h"
 #include "plan/hardware.h"
@@ -24,7 +25,7 @@ struct PlanOptions {
   uint32_t compute_efficiency_bp = 4000;  // achieved share of peak dense BF16 compute (prefill)
   double expert_skew = 1.0;
   bool hot_cache = true;
-  std::string engine = "generic";         // generic, llamacpp, vllm, sglang: for the command
+  EngineKind engine = EngineKind::Rule;   // whose per-device figures decide fits, solvers and the command
 };
 
 struct Speed {
@@ -38,6 +39,7 @@ struct Speed {
 struct Plan {
   const Model* model = nullptr;
   Estimate estimate;
+  EngineAnswer engine;                    // the engine's per-device answer (rule: the percentage rule)
   Footprint footprint;
   Box box;
   PlanOptions options;
@@ -53,6 +55,14 @@ struct Plan {
 };
 
 Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options);
+
+// The engine request a plan makes: the scenario under options.engine on the box's devices.
+EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options);
+// Does the engine's answer fit every device at this context and sequence count?
+bool engine_fits(const EngineRequest& request, uint64_t context, uint64_t sequences);
+// Solvers over the engine's per-device answer (binary search over exact figures).
+uint64_t engine_max_context(const EngineRequest& request, uint64_t limit);
+uint64_t engine_max_sequences(const EngineRequest& request);
 
 // Does the model fit on the devices (every shard) at this context and sequence count?
 bool fits_on_devices(const Footprint& f, const Box& box, const PlanOptions& o, uint64_t context, uint64_t sequences);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "plan/engine_command.h"
+#include "report/engine_report.h"
 
 namespace vc {
 
@@ -11,6 +12,13 @@ PlanSolved solve(const Plan& p) {
   const auto& sc = p.estimate.scenario;
   s.with_offload = !p.fits_on_devices;
   const uint64_t limit = p.model->max_context ? p.model->max_context : kMaxContextTokens;
+  if (p.options.engine != EngineKind::Rule && !p.box.gpus.empty()) {  // the engine's own per-device figures
+    const EngineRequest r = plan_engine_request(*p.model, sc, p.box, p.options);
+    s.with_offload = false;
+    s.max_context = engine_max_context(r, limit);
+    s.max_sequences = engine_max_sequences(r);
+    return s;
+  }
   s.max_context = solve_max_context(p.footprint, p.box, p.options, sc.sequences, limit, s.with_offload);
   s.max_sequences = solve_max_sequences(p.footprint, p.box, p.options, sc.context, s.with_offload);
   return s;
@@ -37,6 +45,8 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
     out += fmt::format("TP {} × PP {}{}{}{}\n", s.tp, s.pp, s.ep > 1 ? fmt::format(" × EP {}", s.ep) : "", s.dp > 1 ? fmt::format(", DP attention {}", s.dp) : "",
                        s.kv_replicated ? fmt::format("; kv heads replicated: {} per rank", s.kv_heads_per_rank) : (s.latent_replicated ? "; latent cache whole on every rank" : ""));
   }
+  if (p.options.engine != EngineKind::Rule) out += "\n" + engine_text(p.engine, explain, u);
+  else out += "\nEngine: rule (the default: the table above; --engine llamacpp|vllm|sglang for what an engine allocates per device)\n";
   out += "\n" + p.verdict + "\n";
   if (p.offload) {
     const auto& o = *p.offload;
@@ -58,6 +68,7 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
   out += fmt::format("Largest context at {} sequence{}: {}; most sequences at {}: {}{}\n", sc.sequences, sc.sequences == 1 ? "" : "s",
                      solved.max_context ? format_tokens(solved.max_context) + " (" + format_count(solved.max_context) + ")" : "none fits",
                      format_tokens(sc.context), format_count(solved.max_sequences), solved.with_offload ? " (with offload)" : "");
+  if (!p.model->weights_available()) out += fmt::format("\nNo engine command line: {} is {} ({}).\n", p.model->name, status_text(p.model->status), p.model->status_note);
   for (const auto& c : engine_commands(p)) {
     out += fmt::format("\n{}:\n  {}\n", c.engine, c.command);
     for (const auto& n : c.notes) out += "  # " + n + "\n";
@@ -75,7 +86,7 @@ nlohmann::json plan_json(const Plan& p, const PlanSolved& solved) {
   using nlohmann::json;
   const auto& sc = p.estimate.scenario;
   json j;
-  j["schema"] = "vramcalc.plan/1";
+  j["schema"] = "vramcalc.plan/2";
   j["model"] = p.model->id;
   j["box"] = p.box.describe();
   j["split"] = to_string(p.options.split);
@@ -87,6 +98,7 @@ nlohmann::json plan_json(const Plan& p, const PlanSolved& solved) {
   j["aggregate_fits"] = p.aggregate_fits;
   j["fits_on_devices"] = p.fits_on_devices;
   j["verdict"] = p.verdict;
+  j["engine"] = engine_json(p.engine);
   if (p.split) {
     const auto& s = *p.split;
     j["parallel"] = {{"tp", s.tp}, {"pp", s.pp}, {"ep", s.ep}, {"dp", s.dp}, {"kv_replicated", s.kv_replicated}, {"kv_heads_per_rank", s.kv_heads_per_rank},

@@ -4,16 +4,21 @@
 
 namespace vc {
 
-nlohmann::json check_json(const Box& box, const std::vector<std::string>& found, const std::vector<CheckRow>& rows) {
+nlohmann::json check_json(const Box& box, const std::vector<std::string>& found, const std::vector<CheckRow>& rows, EngineKind engine) {
   nlohmann::json out;
-  out["schema"] = "vramcalc.check/1";
+  out["schema"] = "vramcalc.check/2";
+  out["engine"] = to_string(engine);
   out["box"] = box.describe();
   out["ram_bytes"] = box.ram_bytes;
   out["found"] = found;
   out["rows"] = nlohmann::json::array();
   for (const auto& r : rows) {
     out["rows"].push_back({{"model", r.model->id}, {"fit", to_string(r.fit)}, {"tier", r.tier}, {"weights_bytes", r.weights_bytes},
-                           {"total_bytes", r.total_bytes}, {"max_context", r.max_context}, {"decode_tok_s", r.decode_tok_s}, {"note", r.note}});
+                           {"total_bytes", r.total_bytes}, {"max_context", r.max_context}, {"decode_tok_s", r.decode_tok_s},
+                           {"quant", r.quant}, {"gpu_bytes", r.gpu_bytes}, {"ram_bytes", r.ram_bytes}, {"ssd_bytes", r.ssd_bytes},
+                           {"tiers_tried", r.tiers_tried}, {"tiers_fitting", r.tiers_fitting}, {"note", r.note},
+                           {"kv_tokens", r.kv_tokens ? nlohmann::json(*r.kv_tokens) : nlohmann::json(nullptr)},
+                           {"max_concurrency", r.max_concurrency ? nlohmann::json(*r.max_concurrency) : nlohmann::json(nullptr)}});
   }
   return out;
 }
@@ -34,7 +39,10 @@ nlohmann::json check_row_display_json(const CheckRow& r, ByteUnits units) {
           {"weights", r.weights_bytes ? format_bytes(r.weights_bytes, units) : "-"},
           {"total", r.total_bytes ? format_bytes(r.total_bytes, units) : "-"},
           {"max_context", r.max_context ? format_tokens(r.max_context) : "-"},
-          {"decode_tok_s", r.fit == FitKind::None ? "-" : fmt::format("{:.2f}", r.decode_tok_s)}};
+          {"gpu", format_bytes(r.gpu_bytes, units)},
+          {"ram", format_bytes(r.ram_bytes, units)},
+          {"ssd", format_bytes(r.ssd_bytes, units)},
+          {"decode_tok_s", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-" : fmt::format("{:.2f}", r.decode_tok_s)}};
 }
 
 nlohmann::json plan_display_json(const Plan& p, const PlanSolved& solved, ByteUnits units) {

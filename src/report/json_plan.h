@@ -14,7 +14,8 @@
 
 namespace vc {
 
-nlohmann::json check_json(const Box& box, const std::vector<std::string>& found, const std::vector<CheckRow>& rows);
+// `engine`: whose per-device figures decided the rows (named in the document).
+nlohmann::json check_json(const Box& box, const std::vector<std::string>& found, const std::vector<CheckRow>& rows, EngineKind engine);
 nlohmann::json devices_json(const std::vector<Device>& devices);
 
 // One check row as the CLI's text table prints it: weights, total, max context, tok/s ("-" where

@@ -1,6 +1,7 @@
 #include "report/json_report.h"
 
 #include "core/units.h"
+#include "report/engine_report.h"
 
 namespace vc {
 
@@ -14,6 +15,7 @@ nlohmann::json scenario_json(const Scenario& s) {
   j["overhead_percent"] = s.overhead_bp / 100.0;
   j["overhead_fixed_bytes"] = s.overhead_fixed;
   j["latent_values"] = s.latent_values ? nlohmann::json(*s.latent_values) : nlohmann::json(nullptr);
+  j["engine"] = to_string(s.engine);
   return j;
 }
 
@@ -39,10 +41,25 @@ nlohmann::json model_summary_json(const Model& m) {
   p["derived_total"] = m.params.derived_total;
   p["derived_active"] = m.params.derived_active;
   p["derived_source"] = m.params.derived_source;
+  auto stated_json = [](const std::optional<StatedFigure>& f) {
+    return f ? nlohmann::json{{"value", f->value}, {"source", f->source}} : nlohmann::json(nullptr);
+  };
+  p["stated_total"] = stated_json(m.params.stated_total);
+  p["stated_active"] = stated_json(m.params.stated_active);
+  p["active_convention"] = kActiveConvention;
+  p["stated_convention"] = m.params.stated_convention.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.params.stated_convention);
   nlohmann::json by_class = nlohmann::json::object();
   for (const auto& [c, n] : m.params.by_class) by_class[to_string(c)] = n;
   p["by_class"] = by_class;
+  nlohmann::json active_by_class = nlohmann::json::object();
+  for (const auto& [c, n] : m.params.active_by_class) active_by_class[to_string(c)] = n;
+  p["active_by_class"] = active_by_class;
   j["params"] = p;
+  j["status"] = to_string(m.status);
+  j["status_note"] = m.status_note;
+  j["weights_available"] = m.weights_available();
+  auto origin = m.provenance.find("config.json");
+  j["config_origin"] = origin == m.provenance.end() ? nlohmann::json(nullptr) : nlohmann::json(origin->second);
   j["native_checkpoint"] = {{"format", m.native.format}, {"bytes", m.native.bytes}, {"measured", m.native.measured},
                             {"source", m.native.source}, {"note", m.native.note}};
   nlohmann::json builds = nlohmann::json::array();
@@ -69,7 +86,7 @@ nlohmann::json estimate_json(const Estimate& e) {
   j["model"] = model_summary_json(*e.model);
   j["inputs"] = scenario_json(e.scenario);
   j["weights"] = {{"tier", e.weights.tier}, {"bytes", e.weights.bytes}, {"unclamped_bytes", e.weights.unclamped},
-                  {"clamped", e.weights.clamped}, {"from_build", e.weights.from_build}, {"effective_bits_per_param", e.weights.effective_bits}};
+                  {"clamped", e.weights.clamped}, {"from_build", e.weights.kind == TierKind::Build}, {"effective_bits_per_param", e.weights.effective_bits}};
   nlohmann::json lines = nlohmann::json::array();
   for (const auto& l : e.lines) {
     lines.push_back({{"id", l.id}, {"label", l.label}, {"bytes", l.bytes}, {"formula", l.formula}, {"assumption", l.assumption}, {"source", l.source}});
@@ -87,6 +104,12 @@ nlohmann::json estimate_json(const Estimate& e) {
                   {"context_share_percent", e.verdict.context_share_bp / 100.0},
                   {"headline", e.verdict.headline},
                   {"text", e.verdict.text}};
+  return j;
+}
+
+nlohmann::json estimate_json(const Estimate& e, const EngineAnswer& engine) {
+  nlohmann::json j = estimate_json(e);
+  j["engine"] = engine_json(engine);
   return j;
 }
 

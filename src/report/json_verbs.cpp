@@ -25,11 +25,11 @@ nlohmann::json builds_json(const Model& model, const std::vector<LadderRow>& row
 
 nlohmann::json sweep_json(const Model& model, const std::vector<SweepRow>& rows) {
   nlohmann::json out;
-  out["schema"] = "vramcalc.sweep/1";
+  out["schema"] = "vramcalc.sweep/2";
   out["model"] = model.id;
   out["rows"] = nlohmann::json::array();
   for (const auto& r : rows) {
-    auto j = estimate_json(r.estimate);
+    auto j = estimate_json(r.estimate, r.engine);
     j.erase("model");  // the model is the same on every row
     j["saving_vs_previous_bytes"] = r.saving_vs_previous;
     out["rows"].push_back(j);
@@ -37,11 +37,18 @@ nlohmann::json sweep_json(const Model& model, const std::vector<SweepRow>& rows)
   return out;
 }
 
-nlohmann::json compare_json(const Estimate& a, const Estimate& b) {
+EngineAnswer engine_for(const Model& model, const Scenario& scenario) {
+  EngineRequest r;
+  r.model = &model;
+  r.scenario = scenario;
+  return run_engine(r);
+}
+
+nlohmann::json compare_json(const Estimate& a, const Estimate& b, const EngineAnswer& engine_a, const EngineAnswer& engine_b) {
   nlohmann::json out;
-  out["schema"] = "vramcalc.compare/1";
-  out["a"] = estimate_json(a);
-  out["b"] = estimate_json(b);
+  out["schema"] = "vramcalc.compare/2";
+  out["a"] = estimate_json(a, engine_a);
+  out["b"] = estimate_json(b, engine_b);
   out["difference_bytes"] = static_cast<int64_t>(b.total_bytes) - static_cast<int64_t>(a.total_bytes);
   return out;
 }

@@ -16,7 +16,9 @@ namespace vc {
 nlohmann::json models_json(const std::vector<Model>& models);
 nlohmann::json builds_json(const Model& model, const std::vector<LadderRow>& rows);
 nlohmann::json sweep_json(const Model& model, const std::vector<SweepRow>& rows);
-nlohmann::json compare_json(const Estimate& a, const Estimate& b);
+nlohmann::json compare_json(const Estimate& a, const Estimate& b, const EngineAnswer& engine_a, const EngineAnswer& engine_b);
+// Each side's engine answer (scenario.engine, no devices): what compare prints beside the estimates.
+EngineAnswer engine_for(const Model& model, const Scenario& scenario);
 nlohmann::json stream_json(const Model& model, const StreamEstimate& s);
 
 // Display strings for an estimate (bytes formatted by the library, in GB or GiB), so a page can

@@ -86,7 +86,7 @@ PageSection ladder(const Model& m) {
 }
 
 // The build the offload paragraph reads: the smallest of the 1-bit class that llama.cpp users
-// run (a name with "IQ1_S", as seed 002's ~1.7 bits is UD-IQ1_S), else the smallest build; null
+// run (a name with "IQ1_S", as the published ~1.7-bit K3 build is UD-IQ1_S), else the smallest build; null
 // without builds (the native files then).
 const Build* offload_build(const Model& m) {
   const Build* smallest = nullptr;
@@ -152,14 +152,31 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
-// Inline `code` spans become <code> in HTML; everything else is escaped.
+// http(s) addresses become links (a source a reader can open); trailing punctuation stays text.
+std::string html_linked(const std::string& text) {
+  std::string out;
+  std::size_t pos = 0;
+  for (;;) {
+    std::size_t at = std::min(text.find("https://", pos), text.find("http://", pos));
+    if (at == std::string::npos) break;
+    std::size_t end = text.find_first_of(" \t\n\"'<>", at);
+    if (end == std::string::npos) end = text.size();
+    while (end > at && std::string_view(".,;:)").find(text[end - 1]) != std::string_view::npos) --end;
+    const std::string url = text.substr(at, end - at);
+    out += html_escape(text.substr(pos, at - pos)) + "<a href=\"" + html_escape(url) + "\">" + html_escape(url) + "</a>";
+    pos = end;
+  }
+  return out + html_escape(text.substr(pos));
+}
+
+// Inline `code` spans become <code> in HTML; addresses outside them become links; the rest is escaped.
 std::string html_text(const std::string& text) {
   std::string out;
   bool in_code = false;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i == text.size() || text[i] == '`') {
-      out += html_escape(text.substr(start, i - start));
+      out += in_code ? html_escape(text.substr(start, i - start)) : html_linked(text.substr(start, i - start));
       if (i < text.size()) {
         out += in_code ? "</code>" : "<code>";
         in_code = !in_code;
@@ -189,10 +206,11 @@ ModelPage build_model_page(const Model& m) {
   Estimate full = estimate(m, at_full);
 
   ModelPage page;
+  page.model_id = m.id;
   page.title = fmt::format("How much memory does {} need?", m.name);
   page.lede = fmt::format("{}: {} parameters, {} active per token, {} layers, up to {} tokens of context. The native checkpoint is {}, {} ({}). "
                           "About {} resident at {} and {} at the full {} context.",
-                          m.name, format_params(m.params.total()), format_params(m.params.active()), m.layers.size(), format_count(m.max_context),
+                          m.name, m.params.total_text(), m.params.active_text(), m.layers.size(), format_count(m.max_context),
                           m.native.format, gb(m.native.bytes), m.native.measured ? "measured from the files" : "derived from the parameters",
                           gb(small.total_bytes), format_tokens(small.scenario.context), gb(full.total_bytes), format_tokens(full.scenario.context));
   page.sections.push_back(glance(m, small, full));
@@ -246,7 +264,7 @@ std::string render_html(const ModelPage& page) {
   std::string out = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
                     html_escape(page.title) + "</title>\n<link rel=\"stylesheet\" href=\"/style.css\">\n</head>\n<body>\n<main class=\"page\">\n"
-                    "<p><a href=\"/\">vramcalc</a></p>\n<h1>" + html_escape(page.title) + "</h1>\n<p class=\"lede\">" + html_text(page.lede) + "</p>\n";
+                    "<p class=\"crumbs\"><a href=\"/\">vramcalc</a> · <a href=\"/?model=" + html_escape(page.model_id) + "\">Open the calculator set to this model</a></p>\n<h1>" + html_escape(page.title) + "</h1>\n<p class=\"lede\">" + html_text(page.lede) + "</p>\n";
   for (const auto& s : page.sections) {
     out += "<section>\n<h2>" + html_escape(s.title) + "</h2>\n";
     for (const auto& p : s.paragraphs) out += "<p>" + html_text(p) + "</p>\n";
@@ -270,6 +288,16 @@ std::string render_html(const ModelPage& page) {
   }
   out += "</main>\n</body>\n</html>\n";
   return out;
+}
+
+std::string render_missing_model_html(const std::string& id, const std::vector<Model>& models) {
+  std::string out = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>No such model: vramcalc</title>\n"
+                    "<link rel=\"stylesheet\" href=\"/style.css\">\n</head>\n<body>\n<main class=\"page\">\n<p class=\"crumbs\"><a href=\"/\">vramcalc</a></p>\n"
+                    "<h1>No model called \u201c" + html_escape(id) + "\u201d</h1>\n"
+                    "<p>The catalogue has no entry with that id. Pick one of these, or open <a href=\"/\">the calculator</a>.</p>\n<ul class=\"model-list\">\n";
+  for (const auto& m : models) out += "<li><a href=\"/models/" + html_escape(m.id) + "\">" + html_escape(m.name) + "</a> (" + html_escape(m.id) + ")</li>\n";
+  return out + "</ul>\n</main>\n</body>\n</html>\n";
 }
 
 std::string render_model_page(const Model& model, PageFormat format) {

@@ -25,6 +25,7 @@ struct PageSection {
   std::vector<std::string> bullets;     // after the table
 };
 struct ModelPage {
+  std::string model_id;  // for the link to the calculator set to this model
   std::string title;
   std::string lede;
   std::vector<PageSection> sections;
@@ -40,5 +41,7 @@ ModelPage build_model_page(const Model& model);
 std::string render_markdown(const ModelPage& page);
 std::string render_html(const ModelPage& page);
 std::string render_model_page(const Model& model, PageFormat format);
+// The answer to /models/ID for an id the catalogue lacks: says so and links every model's page.
+std::string render_missing_model_html(const std::string& id, const std::vector<Model>& models);
 
 }  // namespace vc

@@ -8,8 +8,9 @@ std::string estimate_text(const Estimate& e, bool explain, ByteUnits units) {
   const Model& m = *e.model;
   const Scenario& s = e.scenario;
   std::string out;
-  out += fmt::format("{} ({}): {} params, {} active; {} layers\n", m.name, m.id, format_params(m.params.total()), format_params(m.params.active()),
-                     m.layers.size());
+  out += fmt::format("{} ({}): {} params, {} active; {} layers\n", m.name, m.id, m.params.total_text(), m.params.active_text(), m.layers.size());
+  if (!m.weights_available()) out += fmt::format("Status: {} ({}); estimated from what the vendor said\n", status_text(m.status), m.status_note);
+  if (explain) out += fmt::format("Active per token: {} ({})\n", m.params.active_parts_text(), kActiveConvention);
   out += fmt::format("Scenario: weights {}, context {} ({} tokens), {} sequence(s), cache {}, state {}, overhead {}\n\n", e.weights.tier,
                      format_tokens(s.context), format_count(s.context), s.sequences, s.cache_dtype, to_string(s.state_layout), format_percent_bp(s.overhead_bp));
   size_t width = 16;

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <memory>
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "engines/engine.h"
 #include "estimate/estimate.h"
+#include "estimate/scenario_inputs.h"
 #include "estimate/ladder.h"
 #include "estimate/streaming.h"
 #include "estimate/sweep.h"
@@ -19,7 +22,10 @@
 #include "report/json_report.h"
 #include "report/json_verbs.h"
 #include "sources/checkpoint.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_view.h"
 #include "sources/remote/http_source.h"
+#include "sources/remote/location.h"
 
 namespace vc::server {
 namespace {
@@ -39,18 +45,27 @@ const Model& catalogue_model(const RequestParams& p, const std::string& name) {
 // ScenarioFlags; `prefix` is "" or "b-" (compare's second column).
 const std::vector<std::string> kScenarioParams = {"quant", "context", "seqs", "cache-dtype", "state-dtype", "overhead", "overhead-fixed", "latent-values"};
 
-Scenario scenario_from(const RequestParams& p, const std::string& prefix = "", const Scenario* base = nullptr) {
-  Scenario s = base ? *base : Scenario{};
-  auto given = [&](const std::string& n) { return base == nullptr || p.has(prefix + n); };
-  if (given("quant")) s.quant = p.get(prefix + "quant");
-  if (given("context")) s.context = parse_tokens(p.get(prefix + "context", "8K"), prefix + "context");
-  if (given("seqs")) s.sequences = parse_count(p.get(prefix + "seqs", "1"), prefix + "seqs", 1, kMaxSequences);
-  if (given("cache-dtype")) s.cache_dtype = p.get(prefix + "cache-dtype", "f16");
-  if (base) return s;  // compare's B side takes only the four flags the CLI's --b-* offer
-  s.state_layout = parse_state_layout(p.get("state-dtype", "f32"), "state-dtype");
-  s.overhead_bp = parse_percent_bp(p.get("overhead", "15%"), "overhead");
-  s.overhead_fixed = parse_bytes(p.get("overhead-fixed", "0"), "overhead-fixed");
-  if (p.has("latent-values")) s.latent_values = parse_count(p.get("latent-values"), "latent-values", 1, 1u << 20);
+Scenario scenario_from(const RequestParams& p) {
+  ScenarioInputs in;
+  in.quant = p.get("quant", in.quant);
+  in.context = p.get("context", in.context);
+  in.seqs = p.get("seqs", in.seqs);
+  in.cache_dtype = p.get("cache-dtype", in.cache_dtype);
+  in.state_dtype = p.get("state-dtype", in.state_dtype);
+  in.overhead = p.get("overhead", in.overhead);
+  in.overhead_fixed = p.get("overhead-fixed", in.overhead_fixed);
+  in.latent_values = p.get("latent-values", in.latent_values);
+  in.engine = p.get("engine", in.engine);
+  return in.to_scenario();
+}
+
+// compare's B side: the four flags the CLI's --b-* offer, over A's scenario.
+Scenario b_side(const RequestParams& p, const Scenario& a) {
+  Scenario s = a;
+  if (p.has("b-quant")) s.quant = p.get("b-quant");
+  if (p.has("b-context")) s.context = parse_tokens(p.get("b-context"), "b-context");
+  if (p.has("b-seqs")) s.sequences = parse_count(p.get("b-seqs"), "b-seqs", 1, kMaxSequences);
+  if (p.has("b-cache-dtype")) s.cache_dtype = p.get("b-cache-dtype");
   return s;
 }
 
@@ -79,14 +94,31 @@ nlohmann::json with_display(nlohmann::json j, const Estimate& e, const RequestPa
   return j;
 }
 
+// The engine parameters, named like the CLI's estimate flags and parsed by the same EngineInputs.
+const std::vector<std::string> kEngineParams = {"engine", "engine-command", "gpu", "gpu-memory"};
+
+EngineInputs engine_inputs_from(const RequestParams& p) {
+  EngineInputs in;
+  in.engine = p.get("engine", in.engine);
+  in.command = p.get("engine-command");
+  in.gpu = p.get("gpu");
+  in.gpu_memory = p.get("gpu-memory");
+  return in;
+}
+
+std::shared_ptr<const Model> request_model(const RequestParams& p);
+
 nlohmann::json run_estimate(const RequestParams& p) {
-  const Model& m = catalogue_model(p, "model");
-  Estimate e = estimate(m, scenario_from(p));
-  return with_display(estimate_json(e), e, p);
+  const auto model = request_model(p);
+  const ScenarioGiven given{p.has("context"), p.has("seqs"), p.has("cache-dtype")};
+  const EngineRequest r = engine_request(*model, scenario_from(p), engine_inputs_from(p), given);
+  Estimate e = estimate(*model, r.scenario);
+  return with_display(estimate_json(e, run_engine(r)), e, p);
 }
 
 nlohmann::json run_sweep(const RequestParams& p) {
-  const Model& m = catalogue_model(p, "model");
+  const auto model = request_model(p);
+  const Model& m = *model;
   std::vector<uint64_t> contexts;
   for (const auto& c : split_list(p.get("contexts", "8K,32K,128K,1M"), "contexts", 64)) contexts.push_back(parse_tokens(c, "contexts"));
   auto rows = sweep(m, scenario_from(p), contexts);
@@ -97,21 +129,37 @@ nlohmann::json run_sweep(const RequestParams& p) {
   return j;
 }
 
+// B's estimate: a refusal names B's parameter (b-quant), not A's (quant), so a caller can tell them apart.
+Estimate estimate_b(const Model& b, const Scenario& sb) {
+  try {
+    return estimate(b, sb);
+  } catch (const InputError& e) {
+    const std::string bare = e.subject().rfind("--", 0) == 0 ? e.subject().substr(2) : e.subject();
+    if (bare != "quant" && bare != "context" && bare != "seqs" && bare != "cache-dtype") throw;
+    std::string message = e.what();
+    if (message.rfind(e.subject() + ": ", 0) == 0) message = message.substr(e.subject().size() + 2);
+    throw InputError("b-" + bare, message);
+  }
+}
+
 nlohmann::json run_compare(const RequestParams& p) {
   const Model& a = catalogue_model(p, "a");
   const Model& b = p.has("b") ? catalogue_model(p, "b") : a;
   Scenario sa = scenario_from(p);
-  Scenario sb = scenario_from(p, "b-", &sa);
+  Scenario sb = b_side(p, sa);
   Estimate ea = estimate(a, sa);
-  Estimate eb = estimate(b, sb);
-  nlohmann::json j = compare_json(ea, eb);
+  Estimate eb = estimate_b(b, sb);
+  nlohmann::json j = compare_json(ea, eb, engine_for(a, sa), engine_for(b, sb));
   j["a"] = with_display(j["a"], ea, p);
   j["b"] = with_display(j["b"], eb, p);
   if (p.has("units")) {
     const ByteUnits units = parse_units(p.get("units"), "units");
     const bool more = eb.total_bytes >= ea.total_bytes;
-    j["difference_display"] = std::string("B ") + (more ? "exceeds" : "is under") + " A by " +
-                              format_bytes(more ? eb.total_bytes - ea.total_bytes : ea.total_bytes - eb.total_bytes, units) + ".";
+    const uint64_t gap = more ? eb.total_bytes - ea.total_bytes : ea.total_bytes - eb.total_bytes;
+    // A gap that rounds to 0.00 in the display is "the same" to a reader, not "exceeds by 0.00 GB".
+    j["difference_display"] = format_bytes(gap, units) == format_bytes(0, units)
+                                  ? std::string("A and B need the same memory (to the displayed precision).")
+                                  : std::string("B ") + (more ? "exceeds" : "is under") + " A by " + format_bytes(gap, units) + ".";
   }
   return j;
 }
@@ -185,8 +233,9 @@ nlohmann::json run_check(const RequestParams& p) {
   const BoxInputs in = box_from(p);
   const Box box = api_box(in);
   const PlanOptions opts = in.to_options();
-  const auto rows = check_models(Catalogue::builtin().models(), box, opts, scenario_from(p));
-  nlohmann::json j = check_json(box, {}, rows);
+  const CheckPreference prefer = parse_check_preference(p.get("prefer", "quality"), "prefer");
+  const auto rows = check_models(Catalogue::builtin().models(), box, opts, scenario_from(p), prefer);
+  nlohmann::json j = check_json(box, {}, rows, opts.engine);
   if (p.has("units")) {
     const ByteUnits units = parse_units(p.get("units"), "units");
     for (std::size_t i = 0; i < rows.size(); ++i) j["rows"][i]["display"] = check_row_display_json(rows[i], units);
@@ -198,27 +247,60 @@ nlohmann::json run_devices(const RequestParams&) { return devices_json(DeviceTab
 
 // Only remote sources, read under a time budget: a client must not make the server open its own
 // files, nor hold a worker thread without end.
-nlohmann::json run_inspect(const RequestParams& p) {
-  const std::string source = p.get("source");
-  if (source.empty()) throw InputError("source", "is required; give an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE]");
+CheckpointInspection read_remote_source(const std::string& source) {
   const bool remote = source.rfind("hf:", 0) == 0 || source.rfind("http://", 0) == 0 || source.rfind("https://", 0) == 0;
   if (!remote) {
     throw InputError("source", "'" + source.substr(0, 200) + "' is not an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE]; the server reads no local paths");
   }
+  (void)resolve_location(source, "source");  // the spec's own errors, before anything is read
   const std::chrono::milliseconds budget(g_remote_timeout_ms.load());
   const auto start = std::chrono::steady_clock::now();
   RemoteDeadline deadline(budget);
   try {
-    return inspection_json(inspect_checkpoint(source, "source"));
+    return inspect_checkpoint(source, "source");
   } catch (const InputError& e) {
     // A timed-out read may come back wrapped (a shard "cannot be read"); the clock says which it was
     // (curl's own limit, set to the time left in whole milliseconds, may fire a moment early).
     if (dynamic_cast<const RemoteTimeout*>(&e) || std::chrono::steady_clock::now() - start >= budget - std::chrono::milliseconds(20)) {
-      throw RemoteTimeout("source", fmt::format("not read within {:.1f} s ({})", static_cast<double>(budget.count()) / 1000.0, e.what()));
+      throw RemoteTimeout("source", fmt::format("not read within {:.1f} s, parsing included", static_cast<double>(budget.count()) / 1000.0));
     }
-    if (e.subject() == "source") throw;
-    throw InputError("source", e.what());
+    // Errors name the failure, never bytes or values read from the target (a client could use the
+    // server to read what it cannot reach): transfer failures are in our words; a reader's are not.
+    if (const auto* r = dynamic_cast<const RemoteError*>(&e)) {
+      std::string reason = r->what();
+      if (reason.rfind(r->subject() + ": ", 0) == 0) reason = reason.substr(r->subject().size() + 2);
+      throw InputError("source", reason);
+    }
+    throw InputError("source", "was read, but its files are not a checkpoint vramcalc can use (malformed, unsupported, or not a model); "
+                               "the details repeat the files' content, so the API withholds them: `vramcalc inspect SOURCE` prints them");
   }
+}
+
+// The text of a config.json a visitor pasted: parsed and mapped as a config file is, nothing read.
+CheckpointInspection read_config_text(const std::string& text) {
+  CheckpointInspection c;
+  c.kind = "config.json";
+  c.model = model_from_config(parse_config_text(text, "config"), "config");
+  return c;
+}
+
+CheckpointInspection read_caller_model(const RequestParams& p) {
+  if (p.has("source") && p.has("config")) throw InputError("config", "give either source or config, not both");
+  if (p.has("config")) return read_config_text(p.get("config"));
+  const std::string source = p.get("source");
+  if (source.empty()) throw InputError("source", "is required; give an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE], or config (the text of a config.json)");
+  return read_remote_source(source);
+}
+
+nlohmann::json run_inspect(const RequestParams& p) { return inspection_json(read_caller_model(p)); }
+
+// estimate and sweep answer for a catalogue `model`, or for the caller's own `source` / `config`.
+std::shared_ptr<const Model> request_model(const RequestParams& p) {
+  if (!p.has("source") && !p.has("config")) return std::shared_ptr<const Model>(std::shared_ptr<const Model>(), &catalogue_model(p, "model"));
+  if (p.has("model")) throw InputError("model", "give either model (a catalogue id) or source/config, not both");
+  CheckpointInspection c = read_caller_model(p);
+  if (!c.model) throw InputError(p.has("config") ? "config" : "source", "holds no model geometry: " + c.no_model);
+  return std::make_shared<const Model>(std::move(*c.model));
 }
 
 }  // namespace
@@ -227,16 +309,16 @@ void set_remote_timeout(std::chrono::milliseconds timeout) { g_remote_timeout_ms
 
 const std::vector<ApiRoute>& api_routes() {
   static const std::vector<ApiRoute> routes = {
-      {"estimate", with({"model", "units"}, kScenarioParams), run_estimate},
-      {"sweep", with({"model", "contexts", "units"}, kScenarioParams), run_sweep},
-      {"compare", with({"a", "b", "units", "b-quant", "b-context", "b-seqs", "b-cache-dtype"}, kScenarioParams), run_compare},
+      {"estimate", with(with({"model", "source", "config", "units"}, kScenarioParams), kEngineParams), run_estimate},
+      {"sweep", with({"model", "source", "config", "contexts", "units", "engine"}, kScenarioParams), run_sweep},
+      {"compare", with({"a", "b", "units", "engine", "b-quant", "b-context", "b-seqs", "b-cache-dtype"}, kScenarioParams), run_compare},
       {"models", {}, run_models},
       {"builds", {"model", "overhead"}, run_builds},
       {"stream", {"model", "quant", "bpw", "gbps"}, run_stream},
       {"plan", with(with({"model", "units"}, kScenarioParams), kBoxParams), run_plan},
-      {"check", with(with({"units"}, kScenarioParams), kBoxParams), run_check},
+      {"check", with(with({"units", "prefer"}, kScenarioParams), kBoxParams), run_check},
       {"devices", {}, run_devices},
-      {"inspect", {"source"}, run_inspect},
+      {"inspect", {"source", "config"}, run_inspect},
   };
   return routes;
 }

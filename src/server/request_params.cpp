@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/strict_json.h"
 
 namespace vc::server {
 namespace {
@@ -21,7 +22,8 @@ std::string scalar_text(const nlohmann::json& v, const std::string& name) {
 void RequestParams::add(std::string name, std::string value) {
   if (name.empty() || name.size() > kMaxParamNameBytes) throw InputError("request", "a parameter name is empty or longer than 64 bytes");
   if (values_.size() >= kMaxParams) throw InputError("request", "has more than 32 parameters");
-  if (value.size() > kMaxParamValueBytes) throw InputError(name, "is longer than 1024 bytes");
+  const std::size_t limit = name == "config" ? kMaxConfigValueBytes : kMaxParamValueBytes;
+  if (value.size() > limit) throw InputError(name, "is longer than " + std::to_string(limit) + " bytes");
   if (values_.count(name)) throw InputError(name, "is given more than once; give it once");
   values_.emplace(std::move(name), std::move(value));
 }
@@ -35,7 +37,9 @@ RequestParams RequestParams::from_pairs(const std::vector<std::pair<std::string,
 RequestParams RequestParams::from_json_body(std::string_view body) {
   RequestParams p;
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return p;  // an empty body: no parameters
-  nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
+  StrictJson parsed = parse_strict_json(body);
+  if (!parsed.duplicate_key.empty()) throw InputError(parsed.duplicate_key, "is given more than once; give it once");
+  const nlohmann::json& doc = parsed.doc;
   if (doc.is_discarded()) throw InputError("body", "is not valid JSON; send an object such as {\"model\": \"kimi-k3\", \"context\": \"32K\"}");
   if (!doc.is_object()) throw InputError("body", "must be a JSON object of parameters, not " + std::string(doc.type_name()));
   for (const auto& [name, v] : doc.items()) {

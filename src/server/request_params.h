@@ -12,6 +12,8 @@ namespace vc::server {
 
 inline constexpr std::size_t kMaxParams = 32;
 inline constexpr std::size_t kMaxParamValueBytes = 1024;
+// `config` (the text of a config.json a visitor pasted, sent in a POST body) is the one long value.
+inline constexpr std::size_t kMaxConfigValueBytes = 60 * 1024;
 inline constexpr std::size_t kMaxParamNameBytes = 64;
 
 class RequestParams {

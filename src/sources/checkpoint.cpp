@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_view.h"
 #include "sources/gguf/gguf_model.h"
@@ -144,7 +147,9 @@ bool looks_like_location(const std::string& spec) {
   return fs::exists(spec, ec);
 }
 
-CheckpointInspection inspect_checkpoint(const std::string& spec, const std::string& subject) {
+namespace {
+
+CheckpointInspection inspect_unguarded(const std::string& spec, const std::string& subject) {
   Location loc = resolve_location(spec, subject);
   if (loc.is_folder) return from_folder(loc, subject);
   const std::string& file = loc.file;
@@ -166,6 +171,34 @@ CheckpointInspection inspect_checkpoint(const std::string& spec, const std::stri
     if (std::string(magic, 4) == "GGUF") return from_gguf(file, loc);
   }
   return from_config(file, loc);
+}
+
+}  // namespace
+
+// Every reader's own errors are InputErrors; anything else a hostile file can provoke (a JSON type
+// or range error, a container's length check) is still the file's fault: exit 2 / HTTP 400 naming
+// it, never an internal error.
+CheckpointInspection inspect_checkpoint(const std::string& spec, const std::string& subject) {
+  try {
+    CheckpointInspection out = inspect_unguarded(spec, subject);
+    // Text read from the files reaches reports and terminals: no control characters (a name
+    // holding "\n" could forge report lines, an escape sequence rewrite the screen).
+    for (auto& [key, value] : out.metadata) {
+      key = printable(key);
+      value = printable(value);
+    }
+    for (auto& f : out.files) f = printable(f);
+    if (out.model) {
+      out.model->name = printable(out.model->name);
+      out.model->architecture = printable(out.model->architecture);
+      for (auto& w : out.model->warnings) w = printable(w);
+    }
+    return out;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(subject, "'" + spec.substr(0, 200) + "' holds a value of the wrong type or range: " + e.what());
+  } catch (const std::logic_error& e) {
+    throw InputError(subject, "'" + spec.substr(0, 200) + "' holds values this reader cannot use: " + e.what());
+  }
 }
 
 }  // namespace vc

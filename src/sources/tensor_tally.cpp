@@ -49,10 +49,18 @@ void TensorTally::write_params(Params& p, uint64_t experts, uint64_t experts_use
   p.by_class = params_by_class;
   p.derived_total = params;
   uint64_t active = 0;
+  p.active_by_class.clear();
   for (const auto& [c, n] : params_by_class) {
     if (c == ParamClass::Embedding || c == ParamClass::Mtp || c == ParamClass::Vision) continue;
-    if (c == ParamClass::RoutedExperts && experts > 0) active = checked_add(active, mul_div_round(n, experts_used, experts));
-    else active = checked_add(active, n);
+    const uint64_t a = c == ParamClass::RoutedExperts && experts > 0 ? mul_div_round(n, experts_used, experts) : n;
+    p.active_by_class[c] = a;
+    active = checked_add(active, a);
+  }
+  // A tied head is stored once as the embedding, yet decode reads all of it (kActiveConvention).
+  if (!params_by_class.count(ParamClass::OutputHead) && params_by_class.count(ParamClass::Embedding)) {
+    const uint64_t head = params_by_class.at(ParamClass::Embedding);
+    p.active_by_class[ParamClass::OutputHead] = head;
+    active = checked_add(active, head);
   }
   p.derived_active = active;
   p.derived_source = source;

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes the compact test data of tests/data/ from the collected engine measurements.
 
-Usage: python3 tests/data/extract.py REFERENCE_DIR
-REFERENCE_DIR holds llamacpp/runs.json, llamacpp/gguf/*.gguf and engine-logs/cases.json (the input of
-`vramcalc validate`). The tests never read REFERENCE_DIR: they read what this script writes, and write
+Usage: python3 tests/data/extract.py REFERENCE_FOLDER
+REFERENCE_FOLDER holds llamacpp/runs.json, llamacpp/gguf/*.gguf and engine-logs/cases.json (the input of
+`vramcalc validate`). The tests never read REFERENCE_FOLDER: they read what this script writes, and write
 the tiny GGUF models themselves from tests/data/llamacpp/tiny_models.json (tests/tiny_gguf.h).
 Rerunning it on the same input rewrites the same bytes.
 """
@@ -97,7 +97,7 @@ def tiny_models(ref):
         "source": "The tiny random-weight GGUF models that llama.cpp was run on (" + LLAMA_CPP_SOURCE + "); "
                   "metadata and tensor table read from each file's header, tensor bytes and file sizes as listed "
                   "with them. Tensor data is not kept: the models' memory depends on the header only.",
-        "produced_by": "python3 tests/data/extract.py REFERENCE_DIR",
+        "produced_by": "python3 tests/data/extract.py REFERENCE_FOLDER",
         "format": "metadata: [key, type, value] in file order ('tokenizer' marks where the shared tokenizer block goes); "
                   "tensors: [name, ne (ggml order), ggml type, bytes] in file order, data 32-byte aligned",
     }
@@ -132,7 +132,7 @@ def llamacpp_runs(ref):
                "arguments through common_init_from_params and llama_get_memory_breakdown() gave `measured_bytes` in exact "
                "bytes per buffer type (`context` = KV cache + recurrent state, `compute` = scheduler buffer). "
                "`errors`: llama.cpp refused to create the context.",
-        "produced_by": "python3 tests/data/extract.py REFERENCE_DIR (every run; log text and printed MiB figures left out)",
+        "produced_by": "python3 tests/data/extract.py REFERENCE_FOLDER (every run; log text and printed MiB figures left out)",
     }
     return dump_lines(head, "runs", keep)
 
@@ -143,7 +143,7 @@ def engine_logs(ref):
     head = {
         "source": "Start-up memory figures printed by vLLM, SGLang and llama.cpp in public GitHub threads and committed logs; "
                   "each case names its own `source` URL (and `source_thread`).",
-        "produced_by": "python3 tests/data/extract.py REFERENCE_DIR (every case; the verbatim log lines left out)",
+        "produced_by": "python3 tests/data/extract.py REFERENCE_FOLDER (every case; the verbatim log lines left out)",
     }
     return dump_lines(head, "cases", keep)
 
@@ -165,7 +165,7 @@ def configs(ref, out):
     (out / "configs").mkdir(exist_ok=True)
     for file, source in CONFIGS.items():
         config = json.loads((ref / "configs" / file).read_text())
-        doc = {"source": source, "produced_by": "python3 tests/data/extract.py REFERENCE_DIR", "config": config}
+        doc = {"source": source, "produced_by": "python3 tests/data/extract.py REFERENCE_FOLDER", "config": config}
         (out / "configs" / file).write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
 
 

@@ -1,5 +1,7 @@
 #include "sources/config/config_mapper.h"
 
+#include <stdexcept>
+
 #include <functional>
 #include <map>
 
@@ -19,15 +21,19 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"kimi_k3", families::map_kimi_linear},
       {"llama", families::map_llama},
       {"mistral", families::map_llama},
+      {"phi3", families::map_llama},  // Phi-3 / Phi-4: Llama's layout with fused qkv and gate_up (same counts)
       {"qwen2", families::map_qwen2},
       {"qwen2_moe", families::map_qwen2},
       {"qwen3", families::map_qwen3},
       {"qwen3_moe", families::map_qwen3},
+      {"qwen3_vl_text", families::map_qwen3},      // Qwen3-VL's language model: Qwen3 dense
+      {"qwen3_vl_moe_text", families::map_qwen3},  // Qwen3-VL MoE's language model: Qwen3 MoE
       {"qwen3_next", families::map_qwen3_next},
       {"qwen3_5", families::map_qwen3_next},
       {"qwen3_5_text", families::map_qwen3_next},
       {"qwen3_5_moe", families::map_qwen3_next},
       {"qwen3_5_moe_text", families::map_qwen3_next},
+      {"deepseek_v2", families::map_deepseek},
       {"deepseek_v3", families::map_deepseek},
       {"kimi_k2", families::map_deepseek},
       {"deepseek_v32", families::map_deepseek},
@@ -66,7 +72,7 @@ std::vector<std::string> supported_model_types() {
   return out;
 }
 
-Model model_from_config(const nlohmann::json& config, const std::string& label) {
+static Model map_config(const nlohmann::json& config, const std::string& label) {
   Model model;
   std::string type = model_type_of(config);
   auto top = config.find("model_type");
@@ -89,6 +95,18 @@ Model model_from_config(const nlohmann::json& config, const std::string& label) 
   }
   apply_native_checkpoint(cfg);
   return model;
+}
+
+// Any other exception a mapper can meet on hostile values (a JSON type or range error, a container's
+// length or range check) is the file's fault: the reader's error, never an internal error.
+Model model_from_config(const nlohmann::json& config, const std::string& label) {
+  try {
+    return map_config(config, label);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(label, std::string("holds a value of the wrong type or range: ") + e.what());
+  } catch (const std::logic_error& e) {  // std::out_of_range, length_error, invalid_argument
+    throw InputError(label, std::string("holds values this reader cannot use: ") + e.what());
+  }
 }
 
 }  // namespace vc

@@ -55,13 +55,23 @@ nlohmann::json parse_config_text(const std::string& text, const std::string& lab
     else if (c == '}' || c == ']') --depth;
   }
   if (max_depth > kMaxJsonDepth) throw InputError(label, fmt::format("JSON nests {} levels deep; at most {} accepted", max_depth, kMaxJsonDepth));
+  // The last key seen names the field when a value cannot be read (a number beyond the double
+  // range, 1e505, is nlohmann's out_of_range 406, not a parse_error).
+  std::string last_key;
+  const auto track_key = [&last_key](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::key && parsed.is_string()) last_key = parsed.get<std::string>().substr(0, 64);
+    return true;
+  };
+  nlohmann::json doc;
   try {
-    auto doc = nlohmann::json::parse(sanitize_non_finite(text));
-    if (!doc.is_object()) throw InputError(label, "config.json must be a JSON object");
-    return doc;
-  } catch (const nlohmann::json::parse_error& e) {
+    doc = nlohmann::json::parse(sanitize_non_finite(text), track_key);
+  } catch (const nlohmann::json::out_of_range&) {
+    throw InputError(last_key.empty() ? label : label + ": " + last_key, "holds a number beyond the range of a 64-bit float; accepted: numbers up to about 1.8e308");
+  } catch (const nlohmann::json::exception& e) {
     throw InputError(label, std::string("not valid JSON: ") + e.what());
   }
+  if (!doc.is_object()) throw InputError(label, "config.json must be a JSON object");
+  return doc;
 }
 
 ConfigView::ConfigView(const nlohmann::json& root, std::string label, Model& model)

@@ -6,11 +6,11 @@
 namespace vc::families {
 
 void map_kimi_linear(ConfigView& cfg);  // kimi_linear, kimi_k3: KDA + MLA (+ index keys) + MoE
-void map_llama(ConfigView& cfg);        // llama, mistral: GQA (+ Mistral window) + gated MLP
+void map_llama(ConfigView& cfg);        // llama, mistral, phi3: GQA (+ Mistral window) + gated MLP
 void map_qwen2(ConfigView& cfg);        // qwen2, qwen2_moe: GQA with q/k/v biases, optional MoE
-void map_qwen3(ConfigView& cfg);        // qwen3, qwen3_moe: GQA with q/k norms, optional MoE
+void map_qwen3(ConfigView& cfg);        // qwen3, qwen3_moe, qwen3_vl(_moe)_text: GQA with q/k norms, optional MoE
 void map_qwen3_next(ConfigView& cfg);   // qwen3_next, qwen3_5(_moe): Gated DeltaNet + gated GQA + MoE
-void map_deepseek(ConfigView& cfg);     // deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa: MLA (+ indexer) + MoE
+void map_deepseek(ConfigView& cfg);     // deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa: MLA (+ indexer) + MoE
 void map_gpt_oss(ConfigView& cfg);      // gpt_oss: alternating window/full GQA with sinks + MXFP4 experts
 void map_gemma3(ConfigView& cfg);       // gemma3, gemma3_text: 5 local : 1 global
 void map_mixtral(ConfigView& cfg);      // mixtral: GQA + 8 experts

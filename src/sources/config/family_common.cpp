@@ -47,8 +47,14 @@ void read_embeddings(ConfigView& cfg, ParamTally& tally, bool tied_default) {
   m.vocab = cfg.u64("vocab_size", limits::kVocab);
   m.tied_embeddings = cfg.flag("tie_word_embeddings", tied_default);
   tally.add(ParamClass::Embedding, checked_mul(m.vocab, m.hidden), 0);
-  if (!m.tied_embeddings) tally.add_always_active(ParamClass::OutputHead, checked_mul(m.vocab, m.hidden));
+  tally_output_head(tally, m);
   tally.add_always_active(ParamClass::Norms, m.hidden);
+}
+
+void tally_output_head(ParamTally& tally, const Model& m) {
+  // A tied head is stored once (as the embedding) but decode reads all of it: active, not total.
+  if (!m.tied_embeddings) tally.add_always_active(ParamClass::OutputHead, checked_mul(m.vocab, m.hidden));
+  else tally.add(ParamClass::OutputHead, 0, checked_mul(m.vocab, m.hidden));
 }
 
 uint64_t first_u64(ConfigView& cfg, const std::vector<std::string>& keys, uint64_t max) {
@@ -99,12 +105,13 @@ FeedForwardSpec glu_feed_forward(ParamTally& tally, uint64_t hidden, bool sparse
 }
 
 void tally_mtp_layers(ParamTally& tally, uint64_t count, uint64_t hidden, uint64_t norms,
-                      const std::function<void(ParamTally&, uint64_t)>& decoder_layer) {
+                      const std::function<void(ParamTally&, uint64_t)>& decoder_layer, uint64_t copied_vocab) {
   for (uint64_t i = 0; i < count; ++i) {
     ParamTally layer;
     decoder_layer(layer, i);
     const uint64_t glue = checked_add(checked_product({2, hidden, hidden}), checked_mul(norms, hidden));
-    tally.add(ParamClass::Mtp, checked_add(layer.total(), glue), 0);
+    const uint64_t copies = checked_product({2, copied_vocab, hidden});
+    tally.add(ParamClass::Mtp, checked_add(checked_add(layer.total(), glue), copies), 0);
   }
 }
 

@@ -26,8 +26,10 @@ GqaGeometry read_gqa(ConfigView& cfg, uint64_t hidden, const std::string& head_d
 AttentionSpec full_attention(const GqaGeometry& g);
 AttentionSpec window_attention(const GqaGeometry& g, uint64_t window);
 
+// The output head: stored (untied) or the embedding read again (tied: active, not stored twice).
+void tally_output_head(ParamTally& tally, const Model& m);
 // Reads vocab_size, hidden_size, tie_word_embeddings into the model; tallies the input embedding
-// (0 active: a lookup), the output head when untied, and the final norm.
+// (0 active: a lookup), the output head (tally_output_head), and the final norm.
 void read_embeddings(ConfigView& cfg, ParamTally& tally, bool tied_default = false);
 
 // The first present key among `keys`, required; the message names them all when none is.
@@ -57,8 +59,10 @@ FeedForwardSpec glu_feed_forward(ParamTally& tally, uint64_t hidden, bool sparse
 // MTP / next-token-prediction modules: each is one more decoder layer (`decoder_layer(tally, i)` tallies the i-th)
 // plus a 2h -> h projection and `norms` norms of width hidden. Shipped in the checkpoint, unused by
 // plain decoding: counted as ParamClass::Mtp with nothing active, and kept out of the layer stack.
+// `copied_vocab` > 0: the checkpoint stores the module's own embedding and output-head copies
+// (vocab x hidden each; DeepSeek-V3 and GLM-4.5 ship model.layers.N.embed_tokens and shared_head.head).
 void tally_mtp_layers(ParamTally& tally, uint64_t count, uint64_t hidden, uint64_t norms,
-                      const std::function<void(ParamTally&, uint64_t)>& decoder_layer);
+                      const std::function<void(ParamTally&, uint64_t)>& decoder_layer, uint64_t copied_vocab = 0);
 
 // Which model layers are MoE in Qwen-style configs: not in mlp_only_layers, and
 // (i + 1) % decoder_sparse_step == 0.

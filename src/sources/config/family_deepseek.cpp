@@ -1,6 +1,7 @@
-// DeepSeek-V3 / R1, Kimi K2 and the sparse-attention descendants (model_type deepseek_v3, kimi_k2,
-// deepseek_v32, glm_moe_dsa): every layer is multi-head latent attention caching one vector of
-// kv_lora_rank + qk_rope_head_dim values (576), not num_key_value_heads per-head K/V. V3.2 and
+// DeepSeek-V2 / V2-Lite, DeepSeek-V3 / R1, Kimi K2 and the sparse-attention descendants (model_type
+// deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa). V2-Lite has no query compression
+// (q_lora_rank null: a plain q_proj) and routes greedily (no e_score_correction_bias). Every layer
+// is multi-head latent attention caching one vector of kv_lora_rank + qk_rope_head_dim values (576), not num_key_value_heads per-head K/V. V3.2 and
 // GLM-5 add a lightning indexer on every layer: one more key of index_head_dim values per token.
 // The first first_k_dense_replace layers are dense; the rest carry n_routed_experts plus
 // n_shared_experts of moe_intermediate_size each. num_nextn_predict_layers MTP layers ship in the
@@ -58,6 +59,7 @@ void map_deepseek(ConfigView& cfg) {
   };
 
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     AttentionSpec& a = layer.attention;
     a.kind = AttentionKind::Latent;
@@ -68,13 +70,15 @@ void map_deepseek(ConfigView& cfg) {
     a.index_topk = static_cast<uint32_t>(index_topk);
     layer.feed_forward = is_sparse(il) ? moe_spec(moe) : dense_spec(dense_width);
     layer_params(tally, il);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
 
   // MTP module: one more decoder layer (numbered after the stack) + eh_proj (2h -> h) and its
-  // enorm, hnorm and shared-head norm; embedding and head are shared with the main model.
+  // enorm, hnorm and shared-head norm. Shared with the main model in use, but the checkpoint stores
+  // its own embed_tokens and shared_head.head copies (DeepSeek-V3 README_WEIGHTS: 685B = 671B + 14B MTP).
   const uint64_t mtp = cfg.opt_u64("num_nextn_predict_layers", limits::kLayers).value_or(0);
-  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); });
+  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); }, m.vocab);
   tally.write_to(m.params, cfg.label() + " geometry (DeepSeek mapper)");
 }
 

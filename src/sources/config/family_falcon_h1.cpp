@@ -34,6 +34,7 @@ void map_falcon_h1(ConfigView& cfg) {
   const uint64_t attn_p = gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, cfg.flag("attention_bias", false));
 
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = full_attention(g);
     layer.parallel_mixer = mamba2_state(mamba);
@@ -41,6 +42,7 @@ void map_falcon_h1(ConfigView& cfg) {
     tally.add_always_active(ParamClass::Attention, checked_add(attn_p, mamba_p));
     tally.add_always_active(ParamClass::DenseMlp, glu_params(hidden, width));
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (Falcon-H1 mapper)");

@@ -20,7 +20,7 @@ void map_gemma3(ConfigView& cfg) {
   m.vocab = cfg.u64_or("vocab_size", 262208, limits::kVocab, "transformers Gemma3TextConfig default");
   m.tied_embeddings = cfg.flag("tie_word_embeddings", true);  // Gemma ties its output head
   tally.add(ParamClass::Embedding, checked_mul(m.vocab, m.hidden), 0);
-  if (!m.tied_embeddings) tally.add_always_active(ParamClass::OutputHead, checked_mul(m.vocab, m.hidden));
+  tally_output_head(tally, m);
   tally.add_always_active(ParamClass::Norms, m.hidden);
   m.max_context = cfg.u64_or("max_position_embeddings", 131072, uint64_t{1} << 34, "transformers Gemma3TextConfig default");
 
@@ -43,12 +43,14 @@ void map_gemma3(ConfigView& cfg) {
 
   const uint64_t attn = checked_add(gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, false), 2 * g.head_dim);
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = global[il] ? full_attention(g) : window_attention(g, window);
     layer.feed_forward = dense_spec(width);
     tally.add_always_active(ParamClass::Attention, attn);
     tally.add_always_active(ParamClass::DenseMlp, glu_params(hidden, width));
     tally.add_always_active(ParamClass::Norms, 4 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (Gemma 3 mapper)");

@@ -25,6 +25,12 @@ std::optional<uint64_t> first_opt(ConfigView& cfg, const std::vector<std::string
 
 void map_generic(ConfigView& cfg) {
   Model& m = cfg.model();
+  // A latent rank means multi-head latent attention: read as full attention it would be wrong by
+  // the ratio of K/V heads to one latent vector, so it is refused rather than guessed.
+  if (cfg.has("kv_lora_rank"))
+    cfg.fail("kv_lora_rank", fmt::format("declares latent attention (MLA), which the plain-decoder reading cannot model; model_type '{}' has no "
+                                         "mapper (MLA types mapped: deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, kimi_linear, glm_moe_dsa)",
+                                         m.architecture.empty() ? "(none)" : m.architecture));
   cfg.warn(fmt::format("model_type '{}' has no dedicated mapper: read as a plain decoder (every layer full attention with a gated "
                        "MLP or routed experts); hybrid, sliding-window or latent-attention layouts are not recognised",
                        m.architecture.empty() ? "(none)" : m.architecture));
@@ -76,11 +82,13 @@ void map_generic(ConfigView& cfg) {
   tally.add_always_active(ParamClass::Norms, hidden);
   const uint64_t attn = gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, false);
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = full_attention(g);
     tally.add_always_active(ParamClass::Attention, attn);
     layer.feed_forward = glu_feed_forward(tally, hidden, moe.experts > 1, moe, width, false);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (generic fallback reading: see warnings)");

@@ -37,15 +37,18 @@ void map_glm4_moe(ConfigView& cfg) {
     t.add_always_active(ParamClass::Norms, 2 * hidden);
   };
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = full_attention(g);
     layer.feed_forward = il >= first_dense ? moe_spec(moe) : dense_spec(dense_width);
     layer_params(tally, il);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
-  // MTP: one more decoder layer + eh_proj (2h -> h), enorm, hnorm, shared-head norm.
+  // MTP: one more decoder layer + eh_proj (2h -> h), enorm, hnorm, shared-head norm, and the
+  // checkpoint's own embed_tokens and shared_head.head copies (as DeepSeek-V3's layout).
   const uint64_t mtp = cfg.opt_u64("num_nextn_predict_layers", limits::kLayers).value_or(0);
-  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); });
+  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); }, m.vocab);
   tally.write_to(m.params, cfg.label() + " geometry (GLM-4 MoE mapper)");
 }
 

@@ -36,6 +36,7 @@ void map_gpt_oss(ConfigView& cfg) {
   // One expert: gate_up [h, 2w] + bias 2w, down [w, h] + bias h.
   const uint64_t one_expert = checked_add(glu_params(hidden, moe.expert_width), 2 * moe.expert_width + hidden);
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = types[il] == "sliding_attention" ? window_attention(g, window) : full_attention(g);
     layer.feed_forward = moe_spec(moe);
@@ -43,6 +44,7 @@ void map_gpt_oss(ConfigView& cfg) {
     tally.add(ParamClass::RoutedExperts, checked_mul(moe.experts, one_expert), checked_mul(moe.top_k, one_expert));
     tally.add_always_active(ParamClass::Router, checked_mul(moe.experts, hidden) + moe.experts);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (gpt-oss mapper)");

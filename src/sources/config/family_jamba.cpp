@@ -56,6 +56,7 @@ void map_jamba(ConfigView& cfg) {
   const uint64_t attn_p = gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, false);
 
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     if (attention[il]) {
       layer.attention = full_attention(g);
@@ -66,6 +67,7 @@ void map_jamba(ConfigView& cfg) {
     }
     layer.feed_forward = glu_feed_forward(tally, hidden, moe.experts > 1 && il % expert_period == expert_offset, moe, width, false);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (Jamba mapper)");

@@ -71,6 +71,7 @@ void map_kimi_linear(ConfigView& cfg) {
 
   const uint64_t kda_width = checked_mul(kda_heads, kda_dim);
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     AttentionSpec& a = layer.attention;
     if (full_layers.count(il)) {
@@ -90,7 +91,7 @@ void map_kimi_linear(ConfigView& cfg) {
       tally.add_always_active(ParamClass::Attention, p);
     } else {
       a.kind = AttentionKind::LinearState;
-      a.state_family = "KDA";
+      a.state_family = StateFamily::KDA;
       a.state_values = checked_mul(kda_width, kda_dim);             // one head_dim x head_dim matrix per head
       a.conv_values = checked_product({3, kernel - 1, kda_width});  // short conv of q, k and v
       // q, k, v, o projections; forget gate (full rank or low rank); output gate (low rank);
@@ -127,6 +128,7 @@ void map_kimi_linear(ConfigView& cfg) {
         tally.add_always_active(ParamClass::SharedExperts, checked_product({2, hidden, expert_hidden}) + expert_hidden);
       }
     }
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (Kimi Linear mapper)");

@@ -26,12 +26,14 @@ void map_llama(ConfigView& cfg) {
   uint64_t mlp = glu_params(hidden, width);
   if (mlp_bias) mlp = checked_add(mlp, checked_add(2 * width, hidden));
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = window && *window > 0 ? window_attention(g, *window) : full_attention(g);
     layer.feed_forward = dense_spec(width);
     tally.add_always_active(ParamClass::Attention, attn);
     tally.add_always_active(ParamClass::DenseMlp, mlp);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (Llama mapper)");

@@ -9,7 +9,7 @@ uint64_t Mamba2Geometry::d_inner() const { return checked_mul(heads, head_dim); 
 AttentionSpec mamba2_state(const Mamba2Geometry& g) {
   AttentionSpec a;
   a.kind = AttentionKind::LinearState;
-  a.state_family = "Mamba2";
+  a.state_family = StateFamily::Mamba2;
   const uint64_t bc = checked_product({2, g.groups, g.state});
   a.state_values = checked_mul(g.d_inner(), g.state);
   a.conv_values = checked_mul(g.kernel - 1, checked_add(g.d_inner(), bc));
@@ -29,7 +29,7 @@ uint64_t mamba2_params(uint64_t hidden, const Mamba2Geometry& g, bool conv_bias)
 AttentionSpec mamba1_state(const Mamba1Geometry& g) {
   AttentionSpec a;
   a.kind = AttentionKind::LinearState;
-  a.state_family = "Mamba1";
+  a.state_family = StateFamily::Mamba1;
   a.state_values = checked_mul(g.d_inner, g.state);
   a.conv_values = checked_mul(g.kernel - 1, g.d_inner);
   return a;

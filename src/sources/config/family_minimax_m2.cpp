@@ -33,12 +33,14 @@ void map_minimax_m2(ConfigView& cfg) {
     attn = checked_add(attn, per_layer_norm ? checked_mul(g.heads + g.kv_heads, g.head_dim) : 2 * g.head_dim);
   }
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = full_attention(g);
     layer.feed_forward = moe_spec(moe);
     tally.add_always_active(ParamClass::Attention, attn);
     tally_glu_moe(tally, hidden, moe, router_bias);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   if (cfg.opt_u64("num_mtp_modules", limits::kLayers).value_or(0) > 0) {

@@ -25,12 +25,14 @@ void map_mixtral(ConfigView& cfg) {
 
   const uint64_t attn = gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, false);
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = window && *window > 0 ? window_attention(g, *window) : full_attention(g);
     layer.feed_forward = moe_spec(moe);
     tally.add_always_active(ParamClass::Attention, attn);
     tally_glu_moe(tally, hidden, moe, false);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (Mixtral mapper)");

@@ -49,6 +49,7 @@ void map_nemotron_h(ConfigView& cfg) {
   }
 
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     switch (pattern[il]) {
       case 'M':
@@ -77,6 +78,7 @@ void map_nemotron_h(ConfigView& cfg) {
         cfg.fail("hybrid_override_pattern", fmt::format("has '{}' at layer {}; accepted: M (Mamba2), * (attention), - (MLP), E (MoE)", pattern[il], il));
     }
     tally.add_always_active(ParamClass::Norms, hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (Nemotron-H mapper)");

@@ -40,12 +40,14 @@ void map_qwen(ConfigView& cfg, bool qwen3) {
   uint64_t attn = gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, qkv_bias);
   if (qwen3) attn = checked_add(attn, 2 * g.head_dim);  // q_norm, k_norm
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     layer.attention = windowed && il >= window_from ? window_attention(g, window) : full_attention(g);
     tally.add_always_active(ParamClass::Attention, attn);
     layer.feed_forward = glu_feed_forward(tally, hidden, sparse[il], moe, dense_width, false);
     if (sparse[il] && moe.shared_width) tally.add_always_active(ParamClass::Router, hidden);  // shared_expert_gate
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + (qwen3 ? " geometry (Qwen3 mapper)" : " geometry (Qwen2 mapper)"));

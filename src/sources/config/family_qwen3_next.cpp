@@ -81,6 +81,7 @@ void map_qwen3_next(ConfigView& cfg) {
   };
 
   for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
     LayerConfig layer;
     AttentionSpec& a = layer.attention;
     if (full[il]) {
@@ -88,7 +89,7 @@ void map_qwen3_next(ConfigView& cfg) {
       tally.add_always_active(ParamClass::Attention, attn_full);
     } else {
       a.kind = AttentionKind::LinearState;
-      a.state_family = "GatedDeltaNet";
+      a.state_family = StateFamily::GatedDeltaNet;
       a.state_values = checked_product({v_heads, v_dim, k_dim});
       a.conv_values = checked_mul(kernel - 1, conv_dim);
       tally.add_always_active(ParamClass::Attention, attn_linear);
@@ -96,6 +97,7 @@ void map_qwen3_next(ConfigView& cfg) {
     layer.feed_forward = sparse[il] ? moe_spec(moe) : dense_spec(dense_width);
     ffn_params(tally, sparse[il]);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);
+    layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
 

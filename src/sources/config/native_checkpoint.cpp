@@ -45,6 +45,27 @@ bool bool_at(const nlohmann::json& obj, const char* key) {
   return it != obj.end() && it->is_boolean() && it->get<bool>();
 }
 
+// compressed-tensors: the weight scheme of the first config group (num_bits, type, group_size,
+// strategy), as llm-compressor writes it; empty when it names no format we model.
+std::string compressed_tensors_format(const nlohmann::json& q) {
+  auto groups = q.find("config_groups");
+  if (groups == q.end() || !groups->is_object()) return "";
+  for (const auto& [name, group] : groups->items()) {
+    if (!group.is_object() || !group.contains("weights") || !group["weights"].is_object()) continue;
+    const auto& w = group["weights"];
+    const int64_t bits = int_at(w, "num_bits");
+    const int64_t size = int_at(w, "group_size");
+    const std::string type = lower(string_at(w, "type"));
+    const std::string strategy = lower(string_at(w, "strategy"));
+    if (type == "float" && bits == 8) return "FP8_E4M3";
+    if (type == "float" && bits == 4) return size == 32 ? "MXFP4" : "NVFP4";  // MX blocks of 32, NV blocks of 16
+    if (type == "int" && bits == 4) return size == 32 ? "INT4_G32" : "INT4_G128";  // group 128 and per-channel scales alike: ~4.1 bits
+    if (type == "int" && bits == 8) return strategy == "group" ? "Q8_0" : "INT8_ROWWISE";
+    return "";
+  }
+  return "";
+}
+
 }  // namespace
 
 void apply_native_checkpoint(ConfigView& cfg) {
@@ -70,6 +91,7 @@ void apply_native_checkpoint(ConfigView& cfg) {
     if (method == "fp8") quant_name = "FP8";
     else if (method == "mxfp4" || format.find("mxfp4") != std::string::npos) quant_name = "MXFP4";
     else if (format.find("nvfp4") != std::string::npos || method == "modelopt") quant_name = "NVFP4";
+    else if (method == "compressed-tensors" && !compressed_tensors_format(*q).empty()) quant_name = compressed_tensors_format(*q);
     else if (format == "pack-quantized") quant_name = "INT4_G32";
     else if (format == "float-quantized") quant_name = "FP8_E4M3";
     else if (method == "awq" || method == "gptq") {
@@ -92,6 +114,8 @@ void apply_native_checkpoint(ConfigView& cfg) {
       if (mentions(skip, "shared_expert")) quantized.erase(ParamClass::SharedExperts);
       if (mentions(skip, "mlp.") || mentions(skip, "mlp\\.")) quantized.erase(ParamClass::DenseMlp);
       if (method == "mxfp4") quantized = {ParamClass::RoutedExperts};  // gpt-oss: experts only
+      // GPTQ may quantize the output head too ("lm_head": true); embeddings always stay 16-bit.
+      if (bool_at(*q, "lm_head") && !mentions(skip, "lm_head")) quantized.insert(ParamClass::OutputHead);
     }
   }
 

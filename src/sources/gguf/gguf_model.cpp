@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "sources/config/limits.h"
 #include "sources/gguf/ggml_types.h"
 #include "sources/tensor_classes.h"
@@ -95,11 +96,11 @@ uint64_t default_swa_pattern(const std::string& arch) {
   return it == patterns.end() ? 0 : it->second;
 }
 
-std::string state_family(const std::string& arch) {
-  if (arch == "kimi-linear" || arch == "kimi-k3") return "KDA";
-  if (starts(arch, "qwen3next") || starts(arch, "qwen35")) return "GatedDeltaNet";
-  if (arch == "mamba" || arch == "jamba") return "Mamba1";
-  return "Mamba2";
+StateFamily state_family(const std::string& arch) {
+  if (arch == "kimi-linear" || arch == "kimi-k3") return StateFamily::KDA;
+  if (starts(arch, "qwen3next") || starts(arch, "qwen35")) return StateFamily::GatedDeltaNet;
+  if (arch == "mamba" || arch == "jamba") return StateFamily::Mamba1;
+  return StateFamily::Mamba2;
 }
 
 }  // namespace
@@ -201,6 +202,12 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
       } else {
         if (heads == 0) throw InputError(f.label + ": " + arch + ".attention.head_count", fmt::format("is 0 for layer {}, which has attention tensors", il));
         const uint64_t kv = meta.per_layer("attention.head_count_kv", il, n_block, limits::kHeads).value_or(heads);
+        // Hybrids keep 0 for their recurrent layers; a layer with attention tensors has 1 to
+        // head_count KV heads (grouped-query attention shares each KV head among query heads).
+        if (kv == 0 || kv > heads) {
+          throw InputError(f.label + ": " + arch + ".attention.head_count_kv",
+                           fmt::format("is {} for layer {}, which has attention tensors; 1 to head_count ({}) accepted", kv, il, heads));
+        }
         const uint64_t key_len = meta.opt("attention.key_length", limits::kHeadDim).value_or(m.hidden / heads);
         attn.kind = AttentionKind::Full;
         attn.kv_heads = static_cast<uint32_t>(kv);
@@ -228,7 +235,7 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
       state.state_family = state_family(arch);
       const uint64_t conv = meta.req("ssm.conv_kernel", 64);
       if (conv == 0) throw InputError(f.label + ": " + arch + ".ssm.conv_kernel", "is 0; a short convolution has at least 1 tap");
-      if (state.state_family == "KDA") {  // reference/architectures.md section 5
+      if (state.state_family == StateFamily::KDA) {  // reference/architectures.md section 5
         const uint64_t d = meta.req("kda.head_dim", limits::kStateDim);
         state.state_values = checked_product({heads, d, d});
         state.conv_values = checked_product({3, conv - 1, heads, d});
@@ -239,8 +246,12 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
         state.state_values = checked_mul(d_inner, d_state);
         state.conv_values = checked_mul(conv - 1, checked_add(d_inner, checked_product({2, groups, d_state})));
       }
-      if (attn.kind != AttentionKind::None && arch == "falcon-h1") layer.parallel_mixer = attn;
-      layer.attention = state;
+      if (attn.kind != AttentionKind::None && arch == "falcon-h1") {
+        layer.attention = attn;  // the canonical hybrid-head shape, as the config.json mapper gives it
+        layer.parallel_mixer = state;
+      } else {
+        layer.attention = state;
+      }
     } else {
       layer.attention = attn;
     }
@@ -257,6 +268,11 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
     } else if (const GgufTensor* down = find_prefix(b, "ffn_down")) {
       ff.kind = FeedForwardKind::Dense;
       ff.dense_width = down->ne.empty() ? 0 : down->ne[0];
+    }
+    for (const auto& [name, t] : b) {  // the layer's parameters and bytes, from its tensors
+      const ParamClass c = classify_gguf_tensor(t->name);
+      layer.params[c] = checked_add(layer.params[c], t->elements);
+      layer.stored_bytes[c] = checked_add(layer.stored_bytes[c], t->bytes);
     }
     m.layers.push_back(std::move(layer));
   }
@@ -282,7 +298,7 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
 
   m.id = f.label;
   const GgufValue* name = f.find("general.name");
-  m.name = name && name->type == GgufType::String && !name->s.empty() ? name->s : std::filesystem::path(f.label).filename().string();
+  m.name = printable(name && name->type == GgufType::String && !name->s.empty() ? name->s : std::filesystem::path(f.label).filename().string());
   m.family = "gguf";
   m.architecture = arch;
   m.inputs = {"text"};

@@ -1,29 +1,81 @@
 #include "sources/remote/http_source.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <mutex>
+#include <string_view>
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "sources/remote/location.h"
+#include "sources/remote/range_cache.h"
 
 namespace vc {
 namespace {
 
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kMaxRange = uint64_t{128} << 20;  // one request never asks for more
 
 thread_local std::optional<Clock::time_point> t_deadline;  // RemoteDeadline of this thread
+
+}  // namespace
+
+struct FetchScope::State {
+  FetchPolicy policy;
+  uint64_t bytes_used = 0;
+};
+
+namespace {
+
+thread_local FetchScope::State* t_fetch = nullptr;  // FetchScope of this thread
+
+// Counts `n` header bytes against this thread's FetchPolicy budget.
+void charge_bytes(const std::string& url, uint64_t n) {
+  if (!t_fetch) return;
+  const uint64_t max = t_fetch->policy.max_bytes;
+  if (n > max || t_fetch->bytes_used > max - n) {
+    const std::string limit = max % (uint64_t{1} << 20) == 0 ? fmt::format("{} MiB", max >> 20) : fmt::format("{} bytes", max);
+    throw RemoteError(url, fmt::format("this request may read at most {} of headers in all, summed over every file of a split set or index; "
+                                      "this source needs more", limit));
+  }
+  t_fetch->bytes_used += n;
+}
+
+// Header bytes this thread's FetchPolicy still allows.
+uint64_t bytes_left() {
+  return t_fetch ? t_fetch->policy.max_bytes - t_fetch->bytes_used : UINT64_MAX;
+}
+
+// scheme://host:port of a URL, lower-cased, by curl's own parser (so userinfo, IPv6 brackets
+// and default ports are read as curl will read them); "" when it cannot be parsed.
+std::string origin_of(const std::string& url) {
+  CURLU* u = curl_url();
+  if (!u) return "";
+  std::unique_ptr<CURLU, void (*)(CURLU*)> guard(u, curl_url_cleanup);
+  if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return "";
+  std::string out;
+  for (auto part : {CURLUPART_SCHEME, CURLUPART_HOST, CURLUPART_PORT}) {
+    char* text = nullptr;
+    if (curl_url_get(u, part, &text, part == CURLUPART_PORT ? CURLU_DEFAULT_PORT : 0) != CURLUE_OK || !text) return "";
+    out += text;
+    out += part == CURLUPART_SCHEME ? "://" : part == CURLUPART_HOST ? ":" : "";
+    curl_free(text);
+  }
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
 
 // Milliseconds this thread's deadline leaves (0 when none is set); throws once it has passed.
 long ms_left(const std::string& url) {
@@ -49,6 +101,8 @@ struct Reply {
   bool progress_shown = false;
   Clock::time_point last_progress;
   std::string url;
+  bool public_only = false;
+  bool blocked = false;  // a connection to a non-public address was refused
 };
 
 size_t on_body(char* data, size_t size, size_t n, void* user) {
@@ -102,7 +156,21 @@ int on_progress(void* user, curl_off_t, curl_off_t now_down, curl_off_t, curl_of
   return 0;
 }
 
-// One GET, with a Range header unless `range` is empty; the body is capped at `limit` bytes.
+// Every connection curl opens (the first, each redirect's, each address it tries) passes here, so
+// the address checked is the one connected to: a name that resolves differently later (DNS
+// rebinding) or a redirect to a private address cannot get past.
+curl_socket_t open_checked_socket(void* user, curlsocktype, curl_sockaddr* a) {
+  auto* r = static_cast<Reply*>(user);
+  if (r->public_only && is_non_public_address(&a->addr)) {
+    r->blocked = true;
+    return CURL_SOCKET_BAD;
+  }
+  return ::socket(a->family, a->socktype, a->protocol);
+}
+
+// One GET, with a Range header unless `range` is empty; the body is capped at `limit` bytes. Every
+// request (range reads and the Hub's API listing alike) goes through here, so the token, address
+// and protocol rules hold for all of them.
 Reply get(const std::string& url, const std::string& range, uint64_t limit) {
   global_init();
   Reply r;
@@ -113,15 +181,24 @@ Reply get(const std::string& url, const std::string& range, uint64_t limit) {
   std::unique_ptr<CURL, void (*)(CURL*)> guard(h, curl_easy_cleanup);
   curl_slist* headers = nullptr;
   std::string auth;
-  if (const char* token = std::getenv("HF_TOKEN"); token && *token) {
-    auth = std::string("Authorization: Bearer ") + token;
+  if (const std::string token = token_for_url(url); !token.empty()) {
+    // curl drops a custom Authorization header when a redirect leaves this scheme, host and port.
+    auth = "Authorization: Bearer " + token;
     headers = curl_slist_append(headers, auth.c_str());
   }
+  r.public_only = t_fetch && t_fetch->policy.public_addresses_only;
   std::unique_ptr<curl_slist, void (*)(curl_slist*)> hguard(headers, curl_slist_free_all);
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
   if (!range.empty()) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");        // no file://, ftp:// ... at all,
+  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");  // nor through a redirect
+  if (r.public_only) {
+    curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_checked_socket);
+    curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &r);
+    curl_easy_setopt(h, CURLOPT_PROXY, "");  // a proxy would connect on our behalf, unchecked
+  }
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(h, CURLOPT_USERAGENT, "vramcalc/0.1 (headers only)");
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -142,16 +219,21 @@ Reply get(const std::string& url, const std::string& range, uint64_t limit) {
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
   if (r.overflowed) {
     if (r.status >= 400) return r;  // an error page longer than the range: the status says it all
-    if (range.empty()) throw InputError(url, fmt::format("the answer is larger than the {} bytes accepted for it", limit));
+    if (range.empty()) return r;  // a plain GET's caller says which limit was passed
     if (r.status == 200) {
-      throw InputError(url, "the server ignores HTTP Range requests (it answered 200 with the whole file); vramcalc reads headers only and will not download it");
+      throw RemoteError(url, "the server ignores HTTP Range requests (it answered 200 with the whole file); vramcalc reads headers only and will not download it");
     }
-    throw InputError(url, fmt::format("the server sent more than the {} bytes asked for (HTTP {})", limit, r.status));
+    throw RemoteError(url, fmt::format("the server sent more than the {} bytes asked for (HTTP {})", limit, r.status));
   }
   if (rc == CURLE_OPERATION_TIMEDOUT && left > 0) {  // curl's limit was the deadline's time left
     throw RemoteTimeout(url, "no answer within the time allowed for remote reads; the server is slow or unreachable");
   }
-  if (rc != CURLE_OK) throw InputError(url, std::string("cannot fetch: ") + curl_easy_strerror(rc));
+  if (r.blocked) {
+    throw RemoteError(url, "refused: it (or a redirect from it) resolves to a loopback, private, link-local or other non-public address, "
+                          "which this server does not read (its operator can allow them with --allow-private-sources)");
+  }
+  if (rc == CURLE_UNSUPPORTED_PROTOCOL) throw RemoteError(url, "refused: only http:// and https:// are read, redirects included");
+  if (rc != CURLE_OK) throw RemoteError(url, std::string("cannot fetch: ") + curl_easy_strerror(rc));
   return r;
 }
 
@@ -160,34 +242,24 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
 }
 
 [[noreturn]] void fail_status(const std::string& url, long status) {
-  if (status == 404) throw InputError(url, "not found (HTTP 404); check the organisation, repository, revision and file name");
-  if (status == 401 || status == 403) throw InputError(url, fmt::format("access denied (HTTP {}); for gated or private repositories set HF_TOKEN", status));
-  if (status == 416) throw InputError(url, "the server refused the byte range (HTTP 416): the file is shorter than its header says");
-  throw InputError(url, fmt::format("unexpected HTTP status {}", status));
+  if (status == 404) throw RemoteError(url, "not found (HTTP 404); check the organisation, repository, revision and file name");
+  if (status == 401 || status == 403) throw RemoteError(url, fmt::format("access denied (HTTP {}); gated or private repositories need a Hugging Face token (CLI: HF_TOKEN; API: an Authorization: Bearer header)", status));
+  if (status == 416) throw RemoteError(url, "the server refused the byte range (HTTP 416): the file is shorter than its header says");
+  throw RemoteError(url, fmt::format("unexpected HTTP status {}", status));
 }
 
 // "bytes 0-0/12345" -> 12345.
 uint64_t total_from_content_range(const std::string& url, const std::string& cr) {
   auto slash = cr.find('/');
   if (cr.rfind("bytes ", 0) != 0 || slash == std::string::npos || slash + 1 >= cr.size() || cr.size() - slash > 21) {
-    throw InputError(url, "the server answered a Range request without a usable Content-Range ('" + cr + "')");
+    throw RemoteError(url, "the server answered a Range request without a usable Content-Range header");
   }
   uint64_t total = 0;
   for (size_t i = slash + 1; i < cr.size(); ++i) {
-    if (cr[i] < '0' || cr[i] > '9') throw InputError(url, "Content-Range has no total size ('" + cr + "')");
+    if (cr[i] < '0' || cr[i] > '9') throw RemoteError(url, "the server's Content-Range header has no total size");
     total = checked_add(checked_mul(total, 10), static_cast<uint64_t>(cr[i] - '0'));
   }
   return total;
-}
-
-std::string cache_key(const std::string& url, const std::string& etag, uint64_t offset, uint64_t n) {
-  // FNV-1a 64 over the identifying text: stable across runs and platforms.
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : url + '\n' + etag + '\n' + std::to_string(offset) + '\n' + std::to_string(n)) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}-{}-{}", h, offset, n);
 }
 
 class HttpSource final : public ByteSource {
@@ -195,7 +267,7 @@ class HttpSource final : public ByteSource {
   explicit HttpSource(std::string url) : url_(std::move(url)) {
     Reply r = get_range(url_, 0, 0, 1);
     if (r.status == 200) {
-      throw InputError(url_, "the server ignores HTTP Range requests (it answered 200 to a 1-byte range); vramcalc reads headers only and will not download the whole file");
+      throw RemoteError(url_, "the server ignores HTTP Range requests (it answered 200 to a 1-byte range); vramcalc reads headers only and will not download the whole file");
     }
     if (r.status != 206) fail_status(url_, r.status);
     size_ = total_from_content_range(url_, r.content_range);
@@ -209,33 +281,29 @@ class HttpSource final : public ByteSource {
 
   void read_at(uint64_t offset, char* dst, uint64_t n) override {
     if (offset > size_ || n > size_ - offset) {
-      throw InputError(url_, fmt::format("is truncated: needs bytes up to {} but the server reports {} bytes", checked_add(offset, n), size_));
+      throw RemoteError(url_, fmt::format("is truncated: needs bytes up to {} but the server reports {} bytes", checked_add(offset, n), size_));
     }
     if (n == 0) return;
-    if (n > kMaxRange) throw InputError(url_, "a header read of more than 128 MiB was refused");
-    const fs::path cached = cache_path(offset, n);
-    if (!cached.empty()) {
-      std::ifstream in(cached, std::ios::binary);
-      if (in && in.read(dst, static_cast<std::streamsize>(n)) && static_cast<uint64_t>(in.gcount()) == n) return;
+    if (n > kMaxRange) throw RemoteError(url_, "a header read of more than 128 MiB was refused");
+    ms_left(url_);         // the deadline covers parsing too: checked between reads, cache hits included
+    charge_bytes(url_, n);
+    // Only ranges of a resource with an ETag are cached: without one, staleness cannot be seen.
+    if (!etag_.empty()) {
+      if (auto hit = range_cache_get(url_, etag_, offset, n)) {
+        std::copy(hit->begin(), hit->end(), dst);
+        return;
+      }
     }
     Reply r = get_range(url_, offset, offset + n - 1, n);
-    if (r.status == 200) throw InputError(url_, "the server stopped honouring Range requests (HTTP 200); not downloading the whole file");
+    if (r.status == 200) throw RemoteError(url_, "the server stopped honouring Range requests (HTTP 200); not downloading the whole file");
     if (r.status != 206) fail_status(url_, r.status);
-    if (r.body.size() != n) throw InputError(url_, fmt::format("the server sent {} bytes for a range of {}", r.body.size(), n));
+    if (r.body.size() != n) throw RemoteError(url_, fmt::format("the server sent {} bytes for a range of {}", r.body.size(), n));
     fetched_ += n;
     std::copy(r.body.begin(), r.body.end(), dst);
-    if (!cached.empty()) write_cache_file(cached.string(), r.body);
+    if (!etag_.empty()) range_cache_put(url_, etag_, offset, r.body);
   }
 
  private:
-  // Only ranges of a resource with an ETag are cached: without one, staleness cannot be seen.
-  fs::path cache_path(uint64_t offset, uint64_t n) const {
-    if (etag_.empty()) return {};
-    const std::string dir = http_cache_dir();
-    if (dir.empty()) return {};
-    return fs::path(dir) / cache_key(url_, etag_, offset, n);
-  }
-
   std::string url_;
   std::string etag_;
   uint64_t size_ = 0;
@@ -246,9 +314,35 @@ class HttpSource final : public ByteSource {
 
 std::unique_ptr<ByteSource> open_http_source(const std::string& url) { return std::make_unique<HttpSource>(url); }
 
-std::string http_get_text(const std::string& url, uint64_t max_bytes) {
-  Reply r = get(url, "", max_bytes);
+std::string http_get_text(const std::string& url, uint64_t max_bytes, const std::string& immutable_tag) {
+  ms_left(url);
+  // A size record beside the body says how long the cached body is (cache keys name a length).
+  const std::string size_key = url + "#size";
+  if (!immutable_tag.empty()) {
+    if (auto size = range_cache_get(size_key, immutable_tag, 0, 8); size && size->size() == 8) {
+      uint64_t n = 0;
+      for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>((*size)[static_cast<size_t>(i)]);
+      if (n <= max_bytes) {
+        if (auto hit = range_cache_get(url, immutable_tag, 0, n)) {
+          charge_bytes(url, n);
+          return std::move(*hit);
+        }
+      }
+    }
+  }
+  // Read at most one byte past the budget, so an answer over it is refused by charge_bytes' own words.
+  const uint64_t budget = bytes_left();
+  const bool budget_bound = budget < max_bytes;
+  Reply r = get(url, "", budget_bound ? budget + 1 : max_bytes);
   if (r.status != 200) fail_status(url, r.status);
+  if (r.overflowed && !budget_bound) throw RemoteError(url, fmt::format("the answer is larger than the {} bytes accepted for it", max_bytes));
+  charge_bytes(url, r.overflowed ? budget + 1 : r.body.size());
+  if (!immutable_tag.empty()) {
+    std::string size;
+    for (int i = 0; i < 8; ++i) size += static_cast<char>((uint64_t{r.body.size()} >> (8 * i)) & 0xff);
+    range_cache_put(url, immutable_tag, 0, r.body);
+    range_cache_put(size_key, immutable_tag, 0, size);
+  }
   return std::move(r.body);
 }
 
@@ -257,24 +351,50 @@ bool http_exists(const std::string& url) {
   return r.status == 206 || r.status == 200;
 }
 
-void write_cache_file(const std::string& where, const std::string& bytes) {
-  const fs::path path(where);
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) return;  // a cache that cannot be written is not an error
-  const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return;
-  }
-  fs::rename(tmp, path, ec);
+FetchScope::FetchScope(FetchPolicy policy) : previous_(t_fetch), state_(std::make_unique<State>(State{std::move(policy), 0})) {
+  t_fetch = state_.get();
 }
 
-std::string http_cache_dir() {
-  if (const char* d = std::getenv("VRAMCALC_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/vramcalc";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/vramcalc";
-  return "";
+FetchScope::~FetchScope() { t_fetch = previous_; }
+
+bool is_token_text(const std::string& token) {
+  if (token.empty() || token.size() > 512) return false;
+  for (char c : token) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("-._~+/=").find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+std::string token_for_url(const std::string& url) {
+  std::string token;
+  if (t_fetch && t_fetch->policy.token) token = *t_fetch->policy.token;
+  else if (const char* env = std::getenv("HF_TOKEN"); env && *env) token = env;
+  if (token.empty() || !is_token_text(token)) return "";
+  // Only the configured endpoint's origin: hf_endpoint() is https unless the user set another.
+  const std::string endpoint = origin_of(hf_endpoint());
+  return !endpoint.empty() && origin_of(url) == endpoint ? token : "";
+}
+
+bool is_non_public_address(const sockaddr* addr) {
+  auto v4_blocked = [](uint32_t a) {
+    const auto in = [a](uint32_t net, int bits) { return (a >> (32 - bits)) == (net >> (32 - bits)); };
+    return in(0x00000000, 8) || in(0x0a000000, 8) || in(0x64400000, 10) || in(0x7f000000, 8) || in(0xa9fe0000, 16) ||
+           in(0xac100000, 12) || in(0xc0000000, 24) || in(0xc0a80000, 16) || in(0xc6120000, 15) || in(0xe0000000, 4) ||
+           in(0xf0000000, 4);
+  };
+  if (addr->sa_family == AF_INET) return v4_blocked(ntohl(reinterpret_cast<const sockaddr_in*>(addr)->sin_addr.s_addr));
+  if (addr->sa_family != AF_INET6) return true;  // only IPv4 and IPv6 are ever expected
+  const auto& b = reinterpret_cast<const sockaddr_in6*>(addr)->sin6_addr.s6_addr;
+  const bool mapped = std::all_of(b, b + 10, [](uint8_t x) { return x == 0; }) && b[10] == 0xff && b[11] == 0xff;
+  const bool nat64 = b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && std::all_of(b + 4, b + 12, [](uint8_t x) { return x == 0; });
+  if (mapped || nat64) return v4_blocked(uint32_t{b[12]} << 24 | uint32_t{b[13]} << 16 | uint32_t{b[14]} << 8 | b[15]);
+  const bool unspecified_or_loopback = std::all_of(b, b + 15, [](uint8_t x) { return x == 0; }) && b[15] <= 1;
+  const bool unique_local = (b[0] & 0xfe) == 0xfc;
+  const bool link_local = b[0] == 0xfe && (b[1] & 0xc0) == 0x80;
+  const bool site_local = b[0] == 0xfe && (b[1] & 0xc0) == 0xc0;
+  const bool multicast = b[0] == 0xff;
+  const bool v4_compatible = std::all_of(b, b + 12, [](uint8_t x) { return x == 0; });
+  return unspecified_or_loopback || unique_local || link_local || site_local || multicast || v4_compatible;
 }
 
 RemoteDeadline::RemoteDeadline(std::chrono::milliseconds budget) : previous_(t_deadline) {

@@ -4,13 +4,11 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
 
 #include "core/error.h"
 #include "sources/remote/http_source.h"
@@ -18,7 +16,6 @@
 namespace vc {
 namespace {
 
-namespace fs = std::filesystem;
 constexpr uint64_t kMaxListingBytes = uint64_t{32} << 20;
 constexpr size_t kMaxFiles = 100000;
 constexpr size_t kMaxPath = 1000;
@@ -40,23 +37,6 @@ bool safe_path(const std::string& p) {
 std::string utc_now() {
   const auto now = std::chrono::floor<std::chrono::minutes>(std::chrono::system_clock::now());
   return fmt::format("{:%Y-%m-%dT%H:%MZ}", now);
-}
-
-// Commit-pinned listings on disk: the name says what they are, no hashing needed (ORG, REPO and a
-// commit id hold only [A-Za-z0-9._-]).
-fs::path disk_cache_path(const HubSpec& spec) {
-  const std::string dir = http_cache_dir();
-  if (dir.empty() || !is_commit_id(spec.revision)) return {};
-  return fs::path(dir) / ("hub-listing-" + spec.org + "--" + spec.repo + "--" + spec.revision + ".json");
-}
-
-std::string read_cached(const fs::path& p) {
-  std::error_code ec;
-  if (p.empty() || !fs::is_regular_file(p, ec) || fs::file_size(p, ec) > kMaxListingBytes) return "";
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -105,28 +85,34 @@ HubListing list_hub_repository(const HubSpec& spec, const std::string& subject) 
   static std::mutex mu;
   static std::map<std::string, HubListing> seen;  // one read per process and listing
   const std::string url = hub_listing_url(spec);
+  // A private repository's listing must never answer a caller without its token (the server
+  // serves callers with different tokens): the process cache is keyed by the token's hash, and
+  // only listings read without a token go to disk.
+  const std::string token = token_for_url(url);
+  const std::string key = token.empty() ? url : url + "\ntoken " + std::to_string(std::hash<std::string>{}(token));
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (auto it = seen.find(url); it != seen.end()) return it->second;
+    if (auto it = seen.find(key); it != seen.end()) return it->second;
   }
-  const fs::path cached = disk_cache_path(spec);
-  std::string text = read_cached(cached);
-  const bool from_disk = !text.empty();
+  // A listing at a commit id never changes, so it is cached on disk like a range (integrity
+  // check, 0700/0600, the size cap); a branch or tag is listed afresh once per process.
+  const std::string immutable_tag = token.empty() && is_commit_id(spec.revision) ? "commit:" + spec.revision : "";
   HubListing out;
   try {
-    if (!from_disk) text = http_get_text(url, kMaxListingBytes);
-    out = parse_hub_listing(text, url);
+    out = parse_hub_listing(http_get_text(url, kMaxListingBytes, immutable_tag), url);
   } catch (const RemoteTimeout&) {
     throw;
+  } catch (const RemoteError& e) {
+    throw RemoteError(subject, "cannot list hf:" + spec.repo_id() + "@" + spec.revision + ": " + e.what());
   } catch (const InputError& e) {
     throw InputError(subject, "cannot list hf:" + spec.repo_id() + "@" + spec.revision + ": " + e.what());
   }
   out.repo_id = spec.repo_id();
   out.revision = spec.revision;
   out.read_at = utc_now();
-  if (!from_disk && !cached.empty()) write_cache_file(cached.string(), text);
   std::lock_guard<std::mutex> lock(mu);
-  seen[url] = out;
+  if (seen.size() >= 64) seen.clear();  // a long-running server lists many repositories: stay bounded
+  seen[key] = out;
   return out;
 }
 

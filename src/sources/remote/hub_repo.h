@@ -3,7 +3,7 @@
 // model_info(files_metadata=True) does: GET {endpoint}/api/models/{org}/{repo}/revision/{rev}?blobs=true
 // answers {"sha", "lastModified", "siblings": [{"rfilename", "size", "lfs": {"size"}}]}.
 // The answer is bounded (32 MiB, 100,000 files), each path checked, and kept for the process; a
-// listing at a commit id (40 hex digits) never changes, so it is also cached on disk.
+// listing at a commit id (40 hex digits) never changes, so it is also cached on disk (range_cache.h).
 #include <cstdint>
 #include <string>
 #include <vector>

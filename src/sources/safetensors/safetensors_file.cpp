@@ -6,6 +6,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/strict_json.h"
 #include "sources/io/bounded_reader.h"
 
 namespace vc {
@@ -53,7 +54,10 @@ SafetensorsFile read_safetensors(ByteSource& src) {
   r.bytes(text.data(), n, "header");
   if (text.empty() || text.front() != '{') r.fail("header does not start with '{'; not a safetensors file");
   if (json_depth(text) > safetensors_limits::kMaxDepth) r.fail("header nests JSON deeper than 8 levels; real headers are 3 deep");
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  StrictJson parsed = parse_strict_json(text);
+  text = std::string();  // the DOM below is what is held from here on
+  if (!parsed.duplicate_key.empty()) r.fail("header names '" + parsed.duplicate_key + "' twice; each tensor name must be unique");
+  const nlohmann::json& doc = parsed.doc;
   if (doc.is_discarded() || !doc.is_object()) r.fail("header is not a valid JSON object");
   if (doc.size() > safetensors_limits::kMaxTensors) r.fail("header lists more than 2^20 tensors");
 

@@ -1,0 +1,221 @@
+#include "engines/engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "core/units.h"
+#include "engines/engine_impl.h"
+#include "engines/vllm_profile.h"
+
+namespace vc {
+
+const char* to_string(EngineKind kind) {
+  switch (kind) {
+    case EngineKind::Rule: return "rule";
+    case EngineKind::LlamaCpp: return "llamacpp";
+    case EngineKind::Vllm: return "vllm";
+    case EngineKind::Sglang: return "sglang";
+  }
+  return "rule";
+}
+
+EngineKind parse_engine(const std::string& text, const std::string& subject) {
+  std::string s;
+  for (char c : text) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "rule" || s == "generic") return EngineKind::Rule;
+  if (s == "llamacpp" || s == "llama.cpp" || s == "llama-cpp") return EngineKind::LlamaCpp;
+  if (s == "vllm") return EngineKind::Vllm;
+  if (s == "sglang") return EngineKind::Sglang;
+  throw InputError(subject, "'" + text + "' is not an engine; accepted: " + kEngineNames);
+}
+
+const char* to_string(AllocKind kind) {
+  switch (kind) {
+    case AllocKind::Weights: return "weights";
+    case AllocKind::Kv: return "kv";
+    case AllocKind::State: return "state";
+    case AllocKind::Compute: return "compute";
+    case AllocKind::Activation: return "activation";
+    case AllocKind::Output: return "output";
+    case AllocKind::RuntimeReserve: return "runtime_reserve";
+    case AllocKind::CudaGraphs: return "cuda_graphs";
+    case AllocKind::Other: return "other";
+  }
+  return "other";
+}
+
+uint64_t DeviceAllocation::bytes(AllocKind kind) const {
+  uint64_t n = 0;
+  for (const auto& l : lines) if (l.kind == kind) n = checked_add(n, l.bytes);
+  return n;
+}
+
+void DeviceAllocation::add(Allocation a) {
+  total_bytes = checked_add(total_bytes, a.bytes);
+  lines.push_back(std::move(a));
+}
+
+uint64_t EngineAnswer::bytes(AllocKind kind) const {
+  uint64_t n = 0;
+  for (const auto& d : devices) n = checked_add(n, d.bytes(kind));
+  return n;
+}
+
+std::optional<bool> EngineAnswer::fits() const {
+  std::optional<bool> all;
+  for (const auto& d : devices) {
+    if (!d.fits) continue;
+    all = all.value_or(true) && *d.fits;
+  }
+  return all;
+}
+
+const DeviceAllocation* EngineAnswer::tightest() const {
+  const DeviceAllocation* best = nullptr;
+  int64_t room = 0;
+  for (const auto& d : devices) {
+    if (!d.capacity || d.name == "host") continue;
+    const int64_t r = static_cast<int64_t>(*d.capacity) - static_cast<int64_t>(d.total_bytes);
+    if (!best || r < room) best = &d, room = r;
+  }
+  return best;
+}
+
+namespace engines {
+
+AllocKind kind_of_line(const std::string& id) {
+  if (id == "weights") return AllocKind::Weights;
+  if (id.rfind("cache.", 0) == 0) return AllocKind::Kv;
+  if (id.rfind("state.", 0) == 0) return AllocKind::State;
+  if (id == "overhead") return AllocKind::RuntimeReserve;
+  return AllocKind::Other;
+}
+
+Allocation from_line(const Line& l) { return {kind_of_line(l.id), l.label, l.bytes, l.formula, l.assumption, l.source}; }
+
+std::string rank_name(uint64_t rank, uint64_t tp) { return fmt::format("rank {} (tp{} pp{})", rank, rank % tp, rank / tp); }
+
+Allocation even_weights_line(uint64_t weight_bytes, uint64_t tp, uint64_t pp, const std::string& source) {
+  return {AllocKind::Weights, "Weights on this rank", ceil_div(weight_bytes, checked_mul(tp, pp)),
+          fmt::format("{} / (tp {} x pp {})", format_count(weight_bytes), tp, pp), "weights split evenly over the ranks", source};
+}
+
+void finish(EngineAnswer& a) {
+  a.total_bytes = 0;
+  for (auto& d : a.devices) {
+    if (d.capacity && !d.fits) d.fits = d.total_bytes <= *d.capacity;
+    a.total_bytes = checked_add(a.total_bytes, d.total_bytes);
+  }
+}
+
+}  // namespace engines
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The tensor- and pipeline-parallel degrees a split implies on the box (1 x 1 without one).
+std::pair<uint64_t, uint64_t> parallel_degrees(const EngineRequest& r) {
+  if (!r.box || r.box->gpus.empty()) return {1, 1};
+  const uint64_t count = r.box->device_count();
+  switch (r.split) {
+    case SplitMode::Layer:
+    case SplitMode::Pipeline: return {1, count};
+    case SplitMode::Tensor: return {r.box->gpus.size(), r.box->nodes};
+    case SplitMode::Expert:
+    case SplitMode::TensorExpert: return {count, 1};
+  }
+  return {1, 1};
+}
+
+}  // namespace
+
+EngineRun engine_run_for(const EngineRequest& r) {
+  const Scenario& s = r.scenario;
+  EngineRun run;
+  run.engine = s.engine;
+  // llama.cpp: the whole context over -np sequences, the cache type on K and V, everything offloaded
+  // to the GPUs (split by memory, as llama.cpp's -ts does from free memory), or none without GPUs.
+  run.llamacpp.n_ctx = checked_mul(s.context, s.sequences);
+  run.llamacpp.n_seq = s.sequences;
+  run.llamacpp.type_k = run.llamacpp.type_v = s.cache_dtype;
+  const bool no_gpu = r.box && r.box->gpus.empty();
+  run.placement.n_gpu_layers = no_gpu ? 0 : 1u << 20;
+  if (r.box && !r.box->gpus.empty()) {
+    run.placement.devices = r.box->gpus.size();
+    if (r.box->gpus.size() > 1) {
+      for (const auto& g : r.box->gpus) run.placement.tensor_split.push_back(static_cast<double>(g.memory_bytes) / 1e9);  // -ts by memory, in GB
+    }
+  }
+  // vLLM: max_model_len is the context; the cache dtype as vLLM spells it; TP x PP from the split.
+  const auto [tp, pp] = parallel_degrees(r);
+  run.vllm.kv.max_model_len = s.context;
+  run.vllm.kv.tensor_parallel = tp;
+  run.vllm.kv.pipeline_parallel = pp;
+  // vLLM and SGLang store f16/bf16 (the model dtype) or fp8 only: anything else is refused there.
+  const bool serving = s.engine == EngineKind::Vllm || s.engine == EngineKind::Sglang;
+  run.vllm.kv.kv_cache_dtype = serving ? vllm_cache_dtype_from_scenario(s.cache_dtype) : (lower(s.cache_dtype).rfind("fp8", 0) == 0 ? "fp8" : "auto");
+  if (r.box && !r.box->gpus.empty()) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
+  if (r.card_bytes) run.vllm.card_bytes = r.card_bytes;
+  return run;
+}
+
+void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const ScenarioGiven& given) {
+  sc.engine = run.engine;
+  if (run.engine == EngineKind::LlamaCpp) {
+    if (!given.context) sc.context = std::max<uint64_t>(1, run.llamacpp.n_ctx / run.llamacpp.n_seq);
+    if (!given.sequences) sc.sequences = run.llamacpp.n_seq;
+    if (!given.cache_dtype) sc.cache_dtype = run.llamacpp.type_k;
+  }
+  if (run.engine == EngineKind::Vllm && !given.context) sc.context = run.vllm.kv.max_model_len;
+  if (run.engine == EngineKind::Sglang && !given.context && run.sglang.context_length) sc.context = run.sglang.context_length;
+}
+
+std::string command_model(const EngineInputs& in) { return in.command.empty() ? "" : parse_engine_command(in.command).model; }
+
+EngineRequest engine_request(const Model& model, Scenario scenario, const EngineInputs& in, const ScenarioGiven& given) {
+  EngineRequest r;
+  r.model = &model;
+  scenario.engine = parse_engine(in.engine, "--engine");
+  if (!in.command.empty()) {
+    EngineRun run = parse_engine_command(in.command);
+    apply_command_to_scenario(run, scenario, given);
+    r.command = std::move(run);
+  }
+  if (!in.gpu.empty()) {
+    Box box;
+    box.gpus = parse_gpus(in.gpu, "--gpu");
+    r.box = std::move(box);
+  }
+  if (!in.gpu_memory.empty()) {
+    const uint64_t card = parse_bytes(in.gpu_memory, "--gpu-memory");
+    if (r.command) r.command->vllm.card_bytes = r.command->sglang.card_bytes = card;
+    r.card_bytes = card;
+  }
+  r.scenario = std::move(scenario);
+  return r;
+}
+
+EngineAnswer run_engine(const EngineRequest& r) {
+  if (!r.model) throw std::logic_error("run_engine: no model");
+  EngineRun run = r.command ? *r.command : engine_run_for(r);
+  if (r.command && r.box && !r.box->gpus.empty() && run.vllm.card_bytes == 0) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
+  const EngineKind kind = r.command ? r.command->engine : r.scenario.engine;
+  switch (kind) {
+    case EngineKind::Rule: return engines::rule(r);
+    case EngineKind::LlamaCpp: return engines::llamacpp(r, run);
+    case EngineKind::Vllm: return engines::vllm(r, run);
+    case EngineKind::Sglang: return engines::sglang(r, run);
+  }
+  return engines::rule(r);
+}
+
+}  // namespace vc

@@ -1,0 +1,107 @@
+#pragma once
+// One engine model behind every answer. An engine takes the model, the scenario and the devices
+// and returns what it allocates PER DEVICE, by kind (weights, KV, state, compute or activation,
+// output, runtime reserve, CUDA graphs), every line with its formula, assumption and source.
+// estimate, sweep, compare, plan, check, builds and the API all read their figures from here:
+//   rule      the percentage rule (weights + cache + state, plus 15%); the default
+//   llamacpp  CUDA0..N and host per -ngl / -ts / -ot; KV with its layers; compute per device
+//   vllm      per rank of TP x PP: gpu_memory_utilization budget, profile-run activation, KV pool
+//   sglang    per rank: mem_fraction_static budget, token pool
+// The path from model to per-device answer: docs/design-notes.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engines/engine_kind.h"
+#include "engines/engine_run.h"
+#include "estimate/estimate.h"
+#include "plan/hardware.h"
+#include "plan/split.h"
+
+namespace vc {
+
+enum class AllocKind { Weights, Kv, State, Compute, Activation, Output, RuntimeReserve, CudaGraphs, Other };
+const char* to_string(AllocKind kind);  // "weights", "kv", "state", "compute", ..., "runtime_reserve", "cuda_graphs"
+
+struct Allocation {
+  AllocKind kind = AllocKind::Other;
+  std::string label;
+  uint64_t bytes = 0;
+  std::string formula;
+  std::string assumption;
+  std::string source;
+};
+
+struct DeviceAllocation {
+  std::string name;                 // "CUDA0", "host", "rank 0 (tp0 pp0)", "all devices"
+  std::optional<uint64_t> capacity; // none: no device given (or host memory not given)
+  std::vector<Allocation> lines;
+  uint64_t total_bytes = 0;
+  std::optional<bool> fits;         // none when there is no capacity to compare with
+  uint64_t bytes(AllocKind kind) const;
+  void add(Allocation a);           // appends and keeps total_bytes
+};
+
+using SettingValue = std::variant<uint64_t, double, bool, std::string>;
+struct Setting {
+  std::string name;  // as the engine spells its flag: "n_ctx", "gpu_memory_utilization"
+  SettingValue value;
+};
+
+struct EngineAnswer {
+  EngineKind engine = EngineKind::Rule;
+  std::string version_modelled;   // the engine source the rules were read from
+  std::vector<Setting> settings;  // what was assumed
+  std::vector<DeviceAllocation> devices;
+  uint64_t total_bytes = 0;       // the sum of the devices' totals
+  std::optional<uint64_t> kv_tokens;     // vLLM / SGLang: tokens the KV pool holds
+  std::optional<double> max_concurrency; // vLLM / SGLang: requests of the scenario's context at once
+  std::vector<std::string> notes;
+  uint64_t bytes(AllocKind kind) const;  // over all devices
+  // Every device with a capacity fits (and, for pool engines, one request of the context fits);
+  // none when no device has a capacity.
+  std::optional<bool> fits() const;
+  // The GPU device with the least room, or nullptr when none has a capacity.
+  const DeviceAllocation* tightest() const;
+};
+
+// A pasted command sets the scenario where the user gave no flag for it: context, sequences, cache dtype.
+struct ScenarioGiven {
+  bool context = false, sequences = false, cache_dtype = false;
+};
+
+struct EngineRequest {
+  const Model* model = nullptr;
+  Scenario scenario;                 // scenario.engine picks the engine
+  std::optional<Box> box;            // the devices; none: one unnamed device without capacity
+  SplitMode split = SplitMode::Layer;  // how devices divide the model (rule; vLLM/SGLang TP/PP)
+  uint64_t per_device_fixed = 0;       // rule on a box: bytes added per device (--per-device)
+  uint64_t card_bytes = 0;             // one card's memory when no box names it (--gpu-memory)
+  std::optional<EngineRun> command;  // a pasted engine command (its flags override the scenario's)
+};
+
+EngineAnswer run_engine(const EngineRequest& request);
+
+// The engine inputs as a user types them, shared by the CLI's flags and the API's parameters
+// (engine, engine-command, gpu, gpu-memory) so both accept and refuse the same things.
+struct EngineInputs {
+  std::string engine = "rule";
+  std::string command;     // a pasted engine command line
+  std::string gpu;         // devices ("RTX 4090", "H100-sxm x8"); empty: none given
+  std::string gpu_memory;  // one card's memory ("80GB") when no --gpu names it
+};
+// The request for `model`: parses the inputs, lets a pasted command set the scenario where the
+// user gave no flag (`given`), and names the model the command names in `command_model`.
+EngineRequest engine_request(const Model& model, Scenario scenario, const EngineInputs& inputs, const ScenarioGiven& given = {});
+// The model a pasted command names (-m / serve argument), or "".
+std::string command_model(const EngineInputs& inputs);
+
+// The engine settings a scenario implies when no command is pasted (llama.cpp: -c = context x
+// sequences, -np, -ctk/-ctv = cache dtype, -ngl all, -ts by device memory; vLLM/SGLang: max
+// model length = context, TP/PP from the split).
+EngineRun engine_run_for(const EngineRequest& request);
+void apply_command_to_scenario(const EngineRun& run, Scenario& scenario, const ScenarioGiven& given);
+
+}  // namespace vc

@@ -1,0 +1,22 @@
+#pragma once
+// The engines behind run_engine (engine.h), one file each; shared helpers for building answers.
+#include "engines/engine.h"
+
+namespace vc::engines {
+
+EngineAnswer rule(const EngineRequest& request);
+EngineAnswer llamacpp(const EngineRequest& request, const EngineRun& run);
+EngineAnswer vllm(const EngineRequest& request, const EngineRun& run);
+EngineAnswer sglang(const EngineRequest& request, const EngineRun& run);
+
+// The allocation kind of an estimate line ("weights", "cache.*", "state.*", "overhead").
+AllocKind kind_of_line(const std::string& line_id);
+Allocation from_line(const Line& line);
+// A serving engine's rank i of TP x PP, named "rank 3 (tp1 pp1)" (TP varies fastest, as vLLM numbers them).
+std::string rank_name(uint64_t rank, uint64_t tensor_parallel);
+// One rank's share of the weights when they split evenly over tp x pp ranks.
+Allocation even_weights_line(uint64_t weight_bytes, uint64_t tensor_parallel, uint64_t pipeline_parallel, const std::string& source);
+// Sets total_bytes and every device's fits from its capacity.
+void finish(EngineAnswer& answer);
+
+}  // namespace vc::engines

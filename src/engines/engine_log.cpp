@@ -1,0 +1,236 @@
+#include "engines/engine_log.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "catalogue/catalogue.h"
+#include "catalogue/embedded_data.h"
+#include "core/error.h"
+#include "engines/llamacpp_profile.h"
+#include "engines/serving_dtype.h"
+#include "sources/resolver.h"
+
+namespace vc {
+namespace {
+
+constexpr size_t kMaxLog = 16u << 20;
+constexpr double kGiB = 1073741824.0;
+constexpr double kMiB = 1048576.0;
+const char* const kExpected =
+    "expected a start-up log of vLLM (lines such as \"GPU KV cache size: N tokens\" or \"Available KV cache memory\"), SGLang (\"KV Cache is "
+    "allocated. #tokens:\" or \"max_total_num_tokens=\") or llama.cpp (\"llama_kv_cache\" / \"llama_context: n_ctx\")";
+
+double to_number(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  try {
+    return std::stod(s);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// The first capture of `re` in `text`, or "".
+std::string find(const std::string& text, const std::regex& re) {
+  std::smatch m;
+  return std::regex_search(text, m, re) ? m[1].str() : std::string();
+}
+
+// `key` in a printed Python dict or dataclass: 'key': value or key=value; quotes stripped.
+std::string setting(const std::string& text, const std::string& key) {
+  std::smatch m;
+  const std::regex dict("'" + key + "': ('([^']*)'|[^,}]+)");
+  if (std::regex_search(text, m, dict)) return m[2].matched ? m[2].str() : m[1].str();
+  const std::regex kv("[(, ]" + key + "=('([^']*)'|[^,)]+)");
+  if (std::regex_search(text, m, kv)) return m[2].matched ? m[2].str() : m[1].str();
+  return "";
+}
+
+bool present(const std::string& v) { return !v.empty() && v != "None" && v != "null"; }
+
+void parse_vllm(const std::string& text, EngineLog& log) {
+  auto& v = log.run.vllm;
+  log.model = setting(text, "model");
+  if (!present(log.model)) log.model = setting(text, "model_tag");
+  if (auto s = setting(text, "max_model_len"); present(s)) v.kv.max_model_len = static_cast<uint64_t>(to_number(s));
+  else if (auto t = setting(text, "max_seq_len"); present(t)) v.kv.max_model_len = static_cast<uint64_t>(to_number(t));
+  if (auto s = setting(text, "gpu_memory_utilization"); present(s)) v.gpu_memory_utilization = to_number(s);
+  if (auto s = setting(text, "tensor_parallel_size"); present(s)) v.kv.tensor_parallel = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "pipeline_parallel_size"); present(s)) v.kv.pipeline_parallel = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "kv_cache_dtype"); present(s)) v.kv.kv_cache_dtype = s;
+  if (auto s = setting(text, "dtype"); present(s)) v.kv.dtype = s.rfind("torch.", 0) == 0 ? s.substr(6) : s;
+  if (auto s = setting(text, "max_num_seqs"); present(s)) v.max_num_seqs = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "max_num_batched_tokens"); present(s)) v.max_num_batched_tokens = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "block_size"); present(s)) v.kv.block_size = static_cast<uint64_t>(to_number(s));
+  if (setting(text, "quantization") == "fp8") v.quantization = "fp8";
+  const std::string num = "([0-9][0-9.,]*)";
+  if (auto s = find(text, std::regex("Model loading took " + num + " ?GiB")); !s.empty()) log.printed["weights_gib"] = to_number(s);
+  std::smatch m;
+  if (std::regex_search(text, m, std::regex("Requested memory: " + num + " \\(util\\), " + num + " ?GiB"))) {
+    const double util = to_number(m[1].str()), requested = to_number(m[2].str());
+    v.gpu_memory_utilization = util;
+    if (util > 0) log.card_bytes = static_cast<uint64_t>(requested / util * kGiB);
+  }
+  if (auto s = find(text, std::regex("Total non KV cache memory: " + num + " ?GiB")); !s.empty()) log.printed["non_kv_total_gib"] = to_number(s);
+  if (auto s = find(text, std::regex("torch peak memory increase: " + num + " ?GiB")); !s.empty()) log.printed["activation_gib"] = to_number(s);
+  if (auto s = find(text, std::regex("non-torch forward increase memory: " + num + " ?GiB")); !s.empty()) log.printed["non_torch_gib"] = to_number(s);
+  if (auto s = find(text, std::regex("Available KV cache memory: " + num + " ?GiB")); !s.empty()) log.printed["available_kv_gib"] = to_number(s);
+  if (auto s = find(text, std::regex("GPU KV cache size: " + num + " tokens")); !s.empty()) log.printed["kv_tokens"] = to_number(s);
+  if (std::regex_search(text, m, std::regex("Maximum concurrency for " + num + " tokens per request: " + num + "x"))) {
+    v.kv.max_model_len = static_cast<uint64_t>(to_number(m[1].str()));
+    log.printed["max_concurrency_x"] = to_number(m[2].str());
+  }
+}
+
+void parse_sglang(const std::string& text, EngineLog& log) {
+  auto& g = log.run.sglang;
+  log.model = setting(text, "model_path");
+  if (auto s = setting(text, "tp_size"); present(s)) g.tensor_parallel = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "pp_size"); present(s)) g.pipeline_parallel = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "mem_fraction_static"); present(s)) g.mem_fraction_static = to_number(s);
+  if (auto s = setting(text, "context_length"); present(s)) g.context_length = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "kv_cache_dtype"); present(s)) g.kv_cache_dtype = s;
+  if (auto s = setting(text, "dtype"); present(s)) g.dtype = s;
+  if (auto s = setting(text, "max_running_requests"); present(s)) g.max_running_requests = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "chunked_prefill_size"); present(s)) g.chunked_prefill_size = static_cast<int64_t>(to_number(s));
+  if (auto s = setting(text, "cuda_graph_max_bs"); present(s)) g.cuda_graph_max_bs = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "page_size"); present(s)) g.page_size = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "max_total_tokens"); present(s)) g.max_total_tokens = static_cast<uint64_t>(to_number(s));
+  const std::string num = "([0-9][0-9.,]*)";
+  if (auto s = find(text, std::regex("Load weight begin\\. avail mem=" + num + " ?GB")); !s.empty()) {
+    log.free_before_weights = static_cast<uint64_t>(to_number(s) * kGiB);  // SGLang's "GB" is bytes / 2^30
+    log.printed["free_before_weights_gib"] = to_number(s);
+  }
+  if (auto s = find(text, std::regex("Load weight end\\..*?mem usage=" + num + " ?GB")); !s.empty()) log.printed["weights_gib"] = to_number(s);
+  if (auto s = find(text, std::regex("#tokens: " + num)); !s.empty()) log.printed["kv_tokens"] = to_number(s);
+  if (auto s = find(text, std::regex("max_total_num_tokens=" + num)); !s.empty()) log.printed["kv_tokens"] = to_number(s);
+  if (auto s = find(text, std::regex("max_running_requests=" + num)); !s.empty()) log.printed["max_running_requests"] = to_number(s);
+  if (auto s = find(text, std::regex("context_len=" + num)); !s.empty() && g.context_length == 0) g.context_length = static_cast<uint64_t>(to_number(s));
+}
+
+void parse_llamacpp(const std::string& text, EngineLog& log) {
+  auto& l = log.run.llamacpp;
+  const std::string num = "([0-9][0-9.,]*)";
+  log.model = find(text, std::regex("loaded meta data with .* from (\\S+)"));
+  if (auto s = find(text, std::regex("n_ctx += " + num)); !s.empty()) l.n_ctx = static_cast<uint64_t>(to_number(s));
+  if (auto s = find(text, std::regex("n_seq_max += " + num)); !s.empty()) l.n_seq = static_cast<uint64_t>(to_number(s));
+  if (auto s = find(text, std::regex("n_batch += " + num)); !s.empty()) l.n_batch = static_cast<uint64_t>(to_number(s));
+  if (auto s = find(text, std::regex("n_ubatch += " + num)); !s.empty()) l.n_ubatch = static_cast<uint64_t>(to_number(s));
+  if (auto s = find(text, std::regex("flash_attn += (\\w+)")); !s.empty()) l.flash_attn = !(s == "0" || s == "disabled" || s == "false");
+  if (auto s = find(text, std::regex("K \\((\\w+)\\):")); !s.empty()) l.type_k = s;
+  if (auto s = find(text, std::regex("V \\((\\w+)\\):")); !s.empty()) l.type_v = s;
+  for (auto& c : l.type_k) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (auto& c : l.type_v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  double kv = 0;
+  const std::regex size_re("llama_kv_cache\\w*: +(?:\\w+ KV buffer )?size = +" + num + " MiB");
+  for (std::sregex_iterator it(text.begin(), text.end(), size_re), end; it != end; ++it) kv += to_number((*it)[1].str());
+  if (kv > 0) log.printed["kv_mib"] = kv;
+  double compute = 0;
+  const std::regex compute_re("\\w+ compute buffer size = +" + num + " MiB");
+  for (std::sregex_iterator it(text.begin(), text.end(), compute_re), end; it != end; ++it) compute += to_number((*it)[1].str());
+  if (compute > 0) log.printed["compute_mib"] = compute;
+}
+
+ValidationRow beside(const std::string& figure, double printed, double ours, double target) {
+  ValidationRow r;
+  r.case_id = "log";
+  r.figure = figure;
+  r.printed = printed;
+  r.ours = ours;
+  r.error_percent = printed != 0 ? (ours - printed) / printed * 100.0 : 0;
+  r.target_percent = target;
+  r.met = std::fabs(r.error_percent) <= target;
+  return r;
+}
+
+}  // namespace
+
+EngineLog parse_engine_log(const std::string& text) {
+  if (text.size() > kMaxLog) throw InputError("--log", "is larger than 16 MiB; paste the start-up part of the log");
+  EngineLog log;
+  const bool vllm = text.find("GPU KV cache size") != std::string::npos || text.find("Available KV cache memory") != std::string::npos ||
+                    text.find("non KV cache memory") != std::string::npos || text.find("vllm") != std::string::npos;
+  const bool sglang = text.find("KV Cache is allocated") != std::string::npos || text.find("max_total_num_tokens=") != std::string::npos ||
+                      text.find("sglang") != std::string::npos || text.find("ServerArgs(") != std::string::npos;
+  const bool llamacpp = text.find("llama_kv_cache") != std::string::npos || text.find("llama_context:") != std::string::npos;
+  if (sglang && !llamacpp && text.find("GPU KV cache size") == std::string::npos) {
+    log.engine = "sglang";
+    log.run.engine = EngineKind::Sglang;
+    parse_sglang(text, log);
+  } else if (llamacpp) {
+    log.engine = "llamacpp";
+    log.run.engine = EngineKind::LlamaCpp;
+    parse_llamacpp(text, log);
+  } else if (vllm) {
+    log.engine = "vllm";
+    log.run.engine = EngineKind::Vllm;
+    parse_vllm(text, log);
+  } else {
+    throw InputError("--log", kExpected);
+  }
+  if (log.printed.empty()) throw InputError("--log", std::string("names ") + log.engine + " but prints none of its memory figures; " + kExpected);
+  return log;
+}
+
+Model log_model(const EngineLog& log, const std::string& model_override) {
+  const std::string name = model_override.empty() ? log.model : model_override;
+  if (name.empty()) throw InputError("--model", "the log does not name its model; pass --model (a catalogue id, config.json, .gguf or hf:ORG/REPO)");
+  auto aliases = nlohmann::json::parse(embedded::file_text("engine_aliases.json"))["aliases"];
+  if (aliases.contains(name)) {
+    if (const Model* m = Catalogue::builtin().find(aliases[name].get<std::string>())) return *m;
+  }
+  return resolve_model(name, "--model");
+}
+
+std::vector<ValidationRow> compare_engine_log(const EngineLog& log, const Model& model, std::optional<uint64_t> card_override) {
+  std::vector<ValidationRow> rows;
+  auto printed = [&](const char* key) -> std::optional<double> {
+    auto it = log.printed.find(key);
+    return it == log.printed.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  const std::optional<uint64_t> card = card_override ? card_override : log.card_bytes;
+  if (log.engine == "vllm") {
+    VllmBudgetSettings b = log.run.vllm;
+    if (auto kv = printed("available_kv_gib"); kv && printed("kv_tokens")) {
+      VllmSettings s = b.kv;
+      s.available_kv_bytes = static_cast<uint64_t>(*kv * kGiB);
+      rows.push_back(beside("KV cache tokens (from the printed KV memory)", *printed("kv_tokens"), static_cast<double>(vllm_kv(model, s).tokens), 2.0));
+    }
+    if (!card) {
+      ValidationRow r = beside("budget from the card", 0, 0, 0);
+      r.computed = false;
+      r.note = "the log prints no \"Requested memory\" line; pass --gpu-memory for the whole budget";
+      rows.push_back(r);
+      return rows;
+    }
+    b.card_bytes = *card;
+    b.weight_bytes = loaded_weight_bytes(model, model.native.bytes, b.kv.dtype);
+    VllmBudget r = vllm_budget(model, b);
+    if (auto p = printed("weights_gib")) rows.push_back(beside("weights per GPU (GiB)", *p, static_cast<double>(r.weights) / kGiB, 3.0));
+    if (auto p = printed("activation_gib")) rows.push_back(beside("torch peak memory increase (GiB)", *p, static_cast<double>(r.activation) / kGiB, 5.0));
+    if (auto p = printed("non_torch_gib")) rows.push_back(beside("non-torch memory (GiB)", *p, static_cast<double>(r.non_torch) / kGiB, 10.0));
+    if (auto p = printed("non_kv_total_gib")) rows.push_back(beside("total non KV cache memory (GiB)", *p, static_cast<double>(r.non_kv_total) / kGiB, 3.0));
+    if (auto p = printed("available_kv_gib")) rows.push_back(beside("available KV cache memory (GiB)", *p, static_cast<double>(r.available_kv) / kGiB, 3.0));
+    if (auto p = printed("kv_tokens")) rows.push_back(beside("GPU KV cache size (tokens)", *p, static_cast<double>(r.kv.tokens), 2.0));
+    if (auto p = printed("max_concurrency_x")) rows.push_back(beside("maximum concurrency (x)", *p, r.kv.max_concurrency, 2.0));
+  } else if (log.engine == "sglang") {
+    SglangSettings s = log.run.sglang;
+    if (!card && !log.free_before_weights) throw InputError("--gpu-memory", "the log prints neither the card nor \"Load weight begin. avail mem\"; pass --gpu-memory");
+    s.free_before_weights = log.free_before_weights;
+    s.card_bytes = card ? *card : *log.free_before_weights + (1ull << 29);  // SGLang prints the free memory only; the choice of mem_fraction_static needs the card
+    s.weight_bytes = model.native.bytes;
+    SglangProfile p = sglang_profile(model, s);
+    if (auto v = printed("weights_gib")) rows.push_back(beside("weights per GPU (GiB)", *v, static_cast<double>(p.weights) / kGiB, 3.0));
+    if (auto v = printed("kv_tokens")) rows.push_back(beside("token pool (max_total_num_tokens)", *v, static_cast<double>(p.max_total_num_tokens), 3.0));
+    if (auto v = printed("max_running_requests")) rows.push_back(beside("max_running_requests", *v, static_cast<double>(p.max_running_requests), 0.0));
+  } else {
+    LlamaCppMemory m = llamacpp_memory(model, log.run.llamacpp);
+    if (auto v = printed("kv_mib")) rows.push_back(beside("KV cache (MiB)", *v, static_cast<double>(m.context_bytes()) / kMiB, 0.5));
+    if (auto v = printed("compute_mib")) rows.push_back(beside("compute buffers (MiB)", *v, static_cast<double>(m.compute_bytes) / kMiB, 3.0));
+  }
+  return rows;
+}
+
+}  // namespace vc

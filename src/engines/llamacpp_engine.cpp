@@ -1,0 +1,137 @@
+// llama.cpp as an engine: where each weight tensor goes (-ngl, -ts, -ot; llamacpp_placement.h),
+// the KV cache and recurrent state of each layer on that layer's device, the compute buffer on
+// every device that runs layers (llamacpp_compute.h), the logits buffer on the host, and the
+// margin llama.cpp's own --fit keeps free on each GPU.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/checked.h"
+#include "core/units.h"
+#include "engines/engine_impl.h"
+
+namespace vc::engines {
+namespace {
+
+constexpr const char* kVersion = "llama.cpp commit 34af94cd (llama_model::load_tensors, llama-kv-cache.cpp, llama_context::sched_reserve)";
+constexpr const char* kSource = "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-kv-cache.cpp";
+constexpr const char* kLoadSource = "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp (llama_model::load_tensors)";
+constexpr const char* kComputeSource = "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp (sched_reserve); ggml/src/ggml-alloc.c";
+// llama_params_fit (common/arg.cpp --fit-target) leaves 1024 MiB free on every device for what
+// llama.cpp does not count: the CUDA context, cuBLAS workspaces, driver allocations.
+constexpr uint64_t kFitMargin = 1024ull << 20;
+constexpr const char* kFitSource = "https://github.com/ggml-org/llama.cpp/blob/master/common/arg.cpp (--fit-target, default 1024 MiB per device)";
+
+std::string host_name(const std::string& buffer) { return buffer == "CPU" ? "host" : buffer; }
+
+}  // namespace
+
+EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
+  const Model& model = *r.model;
+  const WeightsFigure w = resolve_weights(model, r.scenario.quant);
+  const LlamaCppPlacement p = llamacpp_placement(model, w.bytes, run.placement);
+  const LlamaCppMemory m = llamacpp_memory(model, run.llamacpp);
+  const auto& ls = run.llamacpp;
+
+  EngineAnswer a;
+  a.engine = EngineKind::LlamaCpp;
+  a.version_modelled = kVersion;
+  std::string ts;
+  for (double v : run.placement.tensor_split) ts += fmt::format("{}{:g}", ts.empty() ? "" : ",", v);
+  a.settings = {{"n_ctx", ls.n_ctx}, {"n_parallel", ls.n_seq}, {"n_batch", ls.n_batch}, {"n_ubatch", ls.n_ubatch}, {"flash_attn", ls.flash_attn},
+                {"cache_type_k", ls.type_k}, {"cache_type_v", ls.type_v}, {"swa_full", ls.swa_full}, {"kv_unified", ls.kv_unified},
+                {"n_gpu_layers", run.placement.n_gpu_layers}, {"tensor_split", ts.empty() ? std::string("even") : ts},
+                {"override_tensor", static_cast<uint64_t>(run.placement.overrides.size())}, {"weights", w.tier}};
+  for (const auto& n : run.notes) a.notes.push_back(n);
+
+  // Devices: CUDA0..N-1 (every GPU named, even one left empty), then the host.
+  std::map<std::string, DeviceAllocation> by_name;
+  std::vector<std::string> order;
+  const bool gpus = run.placement.n_gpu_layers > 0;
+  if (gpus) {
+    for (uint64_t i = 0; i < run.placement.devices; ++i) order.push_back(fmt::format("CUDA{}", i));
+  }
+  order.push_back("host");
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    DeviceAllocation& d = by_name[order[i]];
+    d.name = order[i];
+    if (r.box && order[i] != "host" && !r.box->gpus.empty()) d.capacity = r.box->gpus[i % r.box->gpus.size()].memory_bytes;
+    if (r.box && order[i] == "host" && r.box->ram_bytes) d.capacity = r.box->ram_bytes;
+  }
+  auto device = [&](const std::string& buffer) -> DeviceAllocation& {
+    const std::string n = host_name(buffer);
+    if (!by_name.count(n)) {
+      order.insert(order.end() - 1, n);
+      by_name[n].name = n;
+    }
+    return by_name[n];
+  };
+
+  for (const auto& [buffer, bytes] : p.weights_by_buffer) {
+    device(buffer).add({AllocKind::Weights, "Weights on " + host_name(buffer), bytes,
+                        fmt::format("-ngl {}: the output layer first, then the last repeating layers; the input embedding on the host; {} tensor(s) moved by -ot",
+                                    run.placement.n_gpu_layers, p.overridden_tensors),
+                        p.synthesized ? "tensors laid out from each layer's parameters at the tier's bytes per parameter (a catalogue model has no GGUF)"
+                                      : "exact GGUF tensor bytes",
+                        kLoadSource});
+  }
+  // KV and recurrent state: each layer's on that layer's device.
+  struct Held {
+    uint64_t kv = 0, state = 0, kv_layers = 0, state_layers = 0;
+  };
+  std::map<std::string, Held> held;
+  for (std::size_t il = 0; il < p.layer_device.size() && il < m.layer_kv_bytes.size(); ++il) {
+    Held& h = held[host_name(p.layer_device[il])];
+    h.kv = checked_add(h.kv, m.layer_kv_bytes[il]);
+    h.state = checked_add(h.state, m.layer_state_bytes[il]);
+    h.kv_layers += m.layer_kv_bytes[il] ? 1 : 0;
+    h.state_layers += m.layer_state_bytes[il] ? 1 : 0;
+  }
+  for (const auto& [n, h] : held) device(n);  // names every device that holds a layer
+  for (const auto& n : order) {
+    auto it = held.find(n);
+    if (it == held.end()) continue;
+    const Held& h = it->second;
+    if (h.kv) {
+      device(n).add({AllocKind::Kv, fmt::format("KV cache ({} layers here)", h.kv_layers), h.kv,
+                     fmt::format("per layer: bytes per token at {}/{} x {} cells (window layers {}) x {} stream(s)", ls.type_k, ls.type_v, m.kv_cells, m.swa_cells,
+                                 ls.kv_unified ? 1 : ls.n_seq),
+                     "each layer's cache lives on that layer's device; n_ctx is split evenly over -np sequences unless --kv-unified; MLA keeps K only; "
+                     "window layers keep window x (unified ? sequences : 1) + ubatch cells, padded to 256",
+                     kSource});
+    }
+    if (h.state) {
+      device(n).add({AllocKind::State, fmt::format("Recurrent state ({} layers here)", h.state_layers), h.state,
+                     fmt::format("per layer: (conv + state values) x 4 B (f32) x {} sequence(s)", m.rs_cells),
+                     "one f32 state row per sequence, independent of context", "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-memory-recurrent.cpp"});
+    }
+  }
+  // Compute buffer: the scheduler reserves one on every backend that runs layers.
+  std::vector<std::string> runs_layers;
+  for (const auto& n : order) {
+    const bool has = std::any_of(p.layer_device.begin(), p.layer_device.end(), [&](const std::string& d) { return host_name(d) == n; }) ||
+                     host_name(p.output_device) == n;
+    if (has) runs_layers.push_back(n);
+  }
+  for (const auto& n : runs_layers) {
+    device(n).add({AllocKind::Compute, fmt::format("Compute buffer ({} tokens per ubatch, flash attention {})", std::min({ls.n_ubatch, ls.n_batch, ls.n_ctx}),
+                                                   ls.flash_attn ? "on" : "off"),
+                   m.compute_bytes, "the graph's peak at the worst-case ubatch (llamacpp_compute.h: masks + largest phase + inputs)",
+                   "uncertain: a fitted model of ggml-alloc's peak (docs/accuracy.md); every device holding layers reserves its own", kComputeSource});
+  }
+  device("host").add({AllocKind::Output, "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, ls.n_seq),
+                      "host memory; one row of f32 logits per sequence while generating", "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp (output_reserve)"});
+  for (const auto& n : order) {
+    if (n == "host") continue;
+    device(n).add({AllocKind::RuntimeReserve, "CUDA context and workspaces (llama.cpp's fit margin)", kFitMargin, "1,024 MiB per GPU",
+                   "what llama.cpp does not count itself (CUDA context, cuBLAS workspaces); its own --fit keeps this much free on every device",
+                   kFitSource});
+  }
+  for (const auto& n : order) a.devices.push_back(std::move(by_name[n]));
+  if (p.synthesized) a.notes.push_back("weights placed from the catalogue's parameter counts at the tier's bytes per parameter; a GGUF gives exact tensors");
+  finish(a);
+  return a;
+}
+
+}  // namespace vc::engines

@@ -1,0 +1,31 @@
+#include "engines/serving_dtype.h"
+
+#include "core/checked.h"
+#include "core/error.h"
+
+namespace vc {
+
+uint64_t serving_dtype_bytes(const std::string& dtype) {
+  if (dtype == "auto" || dtype == "float16" || dtype == "half" || dtype == "bfloat16") return 2;
+  if (dtype == "float32" || dtype == "float") return 4;
+  throw InputError("--dtype", "'" + dtype + "' is not a serving dtype; accepted: auto, half, float16, bfloat16, float, float32");
+}
+
+uint64_t loaded_weight_bytes(const Model& model, uint64_t tier_bytes, const std::string& dtype) {
+  const uint64_t value_bytes = serving_dtype_bytes(dtype);
+  if (tier_bytes != model.native.bytes) return tier_bytes;
+  if (model.native.bytes_by_class.empty()) {
+    const bool unquantized = model.native.format == "BF16" || model.native.format == "F16" || model.native.format == "F32";
+    return unquantized ? checked_mul(model.params.total(), value_bytes) : tier_bytes;
+  }
+  uint64_t total = 0;
+  for (const auto& [cls, bytes] : model.native.bytes_by_class) {
+    auto it = model.params.by_class.find(cls);
+    const uint64_t n = it == model.params.by_class.end() ? 0 : it->second;
+    const bool unquantized = n > 0 && (bytes == checked_mul(n, 2) || bytes == checked_mul(n, 4));
+    total = checked_add(total, unquantized ? checked_mul(n, value_bytes) : bytes);
+  }
+  return total;
+}
+
+}  // namespace vc

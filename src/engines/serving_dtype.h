@@ -1,0 +1,20 @@
+#pragma once
+// --dtype as vLLM and SGLang read it (both take auto, half, float16, bfloat16, float, float32):
+// auto runs a 32-bit checkpoint in 16-bit (vllm/config/model.py _get_and_verify_dtype; SGLang
+// configs/model_config.py keeps the same rule), and what that makes of the checkpoint's bytes.
+#include <cstdint>
+#include <string>
+
+#include "model/model.h"
+
+namespace vc {
+
+// Bytes of one weight or activation value at --dtype; InputError naming --dtype otherwise.
+uint64_t serving_dtype_bytes(const std::string& dtype);
+
+// The checkpoint as the engine loads it at --dtype: unquantized tensors (stored at exactly 16 or
+// 32 bits a value) cast to --dtype, quantized tensors as stored. A tier other than the native
+// checkpoint (`tier_bytes` differs from the native bytes) is taken as given.
+uint64_t loaded_weight_bytes(const Model& model, uint64_t tier_bytes, const std::string& dtype);
+
+}  // namespace vc

@@ -1,0 +1,94 @@
+// SGLang as an engine: every rank holds its share of the weights and a token pool sized from
+// mem_fraction_static (sglang_profile.h: SGLang's own choice by GPU memory when not given), the
+// rest of the card left for activations and CUDA graphs. The pool in tokens and the concurrency it
+// allows at the scenario's context are numbers of the answer.
+#include <fmt/format.h>
+
+#include "core/checked.h"
+#include "core/units.h"
+#include "engines/engine_impl.h"
+#include "engines/sglang_profile.h"
+#include "engines/vllm_profile.h"
+#include "model/layer_memory.h"
+
+namespace vc::engines {
+namespace {
+
+constexpr const char* kVersion = "SGLang (python/sglang/srt/server_args.py _handle_gpu_memory_settings, model_executor/model_runner.py profile_max_num_token)";
+constexpr const char* kSource = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py";
+
+AllocKind kind_of(const std::string& id) {
+  if (id == "sglang.weights") return AllocKind::Weights;
+  if (id == "sglang.kv") return AllocKind::Kv;
+  if (id == "sglang.runtime") return AllocKind::RuntimeReserve;
+  if (id == "sglang.reserve") return AllocKind::Activation;
+  return AllocKind::Other;
+}
+
+}  // namespace
+
+EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
+  const Model& model = *r.model;
+  const Scenario& s = r.scenario;
+  const WeightsFigure w = resolve_weights(model, s.quant);
+  SglangSettings ss = run.sglang;
+  ss.weight_bytes = w.bytes;
+  if (!r.command) {  // the scenario in SGLang's terms; TP x PP as vLLM's (the split on the box)
+    ss.context_length = s.context;
+    ss.tensor_parallel = run.vllm.kv.tensor_parallel;
+    ss.pipeline_parallel = run.vllm.kv.pipeline_parallel;
+    const std::string d = vllm_cache_dtype_from_scenario(s.cache_dtype);
+    ss.kv_cache_dtype = d == "fp8" ? "fp8_e4m3" : d;  // SGLang names the fp8 format
+  }
+  if (ss.card_bytes == 0) ss.card_bytes = run.vllm.card_bytes;  // --gpu or --gpu-memory
+  const uint64_t tp = ss.tensor_parallel, pp = ss.pipeline_parallel, ranks = checked_mul(tp, pp);
+  const uint64_t context = ss.context_length ? ss.context_length : s.context;
+
+  EngineAnswer a;
+  a.engine = EngineKind::Sglang;
+  a.version_modelled = kVersion;
+  a.settings = {{"mem_fraction_static", ss.mem_fraction_static ? SettingValue(*ss.mem_fraction_static) : SettingValue(std::string("chosen by SGLang"))},
+                {"context_length", context}, {"tp_size", tp}, {"pp_size", pp}, {"kv_cache_dtype", ss.kv_cache_dtype}, {"weights", w.tier}};
+  for (const auto& n : run.notes) a.notes.push_back(n);
+
+  if (ss.card_bytes == 0) {
+    // No card: what the scenario needs on each rank; SGLang itself sizes its pool from the card.
+    CacheLayout layout = uniform_cache(cache_type(ss.kv_cache_dtype.rfind("fp8", 0) == 0 ? "FP8_E4M3" : "BF16", "--kv-cache-dtype"));
+    layout.tensor_parallel = tp;
+    uint64_t per_token = 0, state = 0;
+    const uint64_t stage_layers = std::min<uint64_t>(ceil_div(model.layers.size(), pp), model.layers.size());
+    for (uint64_t i = 0; i < stage_layers; ++i) {
+      per_token = checked_add(per_token, token_cache_bytes(model.layers[i], layout).total());
+      state = checked_add(state, state_bytes(model.layers[i], StateLayout::F32).total());
+    }
+    const uint64_t need = checked_add(checked_product({per_token, context, s.sequences}), checked_mul(state, s.sequences));
+    for (uint64_t i = 0; i < ranks; ++i) {
+      DeviceAllocation d;
+      d.name = rank_name(i, tp);
+      d.add(even_weights_line(w.bytes, tp, pp, kSource));
+      d.add({AllocKind::Kv, "KV cache the scenario needs", need, fmt::format("{} B per token x {} tokens x {} sequence(s)", per_token, context, s.sequences),
+             "no card given: SGLang sizes its token pool from mem_fraction_static x the card; give --gpu for its pool", kSource});
+      a.devices.push_back(std::move(d));
+    }
+    a.notes.push_back("no GPU given: the KV line is what the scenario needs; with --gpu the answer gives SGLang's pool in tokens and its concurrency");
+    finish(a);
+    return a;
+  }
+  const SglangProfile p = sglang_profile(model, ss);
+  for (uint64_t i = 0; i < ranks; ++i) {
+    DeviceAllocation d;
+    d.name = rank_name(i, tp);
+    d.capacity = ss.card_bytes;
+    for (const auto& l : p.lines) d.add({kind_of(l.id), l.label, l.bytes, l.formula, l.assumption, l.source});
+    // SGLang needs one request of the context in the pool to serve it; the scenario's sequences at once.
+    d.fits = p.max_total_num_tokens >= context && p.max_total_num_tokens / context >= s.sequences;
+    a.devices.push_back(std::move(d));
+  }
+  a.kv_tokens = p.max_total_num_tokens;
+  a.max_concurrency = context ? static_cast<double>(p.max_total_num_tokens) / static_cast<double>(context) : 0;
+  for (const auto& n : p.notes) a.notes.push_back(n);
+  finish(a);
+  return a;
+}
+
+}  // namespace vc::engines

@@ -1,0 +1,186 @@
+#include "engines/sglang_profile.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "engines/serving_dtype.h"
+
+namespace vc {
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+constexpr uint64_t kGiB = 1ull << 30;
+const char* const kServerArgs = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py (_handle_gpu_memory_settings)";
+const char* const kModelRunner =
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py (profile_max_num_token, init_memory_pool)";
+const char* const kPools = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/pool_configurator.py";
+
+// CUDA context, and NCCL / custom all-reduce buffers with tensor parallelism, taken before the
+// weights load: not printed by SGLang as such; about 0.5 GiB on one GPU, 2.5 GiB with TP
+// (uncertain: from "Load weight begin. avail mem" lines and pools in public logs, docs/accuracy.md).
+uint64_t runtime_before_weights(uint64_t tp) { return tp > 1 ? kGiB * 5 / 2 : kGiB / 2; }
+
+// GPU memory buckets (MiB) of _handle_gpu_memory_settings: chunked_prefill_size and cuda_graph_max_bs.
+void choose_batch_defaults(uint64_t gpu_mib, uint64_t tp, uint64_t& chunk, uint64_t& graph_bs) {
+  if (gpu_mib < 20 * 1024) chunk = 2048, graph_bs = 8;
+  else if (gpu_mib < 35 * 1024) chunk = 2048, graph_bs = tp < 4 ? 24 : 80;
+  else if (gpu_mib < 60 * 1024) chunk = 4096, graph_bs = tp < 4 ? 32 : 160;
+  else if (gpu_mib < 160 * 1024) chunk = 8192, graph_bs = tp < 4 ? 256 : 512;
+  else chunk = 16384, graph_bs = 512;
+}
+
+struct PoolGeometry {
+  uint64_t full_bytes = 0;    // per token over the full-attention (or latent) layers
+  uint64_t window_bytes = 0;  // per token over the sliding-window layers
+  bool has_state = false;     // recurrent layers: their pool is sized separately
+};
+
+PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_t value_bytes) {
+  PoolGeometry g;
+  const uint64_t layers = ceil_div(model.layers.size(), pp);  // the first (largest) stage
+  for (uint64_t i = 0; i < layers; ++i) {
+    const AttentionSpec& a = model.layers[i].attention;
+    switch (a.kind) {
+      case AttentionKind::Full:
+      case AttentionKind::SlidingWindow: {
+        // get_num_kv_heads: KV heads split over TP ranks, at least one per rank.
+        const uint64_t heads = std::max<uint64_t>(1, a.kv_heads / tp);
+        const uint64_t b = checked_product({heads, uint64_t{a.head_dim_k} + a.head_dim_v, value_bytes});
+        (a.kind == AttentionKind::Full ? g.full_bytes : g.window_bytes) += b;
+        break;
+      }
+      case AttentionKind::Latent: {
+        // MLA: kv_lora_rank + qk_rope_head_dim values, on every rank; a sparse indexer adds an fp8
+        // key of index_head_dim with a 4-byte scale per 128 values.
+        uint64_t b = checked_mul(uint64_t{a.latent_rank} + a.rope_dim, value_bytes);
+        if (a.index_key_dim) b = checked_add(b, a.index_key_dim + a.index_key_dim / 128 * 4);
+        g.full_bytes = checked_add(g.full_bytes, b);
+        break;
+      }
+      case AttentionKind::LinearState: g.has_state = true; break;
+      case AttentionKind::None: break;
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+uint64_t sglang_kv_dtype_bytes(const std::string& kv, const std::string& dtype) {
+  if (kv == "auto") return serving_dtype_bytes(dtype);
+  if (kv == "bf16" || kv == "bfloat16") return 2;
+  if (kv == "fp8_e4m3" || kv == "fp8_e5m2") return 1;
+  if (kv == "fp4_e2m1" || kv == "mxfp8") throw InputError("--kv-cache-dtype", kv + " (scaled low-bit cache) is not modelled; use auto, bf16, fp8_e4m3 or fp8_e5m2");
+  throw InputError("--kv-cache-dtype", "'" + kv + "' is not an SGLang cache dtype; accepted: auto, bf16, bfloat16, fp8_e4m3, fp8_e5m2");
+}
+
+SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
+  if (s.card_bytes == 0) throw InputError("--gpu-memory", "SGLang's memory profile needs the card's memory, e.g. 80GB");
+  if (s.tensor_parallel == 0 || s.tensor_parallel > 1024) throw InputError("--tp", "must be from 1 to 1024");
+  if (s.pipeline_parallel == 0 || s.pipeline_parallel > model.layers.size()) throw InputError("--pp", "must be from 1 to the layer count");
+  if (s.page_size == 0 || s.page_size > 4096) throw InputError("--page-size", "must be from 1 to 4096");
+  if (s.mem_fraction_static && !(*s.mem_fraction_static > 0 && *s.mem_fraction_static < 1))
+    throw InputError("--mem-fraction-static", "must be above 0 and below 1");
+  if (!(s.swa_full_tokens_ratio > 0 && s.swa_full_tokens_ratio <= 1)) throw InputError("--swa-full-tokens-ratio", "must be above 0 and at most 1");
+  const uint64_t value_bytes = sglang_kv_dtype_bytes(s.kv_cache_dtype, s.dtype);
+  SglangProfile p;
+  const uint64_t ranks = checked_mul(s.tensor_parallel, s.pipeline_parallel);
+
+  // 1. Batch defaults and mem_fraction_static (server_args.py, card size in MiB).
+  const uint64_t gpu_mib = s.card_bytes / kMiB;
+  uint64_t chunk = 0, graph_bs = 0;
+  choose_batch_defaults(gpu_mib, s.tensor_parallel, chunk, graph_bs);
+  if (s.chunked_prefill_size) chunk = *s.chunked_prefill_size > 0 ? static_cast<uint64_t>(*s.chunked_prefill_size) : 0;
+  if (s.cuda_graph_max_bs) graph_bs = *s.cuda_graph_max_bs;
+  p.chunked_prefill_size = chunk;
+  p.cuda_graph_max_bs = graph_bs;
+  if (s.mem_fraction_static) {
+    p.mem_fraction_static = *s.mem_fraction_static;
+  } else {
+    // reserved (MiB) = 512 + 1.5 x max(chunk, 2048) (max_prefill_tokens 16384 when chunking is off)
+    // + 2 x cuda_graph_max_bs + 1024 x tp x pp / 8, at least 10 GiB on cards above 60 GiB.
+    double reserved = 512 + 1.5 * static_cast<double>(std::max<uint64_t>(chunk ? chunk : 16384, 2048)) + 2.0 * static_cast<double>(graph_bs) +
+                      static_cast<double>(ranks) / 8.0 * 1024;
+    if (gpu_mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+    p.reserved_mib = static_cast<uint64_t>(reserved);
+    p.mem_fraction_static = std::round((static_cast<double>(gpu_mib) - reserved) / static_cast<double>(gpu_mib) * 1000.0) / 1000.0;
+    p.mem_fraction_chosen = true;
+    if (!(p.mem_fraction_static > 0)) throw InputError("--gpu-memory", "is too small for SGLang's reserved activation and CUDA graph memory");
+    if (model.inputs.size() > 1) p.notes.push_back("multimodal model: SGLang lowers mem_fraction_static further for the vision encoder (not modelled)");
+  }
+
+  // 2. Before and after the weights; the static share holds weights + token pool.
+  p.runtime_before_weights = s.free_before_weights && *s.free_before_weights <= s.card_bytes ? s.card_bytes - *s.free_before_weights
+                                                                                             : std::min(runtime_before_weights(s.tensor_parallel), s.card_bytes);
+  p.free_before_weights = s.card_bytes - p.runtime_before_weights;
+  p.weights = ceil_div(loaded_weight_bytes(model, s.weight_bytes, s.dtype), ranks);
+  const uint64_t static_share = static_cast<uint64_t>(std::floor(p.mem_fraction_static * static_cast<double>(p.free_before_weights)));
+  p.dynamic_reserve = p.free_before_weights - static_share;
+  const uint64_t available = static_share > p.weights ? static_share - p.weights : 0;
+
+  // 3. Bytes per token and the pool.
+  PoolGeometry g = pool_geometry(model, s.tensor_parallel, s.pipeline_parallel, value_bytes);
+  if (g.full_bytes == 0 && g.window_bytes == 0) throw InputError("MODEL", "has no attention layers with a per-token cache for SGLang's token pool");
+  if (g.has_state) {
+    p.exact = false;
+    p.notes.push_back("hybrid recurrent model: SGLang sizes a separate state pool (mamba/linear attention) first; only the attention layers' pool is modelled here");
+  }
+  uint64_t tokens = 0;
+  if (g.full_bytes && g.window_bytes) {
+    // HybridSWAPoolConfigurator: window layers get swa_full_tokens_ratio x the full layers' tokens.
+    p.token_bytes = g.full_bytes + static_cast<uint64_t>(std::ceil(s.swa_full_tokens_ratio * static_cast<double>(g.window_bytes)));
+    const double cell = static_cast<double>(g.full_bytes) + s.swa_full_tokens_ratio * static_cast<double>(g.window_bytes);
+    tokens = static_cast<uint64_t>(std::floor(static_cast<double>(available) / cell));
+  } else {
+    p.token_bytes = g.full_bytes + g.window_bytes;
+    tokens = available / p.token_bytes;
+  }
+  if (s.max_total_tokens) tokens = std::min(tokens, *s.max_total_tokens);
+  tokens = tokens / s.page_size * s.page_size;
+  p.max_total_num_tokens = tokens;
+  if (g.full_bytes && g.window_bytes) {
+    p.swa_tokens = static_cast<uint64_t>(std::floor(static_cast<double>(tokens) * s.swa_full_tokens_ratio)) / s.page_size * s.page_size;
+    p.token_pool_bytes = checked_add(checked_mul(tokens, g.full_bytes), checked_mul(p.swa_tokens, g.window_bytes));
+  } else {
+    p.token_pool_bytes = checked_mul(tokens, p.token_bytes);
+  }
+  if (tokens == 0) p.notes.push_back("SGLang refuses to start: \"Not enough memory. Please try to increase --mem-fraction-static\" (the weights fill the static share)");
+
+  // 4. Requests: max_num_reqs = clamp(tokens / context_len x 512, 2048, 4096) unless given; the
+  // scheduler runs at most min(tokens / 2, max_num_reqs) (tp_worker.py).
+  const uint64_t context = s.context_length ? s.context_length : (model.max_context ? model.max_context : 4096);
+  const uint64_t max_num_reqs = s.max_running_requests ? *s.max_running_requests : std::clamp<uint64_t>(checked_mul(tokens, 512) / context, 2048, 4096);
+  p.max_running_requests = s.max_running_requests ? *s.max_running_requests : std::min(tokens / 2, max_num_reqs);
+  // req_to_token_pool: (max_num_reqs + 1) x context_len int32 slots, allocated beside the pool.
+  const uint64_t req_map = checked_product({max_num_reqs + 1, context, 4});
+
+  // 5. Lines: they add up to the card.
+  const std::string pool_label = p.swa_tokens ? fmt::format("Token pool: {} full-attention tokens, {} window tokens", tokens, p.swa_tokens)
+                                              : fmt::format("Token pool (KV cache): {} tokens", tokens);
+  p.lines.push_back({"sglang.runtime", "CUDA context and NCCL before the weights", p.runtime_before_weights,
+                     s.tensor_parallel > 1 ? "2.5 GiB with tensor parallelism" : "0.5 GiB on one GPU",
+                     "uncertain: SGLang does not print it; read from public logs", kModelRunner});
+  p.lines.push_back({"sglang.weights", "Weights per GPU", p.weights, fmt::format("checkpoint at --dtype {} / (tp {} x pp {})", s.dtype, s.tensor_parallel, s.pipeline_parallel),
+                     "weights split evenly over the ranks", kModelRunner});
+  p.lines.push_back({"sglang.kv", pool_label, p.token_pool_bytes,
+                     fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights) / {} B a token) = {} tokens", p.mem_fraction_static,
+                                 p.free_before_weights, p.weights, p.token_bytes, tokens),
+                     p.mem_fraction_chosen ? fmt::format("mem_fraction_static chosen by SGLang: (card {} MiB - reserved {} MiB) / card", gpu_mib, p.reserved_mib)
+                                           : "mem_fraction_static as given",
+                     kPools});
+  const uint64_t used = checked_add(checked_add(p.runtime_before_weights, p.weights), p.token_pool_bytes);
+  const uint64_t rest = s.card_bytes > used ? s.card_bytes - used : 0;
+  const uint64_t req_line = std::min(req_map, rest);
+  p.lines.push_back({"sglang.req_to_token", "Request-to-token map", req_line, fmt::format("({} requests + 1) x {} tokens x 4 B", max_num_reqs, context),
+                     "int32 slot table of ReqToTokenPool", kModelRunner});
+  p.lines.push_back({"sglang.reserve", "Left for activations and CUDA graphs", rest - req_line,
+                     fmt::format("card - the lines above; SGLang keeps (1 - {:.3f}) x free memory out of the static share", p.mem_fraction_static),
+                     fmt::format("chunked prefill {} tokens, CUDA graphs up to batch {}", chunk, graph_bs), kServerArgs});
+  return p;
+}
+
+}  // namespace vc

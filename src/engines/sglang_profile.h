@@ -1,0 +1,63 @@
+#pragma once
+// SGLang's memory on each GPU, as its server sizes it at start-up (docs/engines.md, SGLang):
+//   mem_fraction_static (given, or chosen from the card, chunked prefill, CUDA graph batch and
+//   TP in server_args.py _handle_gpu_memory_settings) is the share of the memory free before the
+//   weights load that may hold weights + the token (KV) pool; the rest is left for activations and
+//   CUDA graphs. Token pool = free after weights - free before weights x (1 - mem_fraction_static),
+//   divided by the bytes a token takes over all layers (model_runner.py profile_max_num_token,
+//   model_executor/pool_configurator.py).
+// A pure function: model + settings + card -> lines, pool size, max_total_num_tokens.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimate/estimate.h"
+#include "model/model.h"
+
+namespace vc {
+
+struct SglangSettings {
+  uint64_t card_bytes = 0;                       // total memory of one GPU as torch reports it
+  std::optional<double> mem_fraction_static;     // --mem-fraction-static; chosen when absent
+  uint64_t tensor_parallel = 1;                  // --tp
+  uint64_t pipeline_parallel = 1;                // --pp
+  std::string dtype = "auto";                    // --dtype: auto (16-bit), float16, bfloat16, float32
+  std::string kv_cache_dtype = "auto";           // --kv-cache-dtype: auto, bf16, bfloat16, fp8_e4m3, fp8_e5m2
+  uint64_t context_length = 0;                   // --context-length; 0: the model's maximum
+  std::optional<uint64_t> max_running_requests;  // --max-running-requests
+  std::optional<int64_t> chunked_prefill_size;   // --chunked-prefill-size (-1 disables chunking)
+  std::optional<uint64_t> cuda_graph_max_bs;     // --cuda-graph-max-bs
+  std::optional<uint64_t> max_total_tokens;      // --max-total-tokens: caps the pool
+  uint64_t page_size = 1;                        // --page-size
+  double swa_full_tokens_ratio = 0.8;            // --swa-full-tokens-ratio (window layers' pool / full pool)
+  uint64_t weight_bytes = 0;                     // the whole checkpoint as loaded
+  std::optional<uint64_t> free_before_weights;   // "Load weight begin. avail mem" when a log printed it
+};
+
+struct SglangProfile {
+  double mem_fraction_static = 0;
+  bool mem_fraction_chosen = false;   // true when SGLang would choose it (not given)
+  uint64_t reserved_mib = 0;          // what the choice keeps out of the static share
+  uint64_t chunked_prefill_size = 0;  // 0 when chunking is disabled
+  uint64_t cuda_graph_max_bs = 0;
+  uint64_t runtime_before_weights = 0;  // CUDA context, NCCL: card - free before the weights
+  uint64_t free_before_weights = 0;     // "Load weight begin. avail mem"
+  uint64_t weights = 0;                 // per GPU
+  uint64_t token_bytes = 0;             // one token over this GPU's layers ("cell size")
+  uint64_t max_total_num_tokens = 0;    // "max_total_num_tokens=" / "KV Cache is allocated. #tokens:"
+  uint64_t swa_tokens = 0;              // hybrid window models: the window layers' pool
+  uint64_t token_pool_bytes = 0;        // K + V (or latent) pool bytes
+  uint64_t max_running_requests = 0;
+  uint64_t dynamic_reserve = 0;         // free before weights x (1 - mem_fraction_static)
+  bool exact = true;
+  std::vector<std::string> notes;
+  std::vector<Line> lines;              // per GPU: runtime, weights, token pool, reserve; they sum to the card
+};
+
+// Bytes of one cached value at --kv-cache-dtype; InputError for a value SGLang refuses.
+uint64_t sglang_kv_dtype_bytes(const std::string& kv_cache_dtype, const std::string& dtype);
+
+SglangProfile sglang_profile(const Model& model, const SglangSettings& settings);
+
+}  // namespace vc

@@ -1,0 +1,156 @@
+// The whole built-in catalogue (data/models/): every entry derives its parameters from its
+// published config without a guessed field, says where the config came from, rests on real
+// sources, and either agrees with the vendor's stated total and active within 1% or records why
+// not. Arithmetic uses the derived figure; the vendor's word is shown beside it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "catalogue/catalogue.h"
+#include "core/units.h"
+#include "estimate/estimate.h"
+#include "plan/check.h"
+#include "plan/engine_command.h"
+#include "plan/box_inputs.h"
+
+using namespace vc;
+
+namespace {
+
+const Model& model(const char* id) {
+  const Model* m = Catalogue::builtin().find(id);
+  if (!m) throw std::runtime_error(std::string("catalogue lacks ") + id);
+  return *m;
+}
+
+double off_by(uint64_t derived, uint64_t stated) {
+  return std::abs(static_cast<double>(derived) - static_cast<double>(stated)) / static_cast<double>(stated);
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(CatalogueAudit, AtLeastSixtyEntries) { EXPECT_GE(Catalogue::builtin().models().size(), 60u); }
+
+TEST(CatalogueAudit, DerivedAgreesWithStatedWithinOnePercentOrSaysWhy) {
+  for (const auto& m : Catalogue::builtin().models()) {
+    SCOPED_TRACE(m.id);
+    const Params& p = m.params;
+    ASSERT_GT(p.derived_total, 0u) << "every entry's total is derived from its geometry";
+    ASSERT_GT(p.derived_active, 0u);
+    EXPECT_LE(p.derived_active, p.derived_total);
+    if (p.stated_total && off_by(p.derived_total, p.stated_total->value) > 0.01) {
+      EXPECT_FALSE(p.difference_note.empty() && p.stated_convention.empty())
+          << "derived " << p.derived_total << " vs stated " << p.stated_total->value << " needs stated.difference";
+    }
+    if (p.stated_active && off_by(p.derived_active, p.stated_active->value) > 0.01) {
+      EXPECT_FALSE(p.difference_note.empty() && p.stated_convention.empty())
+          << "derived active " << p.derived_active << " vs stated " << p.stated_active->value << " needs stated.convention or difference";
+    }
+    // The figure every estimate uses is the derived one.
+    EXPECT_EQ(p.total(), p.derived_total);
+    EXPECT_EQ(p.active(), p.derived_active);
+    // Active is the sum of its parts, each class at most what is stored (a tied head is the
+    // embedding matrix, read whole by decode).
+    uint64_t parts = 0;
+    for (const auto& [c, n] : p.active_by_class) parts += n;
+    EXPECT_EQ(parts, p.derived_active);
+    EXPECT_EQ(p.active_by_class.count(ParamClass::Embedding), 0u) << "the input embedding is a lookup, not active";
+    EXPECT_EQ(p.active_by_class.count(ParamClass::Mtp), 0u);
+  }
+}
+
+TEST(CatalogueAudit, EveryEntryHasSourcesProvenanceAndNoWarnings) {
+  for (const auto& m : Catalogue::builtin().models()) {
+    SCOPED_TRACE(m.id);
+    EXPECT_TRUE(m.warnings.empty()) << "a catalogue entry needs a family mapper, not the generic fallback: "
+                                    << (m.warnings.empty() ? "" : m.warnings[0]);
+    ASSERT_FALSE(m.sources.empty());
+    for (const auto& s : m.sources) EXPECT_EQ(s.rfind("https://", 0), 0u) << "sources a user sees are real documents: " << s;
+    ASSERT_TRUE(m.provenance.count("config.json"));
+    EXPECT_FALSE(m.provenance.at("config.json").empty());
+    EXPECT_FALSE(m.license.empty());
+    EXPECT_FALSE(m.left_out.empty()) << "left_out says what an estimate does not load";
+    // No working-file words in user-facing text.
+    for (const auto& text : {m.provenance.at("config.json"), m.native.source, m.license}) {
+      EXPECT_FALSE(contains(text, "seed")) << text;
+      EXPECT_FALSE(contains(text, "shared/reference")) << text;
+    }
+    for (const auto& b : m.builds) EXPECT_FALSE(contains(b.source, "seed")) << b.source;
+    if (!m.weights_available()) {
+      EXPECT_FALSE(m.status_note.empty()) << "an unreleased entry says why";
+    }
+  }
+}
+
+TEST(CatalogueAudit, KimiK2UsesItsDerivedTotalWithTheVendorsBeside) {
+  // Kimi K2: 61 layers, 384 experts of 3 x 7168 x 2048 (DeepSeek-V3 layout) -> 1.0264T derived
+  // (test_families: 1,026.4B); the model card says "1 trillion".
+  const Model& k2 = model("kimi-k2");
+  EXPECT_NEAR(static_cast<double>(k2.params.total()), 1.0264e12, 0.0005e12);
+  ASSERT_TRUE(k2.params.stated_total);
+  EXPECT_EQ(k2.params.stated_total->value, 1'000'000'000'000u);
+  EXPECT_EQ(k2.params.total_text(), "1.026T (vendor: 1T)");
+  Scenario s;
+  s.quant = "Q4_K_M";
+  const Estimate e = estimate(k2, s);
+  // Q4_K_M at 4.85 bits over 1.0264T = 622 GB, not the 606 GB the rounded 1T gave.
+  EXPECT_NEAR(static_cast<double>(e.weights.bytes) / 1e9, 622.3, 0.5);
+  EXPECT_TRUE(contains(e.lines[0].source, "the vendor states 1T")) << e.lines[0].source;
+}
+
+TEST(CatalogueAudit, Gemma3CountsItsTiedHeadAsActiveAndItsVisionTower) {
+  const Model& g = model("gemma-3-27b");
+  ASSERT_TRUE(g.tied_embeddings);
+  // Tied head: 262,208 (Gemma3TextConfig's default vocab) x 5,376 = 1,409,630,208, read by every
+  // decoded token, stored once.
+  EXPECT_EQ(g.params.active_by_class.at(ParamClass::OutputHead), 1'409'630'208u);
+  EXPECT_EQ(g.params.by_class.count(ParamClass::OutputHead), 0u);
+  // SigLIP tower (27 x 15,239,504 + patch 678,528 + positions 4,718,592 + norm 2,304) plus the
+  // projector (1,152 x 5,376 + 1,152), worked out by hand from vision_config: ~0.85 GB at bf16.
+  EXPECT_EQ(g.params.by_class.at(ParamClass::Vision), 416'866'032u + 6'194'304u);
+}
+
+TEST(CatalogueAudit, MtpAndItsCopiesAreShipped) {
+  // DeepSeek-V3: the MTP module carries its own embedding and head copies, 2 x 129,280 x 7,168.
+  const Model& v3 = model("deepseek-v3");
+  EXPECT_GT(v3.params.by_class.at(ParamClass::Mtp), 2ull * 129'280 * 7'168);
+  // Hugging Face lists 685B for the checkpoint (671B + 14B MTP).
+  EXPECT_NEAR(static_cast<double>(v3.params.derived_total) / 1e9, 685.0, 685.0 * 0.005);
+  // Qwen3-Next ships one MTP layer (mtp.* tensors): about 1.65B parameters.
+  EXPECT_NEAR(static_cast<double>(model("qwen3-next-80b-a3b").params.by_class.at(ParamClass::Mtp)) / 1e9, 1.65, 0.02);
+}
+
+TEST(CatalogueAudit, Bf16CheckpointIsSixteenBitsPerParameter) {
+  // One consistent pair: derived bytes over derived parameters (no "15.93 bits" for BF16).
+  for (const char* id : {"qwen3-next-80b-a3b", "glm-4.7", "kimi-linear-48b-a3b", "qwen3.5-397b-a17b", "gemma-3-27b"}) {
+    const Model& m = model(id);
+    ASSERT_EQ(m.native.format, "BF16") << id;
+    ASSERT_FALSE(m.native.measured) << id;
+    EXPECT_DOUBLE_EQ(resolve_weights(m, "").effective_bits, 16.0) << id;
+  }
+}
+
+TEST(CatalogueAudit, AnnouncedWeightsGetNoCommandLineOrFit) {
+  const Model& pro = model("kimi-k3.1-pro");
+  EXPECT_EQ(pro.status, ReleaseStatus::Announced);
+  EXPECT_FALSE(pro.weights_available());
+  BoxInputs in;
+  in.gpu = "H200x8";  // eight H200s: what vramcalc check --gpu H200x8 reads
+  const Box box = in.to_box();
+  const PlanOptions o = in.to_options();
+  Scenario s;
+  s.context = 32768;
+  const CheckRow row = check_model(pro, box, o, s);
+  EXPECT_EQ(row.fit, FitKind::Unavailable);
+  EXPECT_TRUE(contains(row.note, "announced")) << row.note;
+  const Plan p = make_plan(pro, s, box, o);
+  EXPECT_FALSE(p.fits_on_devices);
+  EXPECT_FALSE(p.aggregate_fits);
+  EXPECT_TRUE(engine_commands(p).empty());
+  EXPECT_TRUE(contains(p.verdict, "No fit verdict")) << p.verdict;
+  // A released model on the same box still gets its command lines.
+  EXPECT_FALSE(engine_commands(make_plan(model("kimi-k3"), s, box, o)).empty());
+}

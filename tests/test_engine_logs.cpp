@@ -1,0 +1,96 @@
+// Public engine logs (tests/data/engine-logs.json): the pasted-log reader and validate over the
+// stored cases. Printed figures are the engines' own (each case names its public source).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.h"
+#include "engines/engine_log.h"
+#include "engines/validate.h"
+
+using namespace vc;
+
+namespace {
+
+const std::string kLogs = std::string(VRAMCALC_TEST_DATA_DIR) + "/engine-logs.json";
+
+nlohmann::json case_by_id(const std::string& id) {
+  std::ifstream in(kLogs);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto doc = nlohmann::json::parse(ss.str());
+  for (const auto& c : doc["cases"]) {
+    if (c["id"] == id) return c;
+  }
+  throw std::runtime_error("no case " + id);
+}
+
+std::string raw_log(const nlohmann::json& c) {
+  std::string text;
+  for (const auto& line : c["raw"]) text += line.get<std::string>() + "\n";
+  return text;
+}
+
+const ValidationRow* find_row(const std::vector<ValidationRow>& rows, const std::string& id, const std::string& figure) {
+  for (const auto& r : rows) {
+    if (r.case_id == id && r.figure == figure) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// vllm-llama31-8b-h100-tp1-mml8192 (llm-d-planner's vLLM 0.19 log): the settings come from the
+// "non-default args" line, the card from "Requested memory: 0.95 (util), 75.23 GiB" (79.19 GiB).
+TEST(EngineLog, VllmLogSettingsAndFigures) {
+  EngineLog log = parse_engine_log(raw_log(case_by_id("vllm-llama31-8b-h100-tp1-mml8192")));
+  EXPECT_EQ(log.engine, "vllm");
+  EXPECT_EQ(log.model, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(log.run.vllm.kv.max_model_len, 8192u);
+  EXPECT_DOUBLE_EQ(log.run.vllm.gpu_memory_utilization, 0.95);
+  ASSERT_TRUE(log.card_bytes.has_value());
+  EXPECT_NEAR(static_cast<double>(*log.card_bytes) / 1073741824.0, 79.19, 0.01);
+  EXPECT_DOUBLE_EQ(log.printed.at("kv_tokens"), 476016);
+  EXPECT_DOUBLE_EQ(log.printed.at("activation_gib"), 1.89);
+  Model m = log_model(log, "");
+  auto rows = compare_engine_log(log, m, std::nullopt);
+  ASSERT_FALSE(rows.empty());
+  for (const auto& r : rows) EXPECT_TRUE(r.met) << r.figure << ": printed " << r.printed << ", ours " << r.ours;
+}
+
+TEST(EngineLog, SglangLineAndRefusals) {
+  EngineLog log = parse_engine_log(raw_log(case_by_id("sglang-21348-qwen3-235b-a22b-fp8-4xh100")));
+  EXPECT_EQ(log.engine, "sglang");
+  EXPECT_DOUBLE_EQ(log.printed.at("kv_tokens"), 367404);
+  EXPECT_THROW(parse_engine_log("hello world\n"), InputError);
+  EXPECT_THROW(parse_engine_log("INFO vllm started, nothing printed\n"), InputError);
+  EXPECT_THROW(log_model(log, ""), InputError);  // this log names no model: --model is asked for
+}
+
+// Every stored case is either computed or listed with why; the set-aside share is about 30%.
+TEST(EngineLogs, EveryCaseComputedOrExplained) {
+  auto rows = validate_engine_logs(kLogs);
+  size_t computed = 0, aside = 0, fitted = 0;
+  for (const auto& r : rows) {
+    if (!r.computed) {
+      EXPECT_FALSE(r.note.empty()) << r.case_id;
+    }
+    computed += r.computed;
+    aside += r.part == "set-aside";
+    fitted += r.part == "fitted";
+  }
+  EXPECT_GT(computed, 20u);
+  EXPECT_GT(aside, 0u);
+  EXPECT_GT(fitted, aside);
+  // Set aside, never fitted on: Qwen2.5-7B on one H100 (vLLM 0.19) printed a 2.21 GiB torch peak
+  // and 16.7 GiB non-KV in all.
+  const ValidationRow* act = find_row(rows, "vllm-qwen25-7b-h100-tp1", "vllm activation (torch peak increase)");
+  ASSERT_NE(act, nullptr);
+  EXPECT_EQ(act->part, "set-aside");
+  EXPECT_TRUE(act->met) << act->ours;
+  const ValidationRow* nkv = find_row(rows, "vllm-qwen25-7b-h100-tp1", "vllm non-KV total (from the card)");
+  ASSERT_NE(nkv, nullptr);
+  EXPECT_TRUE(nkv->met) << nkv->ours;
+}

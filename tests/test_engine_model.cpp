@@ -1,0 +1,330 @@
+// One engine model behind every answer: the per-layer accessor (model/layer_memory.h) is what the
+// estimate, the planner's footprint and every engine read, and the engines' per-device answers
+// are what estimate, plan, check and the API print.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "catalogue/catalogue.h"
+#include "cli_runner.h"
+#include "engines/engine.h"
+#include "engines/llamacpp_profile.h"
+#include "engines/vllm_profile.h"
+#include "gguf_writer.h"
+#include "memory_source.h"
+#include "model/layer_memory.h"
+#include "plan/check.h"
+#include "plan/footprint.h"
+#include "plan/plan.h"
+#include "plan/plan_report.h"
+#include "server/api.h"
+#include "server/request_params.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_view.h"
+#include "sources/gguf/gguf_file.h"
+#include "sources/gguf/gguf_model.h"
+
+namespace vc {
+namespace {
+
+const Model& cat(const char* id) {
+  const Model* m = Catalogue::builtin().find(id);
+  if (!m) throw std::runtime_error(std::string("not in the catalogue: ") + id);
+  return *m;
+}
+
+Box box_of(const char* gpus) {
+  Box b;
+  b.gpus = parse_gpus(gpus, "--gpu");
+  return b;
+}
+
+EngineAnswer answer(const Model& m, Scenario s, EngineKind engine, const std::optional<Box>& box = std::nullopt) {
+  EngineRequest r;
+  r.model = &m;
+  s.engine = engine;
+  r.scenario = s;
+  r.box = box;
+  return run_engine(r);
+}
+
+}  // namespace
+
+// Qwen3 32B (Qwen/Qwen3-32B config.json: 64 layers, 8 KV heads, head_dim 128): at F16 one layer
+// keeps 8 x 128 x 2 B = 2,048 B of K and as much of V per token.
+TEST(LayerMemory, FullAttentionBytesPerToken) {
+  const Model& m = cat("qwen3-32b");
+  const CacheLayout f16 = uniform_cache(cache_type("F16", "test"));
+  const TokenCacheBytes t = token_cache_bytes(m.layers[0], f16);
+  EXPECT_EQ(t.k, 2048u);
+  EXPECT_EQ(t.v, 2048u);
+  EXPECT_EQ(t.total(), 4096u);
+  // q8_0 stores 32 values in 34 B: 1,024 values -> 32 blocks -> 1,088 B per row.
+  const TokenCacheBytes q8 = token_cache_bytes(m.layers[0], uniform_cache(cache_type("Q8_0", "test")));
+  EXPECT_EQ(q8.k, 1088u);
+  // Tensor parallel 16 over 8 KV heads: every rank keeps one head (128 x 2 B).
+  CacheLayout tp16 = f16;
+  tp16.tensor_parallel = 16;
+  EXPECT_EQ(token_cache_bytes(m.layers[0], tp16).k, 256u);
+}
+
+// Falcon-H1 keeps attention KV and a Mamba2 state in the same layer; both count.
+TEST(LayerMemory, ParallelMixerCountsInEveryConsumer) {
+  // Hybrid-head layer by hand: attention 2 KV heads x 64 (F16: 256 B of K, 256 of V per token);
+  // Mamba2 d_inner 128, d_state 16, one group, kernel 4: state 2,048 values, conv 3 x 160 = 480.
+  LayerConfig l;
+  l.attention.kind = AttentionKind::Full;
+  l.attention.kv_heads = 2;
+  l.attention.head_dim_k = l.attention.head_dim_v = 64;
+  AttentionSpec mamba;
+  mamba.kind = AttentionKind::LinearState;
+  mamba.state_family = StateFamily::Mamba2;
+  mamba.state_values = 2048;
+  mamba.conv_values = 480;
+  l.parallel_mixer = mamba;
+  EXPECT_EQ(token_cache_bytes(l, uniform_cache(cache_type("F16", "test"))).total(), 512u);
+  EXPECT_EQ(state_bytes(l, StateLayout::F32).total(), (2048u + 480u) * 4);
+  EXPECT_EQ(state_bytes(l, StateLayout::Mixed).total(), 2048u * 4 + 480u * 2);
+}
+
+// For every catalogue model the estimate, the planner's footprint, llama.cpp and vLLM read the
+// same per-layer cache bytes (the accessor's), at F16/auto and one sequence.
+TEST(LayerMemory, EveryConsumerReadsTheSameBytes) {
+  const CacheLayout f16 = uniform_cache(cache_type("F16", "test"));
+  for (const Model& m : Catalogue::builtin().models()) {
+    SCOPED_TRACE(m.id);
+    Scenario s;
+    s.context = 4096;
+    const Estimate e = estimate(m, s);
+    const Footprint f = make_footprint(m, e);
+    uint64_t per_token_all = 0, cache_at_context = 0;
+    LlamaCppSettings ls;
+    ls.n_ctx = 4096;
+    const LlamaCppMemory lm = llamacpp_memory(m, ls);
+    for (std::size_t i = 0; i < m.layers.size(); ++i) {
+      const LayerConfig& l = m.layers[i];
+      const uint64_t t = token_cache_bytes(l, f16).total();
+      per_token_all += t;
+      cache_at_context += t * cached_tokens(l.attention, s.context);
+      EXPECT_EQ(f.layers[i].cache_per_token, t) << "layer " << i;
+      EXPECT_EQ(f.layers[i].state_per_seq, state_bytes(l, StateLayout::F32).total()) << "layer " << i;
+      if (l.attention.kind != AttentionKind::SlidingWindow) {
+        EXPECT_EQ(lm.layer_kv_bytes[i], t * lm.n_ctx_seq) << "layer " << i;
+      }
+      EXPECT_EQ(lm.layer_state_bytes[i], state_bytes(l, StateLayout::F32).total()) << "layer " << i;
+    }
+    EXPECT_EQ(e.cache_bytes, cache_at_context);
+    if (per_token_all > 0) {
+      VllmSettings vs;
+      vs.available_kv_bytes = 1ull << 36;
+      EXPECT_EQ(vllm_kv(m, vs).bytes_per_token, per_token_all);  // auto = BF16, 2 B like F16
+    }
+  }
+}
+
+// Per-layer parameters are the mapper's: Nemotron-H 56B's attention layers hold attention
+// projections, its Mamba2 layers their own (not one share each).
+TEST(LayerMemory, LayerParamsSumToTheClassTotals) {
+  for (const Model& m : Catalogue::builtin().models()) {
+    SCOPED_TRACE(m.id);
+    std::map<ParamClass, uint64_t> sum;
+    for (const auto& l : m.layers) for (const auto& [c, n] : l.params) sum[c] += n;
+    for (const auto& [c, n] : sum) {
+      auto it = m.params.by_class.find(c);
+      ASSERT_NE(it, m.params.by_class.end());
+      EXPECT_LE(n, it->second) << to_string(c);  // the class also holds global tensors (final norm, MTP)
+    }
+    EXPECT_FALSE(sum.empty());
+  }
+}
+
+// Every engine's devices add up to its total, and each device to its lines.
+TEST(Engines, PerDeviceTotalsSumToTheEngineTotal) {
+  Scenario s;
+  s.quant = "Q4_K_M";
+  for (const char* id : {"qwen3-32b", "gemma-3-27b", "qwen3-next-80b-a3b", "deepseek-v3"}) {
+    for (EngineKind k : {EngineKind::Rule, EngineKind::LlamaCpp, EngineKind::Vllm, EngineKind::Sglang}) {
+      for (bool with_box : {false, true}) {
+        SCOPED_TRACE(std::string(id) + " " + to_string(k) + (with_box ? " on 2 x H100" : ""));
+        const EngineAnswer a = answer(cat(id), s, k, with_box ? std::optional<Box>(box_of("H100-sxm x2")) : std::nullopt);
+        uint64_t sum = 0;
+        for (const auto& d : a.devices) {
+          uint64_t lines = 0;
+          for (const auto& l : d.lines) lines += l.bytes;
+          EXPECT_EQ(lines, d.total_bytes) << d.name;
+          sum += d.total_bytes;
+        }
+        EXPECT_EQ(sum, a.total_bytes);
+        EXPECT_EQ(a.engine, k);
+      }
+    }
+  }
+}
+
+// The rule engine without devices is the estimate: same total.
+TEST(Engines, RuleIsTheEstimate) {
+  Scenario s;
+  const Model& m = cat("kimi-k3");
+  EXPECT_EQ(answer(m, s, EngineKind::Rule).total_bytes, estimate(m, s).total_bytes);
+}
+
+// Qwen3 32B Q4_K_M on one RTX 4090 at 8K with llama.cpp: KV 64 layers x 4,096 B x 8,192 cells =
+// 2,147,483,648 B on CUDA0; the answer fits, and plan and check agree with it.
+TEST(Engines, Qwen3On4090AgreesEverywhere) {
+  const Model& m = cat("qwen3-32b");
+  Scenario s;
+  s.quant = "Q4_K_M";
+  const Box box = box_of("RTX 4090");
+  const EngineAnswer a = answer(m, s, EngineKind::LlamaCpp, box);
+  ASSERT_EQ(a.devices.front().name, "CUDA0");
+  EXPECT_EQ(a.devices.front().bytes(AllocKind::Kv), 2'147'483'648ull);
+  EXPECT_EQ(a.fits(), std::optional<bool>(true));
+  EXPECT_LT(a.devices.front().total_bytes, 24'000'000'000ull);
+  PlanOptions o;
+  o.engine = EngineKind::LlamaCpp;
+  const Plan p = make_plan(m, s, box, o);
+  EXPECT_TRUE(p.fits_on_devices) << p.verdict;
+  EXPECT_EQ(p.engine.devices.front().total_bytes, a.devices.front().total_bytes);
+  EXPECT_GT(solve(p).max_context, 8192u);
+  const CheckRow row = check_model(m, box, o, Scenario{});
+  EXPECT_EQ(row.fit, FitKind::Gpu) << row.note;
+}
+
+// A dense model that does not fit gets fewer GPU layers, never an expert-offload flag.
+TEST(Engines, DenseModelNeverGetsExpertOffload) {
+  const Model& m = cat("llama-3.1-70b");
+  Scenario s;
+  s.quant = "Q8_0";
+  Box box = box_of("RTX 4090");
+  box.ram_bytes = 256'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  PlanOptions o;
+  o.engine = EngineKind::LlamaCpp;
+  const Plan p = make_plan(m, s, box, o);
+  const nlohmann::json j = plan_json(p, solve(p));
+  for (const auto& c : j["commands"]) EXPECT_EQ(c["command"].get<std::string>().find("exps"), std::string::npos) << c["command"];
+}
+
+// `plan` and `estimate` ask the same engine: Gemma 3 27B at 32K on one RTX 4090.
+TEST(Engines, PlanAndEstimateShowTheSameKvAndCompute) {
+  const Model& m = cat("gemma-3-27b");
+  Scenario s;
+  s.context = 32768;
+  PlanOptions o;
+  o.engine = EngineKind::LlamaCpp;
+  const Plan p = make_plan(m, s, box_of("RTX 4090"), o);
+  const EngineAnswer e = answer(m, s, EngineKind::LlamaCpp);
+  EXPECT_EQ(p.engine.bytes(AllocKind::Kv), e.bytes(AllocKind::Kv));
+  EXPECT_EQ(p.engine.bytes(AllocKind::Compute), e.bytes(AllocKind::Compute));
+  EXPECT_GT(e.bytes(AllocKind::Compute), 0u);
+}
+
+// vLLM on an H100: the pool in tokens and the concurrency are numbers in the check rows.
+TEST(Engines, VllmCheckGivesTokensAndConcurrency) {
+  PlanOptions o;
+  o.engine = EngineKind::Vllm;
+  const CheckRow row = check_model(cat("llama-3.1-8b"), box_of("H100-sxm"), o, Scenario{});
+  ASSERT_EQ(row.fit, FitKind::Gpu) << row.note;
+  ASSERT_TRUE(row.kv_tokens.has_value());
+  ASSERT_TRUE(row.max_concurrency.has_value());
+  // Llama 3.1 8B: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 131,072 B per token.
+  EXPECT_GT(*row.kv_tokens, 8192u);
+  EXPECT_NEAR(*row.max_concurrency, static_cast<double>(*row.kv_tokens) / 8192.0, 1e-9);
+}
+
+// SGLang on one H100 with Llama 3.1 8B: the pool holds whole tokens of 131,072 B (32 layers x 8 KV
+// heads x 128 x 2 (K, V) x 2 B), and the lines fill the card (what is not static is left over).
+TEST(Engines, SglangPoolIsWholeTokens) {
+  const Box box = box_of("H100-sxm");
+  const EngineAnswer a = answer(cat("llama-3.1-8b"), Scenario{}, EngineKind::Sglang, box);
+  ASSERT_TRUE(a.kv_tokens.has_value());
+  ASSERT_EQ(a.devices.size(), 1u);
+  EXPECT_EQ(a.devices[0].bytes(AllocKind::Kv), *a.kv_tokens * 131'072ull);
+  EXPECT_EQ(a.devices[0].total_bytes, box.gpus[0].memory_bytes);
+  EXPECT_EQ(a.fits(), std::optional<bool>(true));
+}
+
+// The API and the CLI print the same document for every verb and engine.
+TEST(Engines, ApiJsonEqualsCliJson) {
+  using server::call_api;
+  using server::RequestParams;
+  for (const char* engine : {"rule", "llamacpp", "vllm", "sglang"}) {
+    SCOPED_TRACE(engine);
+    const std::string e = engine;
+    auto api = [](std::string_view verb, const std::vector<std::pair<std::string, std::string>>& p) {
+      const auto a = call_api(verb, RequestParams::from_pairs(p));
+      EXPECT_EQ(a.status, 200) << a.body;
+      return nlohmann::json::parse(a.body);
+    };
+    auto cli = [](const std::string& args) {
+      const CliResult r = run_cli(args);
+      EXPECT_EQ(r.exit_code, 0) << r.output;
+      return nlohmann::json::parse(r.output);
+    };
+    EXPECT_EQ(api("estimate", {{"model", "qwen3-32b"}, {"quant", "Q4_K_M"}, {"engine", e}, {"gpu", "RTX 4090"}}),
+              cli("estimate qwen3-32b --quant Q4_K_M --engine " + e + " --gpu 'RTX 4090' --json"));
+    EXPECT_EQ(api("plan", {{"model", "gemma-3-27b"}, {"context", "32K"}, {"engine", e}, {"gpu", "RTX 4090"}}),
+              cli("plan gemma-3-27b --context 32K --engine " + e + " --gpu 'RTX 4090' --json"));
+    EXPECT_EQ(api("check", {{"engine", e}, {"gpu", "H100-sxm"}}), cli("check --engine " + e + " --gpu H100-sxm --json"));
+  }
+}
+
+// The same model from config.json and from a GGUF gives the same layers: Falcon-H1's attention in
+// `attention`, its Mamba2 mixer in `parallel_mixer`, whichever the source.
+TEST(Engines, GgufAndConfigGiveTheSameLayers) {
+  const std::string config = R"({"model_type": "falcon_h1", "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 64, "intermediate_size": 512, "vocab_size": 1000, "max_position_embeddings": 4096,
+    "mamba_n_heads": 4, "mamba_d_head": 32, "mamba_n_groups": 1, "mamba_d_state": 16, "mamba_d_conv": 4, "tie_word_embeddings": false})";
+  const Model from_config = model_from_config(parse_config_text(config, "falcon.json"), "falcon.json");
+
+  testing::GgufWriter w;
+  w.str("general.architecture", "falcon-h1");
+  w.u32("falcon-h1.block_count", 2);
+  w.u32("falcon-h1.embedding_length", 256);
+  w.u32("falcon-h1.context_length", 4096);
+  w.u32("falcon-h1.attention.head_count", 4);
+  w.u32("falcon-h1.attention.head_count_kv", 2);
+  w.u32("falcon-h1.attention.key_length", 64);
+  w.u32("falcon-h1.attention.value_length", 64);
+  w.u32("falcon-h1.feed_forward_length", 512);
+  w.u32("falcon-h1.vocab_size", 1000);
+  w.u32("falcon-h1.ssm.conv_kernel", 4);
+  w.u32("falcon-h1.ssm.inner_size", 128);
+  w.u32("falcon-h1.ssm.state_size", 16);
+  w.u32("falcon-h1.ssm.group_count", 1);
+  using W = testing::GgufWriter;
+  w.tensor("token_embd.weight", {256, 1000}, W::F32, 256 * 1000 * 4);
+  w.tensor("output.weight", {256, 1000}, W::F32, 256 * 1000 * 4);
+  for (int il = 0; il < 2; ++il) {
+    const std::string b = "blk." + std::to_string(il) + ".";
+    w.tensor(b + "attn_q.weight", {256, 256}, W::F32, 256 * 256 * 4);
+    w.tensor(b + "attn_k.weight", {256, 128}, W::F32, 256 * 128 * 4);
+    w.tensor(b + "attn_v.weight", {256, 128}, W::F32, 256 * 128 * 4);
+    w.tensor(b + "attn_output.weight", {256, 256}, W::F32, 256 * 256 * 4);
+    w.tensor(b + "ssm_in.weight", {256, 320}, W::F32, 256 * 320 * 4);
+    w.tensor(b + "ffn_down.weight", {512, 256}, W::F32, 512 * 256 * 4);
+  }
+  testing::MemorySource src(w.header() + std::string(w.data_bytes(), '\0'), "falcon.gguf");  // the reader checks data lies in the file
+  const Model from_gguf = model_from_gguf({read_gguf(src)});
+
+  ASSERT_EQ(from_gguf.layers.size(), from_config.layers.size());
+  const CacheLayout f16 = uniform_cache(cache_type("F16", "test"));
+  for (std::size_t i = 0; i < from_config.layers.size(); ++i) {
+    const LayerConfig& a = from_config.layers[i];
+    const LayerConfig& b = from_gguf.layers[i];
+    EXPECT_EQ(a.attention.kind, AttentionKind::Full);
+    EXPECT_EQ(b.attention.kind, a.attention.kind);
+    ASSERT_TRUE(a.parallel_mixer && b.parallel_mixer);
+    EXPECT_EQ(b.parallel_mixer->kind, AttentionKind::LinearState);
+    EXPECT_EQ(b.parallel_mixer->state_family, a.parallel_mixer->state_family);
+    EXPECT_EQ(b.parallel_mixer->state_values, a.parallel_mixer->state_values);  // 128 x 16 = 2,048
+    EXPECT_EQ(b.parallel_mixer->conv_values, a.parallel_mixer->conv_values);    // 3 x (128 + 2 x 16) = 480
+    EXPECT_EQ(token_cache_bytes(b, f16).total(), token_cache_bytes(a, f16).total());  // 2 x 64 x 2 B x 2 = 512
+    EXPECT_EQ(token_cache_bytes(a, f16).total(), 512u);
+    EXPECT_EQ(state_bytes(b, StateLayout::F32).total(), state_bytes(a, StateLayout::F32).total());
+    EXPECT_EQ(b.feed_forward.kind, a.feed_forward.kind);
+    EXPECT_EQ(b.feed_forward.dense_width, a.feed_forward.dense_width);
+  }
+}
+
+}  // namespace vc

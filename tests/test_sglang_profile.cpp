@@ -1,0 +1,131 @@
+// SGLang's memory profile (src/engines/sglang_profile.cpp): mem_fraction_static chosen from the card,
+// the token pool and the request limits, worked out by hand from the rules in server_args.py
+// (_handle_gpu_memory_settings) and model_runner.py (profile_max_num_token, init_memory_pool).
+#include <gtest/gtest.h>
+
+#include "catalogue/catalogue.h"
+#include "core/error.h"
+#include "engines/engine_run.h"
+#include "engines/sglang_profile.h"
+
+using namespace vc;
+
+namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;
+
+const Model& llama8b() { return *Catalogue::builtin().find("llama-3.1-8b"); }
+
+uint64_t line_sum(const SglangProfile& p) {
+  uint64_t sum = 0;
+  for (const auto& l : p.lines) sum += l.bytes;
+  return sum;
+}
+
+}  // namespace
+
+// Llama 3.1 8B (32 layers, 8 KV heads of 128, bf16) on an 80 GiB card (81,920 MiB), TP 1:
+// the 60-90 GiB bucket gives chunked prefill 8,192 and CUDA graphs to batch 256; reserved =
+// 512 + 1.5 x 8,192 + 2 x 256 + 1 x 1,024 / 8 = 13,440 MiB (above the 10 GiB floor);
+// mem_fraction_static = round((81,920 - 13,440) / 81,920, 3) = round(0.83594, 3) = 0.836.
+TEST(SglangProfile, ChoosesMemFractionFromTheCard) {
+  SglangSettings s;
+  s.card_bytes = 80 * kGiB;
+  s.weight_bytes = llama8b().native.bytes;
+  SglangProfile p = sglang_profile(llama8b(), s);
+  EXPECT_TRUE(p.mem_fraction_chosen);
+  EXPECT_EQ(p.chunked_prefill_size, 8192u);
+  EXPECT_EQ(p.cuda_graph_max_bs, 256u);
+  EXPECT_EQ(p.reserved_mib, 13440u);
+  EXPECT_DOUBLE_EQ(p.mem_fraction_static, 0.836);
+  // One token: 32 layers x 8 heads x (128 + 128) x 2 B = 131,072 B.
+  EXPECT_EQ(p.token_bytes, 131072u);
+  // Free before the weights: 80 GiB - 0.5 GiB = 85,362,475,008 B; static share floor(0.836 x that)
+  // = 71,363,029,106 B; minus the weights, divided by 131,072 B a token.
+  const uint64_t expected = (71'363'029'106u - p.weights) / 131072u;
+  EXPECT_EQ(p.max_total_num_tokens, expected);
+  EXPECT_EQ(p.weights, llama8b().native.bytes);
+  // max_num_reqs = clamp(tokens x 512 / 131,072 context, 2048, 4096) = 2048 (tokens < 524,288);
+  // running requests = min(tokens / 2, 2048).
+  EXPECT_EQ(p.max_running_requests, 2048u);
+  EXPECT_EQ(line_sum(p), s.card_bytes);  // runtime + weights + pool + request map + reserve
+}
+
+// Small cards: the under-20 GiB bucket (chunk 2,048, graphs to batch 8) has no 10 GiB floor:
+// 16 GiB = 16,384 MiB; reserved = 512 + 3,072 + 16 + 128 = 3,728; (16,384 - 3,728) / 16,384 = 0.77246 -> 0.772.
+TEST(SglangProfile, SmallCardBucket) {
+  SglangSettings s;
+  s.card_bytes = 16 * kGiB;
+  s.weight_bytes = 1 * kGiB;  // any checkpoint that fits
+  SglangProfile p = sglang_profile(llama8b(), s);
+  EXPECT_EQ(p.chunked_prefill_size, 2048u);
+  EXPECT_EQ(p.cuda_graph_max_bs, 8u);
+  EXPECT_EQ(p.reserved_mib, 3728u);
+  EXPECT_DOUBLE_EQ(p.mem_fraction_static, 0.772);
+}
+
+// Given mem_fraction_static, TP 4 and an fp8 cache: 8 KV heads / 4 = 2 per rank, one byte a value:
+// 32 x 2 x 256 x 1 = 16,384 B a token; free before the weights 80 - 2.5 = 77.5 GiB.
+TEST(SglangProfile, GivenFractionTensorParallelFp8) {
+  EngineRun r = parse_engine_command("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 4 "
+                                     "--mem-fraction-static 0.9 --kv-cache-dtype fp8_e4m3 --context-length 32768 --max-running-requests 64 --port 30000");
+  EXPECT_EQ(r.engine, EngineKind::Sglang);
+  EXPECT_EQ(r.model, "meta-llama/Llama-3.1-8B-Instruct");
+  r.sglang.card_bytes = 80 * kGiB;
+  r.sglang.weight_bytes = llama8b().native.bytes;
+  SglangProfile p = sglang_profile(llama8b(), r.sglang);
+  EXPECT_FALSE(p.mem_fraction_chosen);
+  EXPECT_EQ(p.token_bytes, 16384u);
+  const uint64_t free_before = 80 * kGiB - 5 * kGiB / 2;
+  const uint64_t weights = (llama8b().native.bytes + 3) / 4;
+  EXPECT_EQ(p.weights, weights);
+  const uint64_t static_share = static_cast<uint64_t>(0.9 * static_cast<double>(free_before));
+  EXPECT_EQ(p.max_total_num_tokens, (static_share - weights) / 16384u);
+  EXPECT_EQ(p.max_running_requests, 64u);
+  EXPECT_EQ(line_sum(p), r.sglang.card_bytes);
+}
+
+// Latent attention: one vector of kv_lora_rank + rope (512 + 64) per layer on every rank.
+TEST(SglangProfile, LatentPoolIsReplicatedAcrossRanks) {
+  const Model& m = *Catalogue::builtin().find("deepseek-v3");
+  SglangSettings s;
+  s.card_bytes = 141 * kGiB;
+  s.tensor_parallel = 8;
+  s.mem_fraction_static = 0.9;
+  s.weight_bytes = m.native.bytes;
+  SglangProfile p = sglang_profile(m, s);
+  EXPECT_EQ(p.token_bytes, 61u * 576u * 2u);  // 70,272 B
+  EXPECT_GT(p.max_total_num_tokens, 0u);
+}
+
+TEST(SglangProfile, RefusesWhatSglangRefuses) {
+  SglangSettings s;
+  s.card_bytes = 80 * kGiB;
+  s.kv_cache_dtype = "q8_0";
+  EXPECT_THROW(sglang_profile(llama8b(), s), InputError);
+  s.kv_cache_dtype = "auto";
+  s.mem_fraction_static = 1.2;
+  EXPECT_THROW(sglang_profile(llama8b(), s), InputError);
+  EXPECT_THROW(parse_engine_command("sglang serve --model-path x --kv-cache-dtype bogus"), InputError);
+  EXPECT_THROW(parse_engine_command("sglang serve --model-path x --mem-fraction-static 0"), InputError);
+  EXPECT_THROW(parse_engine_command("python -m sglang.launch_server --tp two"), InputError);
+  // Weights larger than the static share: no tokens, and the profile says SGLang will not start.
+  SglangSettings big;
+  big.card_bytes = 24 * kGiB;
+  big.weight_bytes = 40 * kGiB;
+  SglangProfile p = sglang_profile(llama8b(), big);
+  EXPECT_EQ(p.max_total_num_tokens, 0u);
+  ASSERT_FALSE(p.notes.empty());
+}
+
+TEST(SglangProfile, ServeCommandFlags) {
+  EngineRun r = parse_engine_command("sglang serve --model-path Qwen/Qwen3-8B --tp-size 2 --chunked-prefill-size -1 --cuda-graph-max-bs 32 --dtype float32 --enable-foo");
+  EXPECT_EQ(r.engine, EngineKind::Sglang);
+  EXPECT_EQ(r.model, "Qwen/Qwen3-8B");
+  EXPECT_EQ(r.sglang.tensor_parallel, 2u);
+  ASSERT_TRUE(r.sglang.chunked_prefill_size.has_value());
+  EXPECT_EQ(*r.sglang.chunked_prefill_size, -1);
+  EXPECT_EQ(*r.sglang.cuda_graph_max_bs, 32u);
+  EXPECT_EQ(r.sglang.dtype, "float32");
+  ASSERT_EQ(r.notes.size(), 1u);  // --enable-foo ignored with a note
+}

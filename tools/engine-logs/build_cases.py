@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Writes tests/data/engine-logs.json: public vLLM / SGLang / llama.cpp start-up logs with the
+settings each ran, the figures the engine printed (quoted lines kept), and the model as a
+catalogue id or the published config.json values (with their URL).
+
+The set-aside share is fixed before any fitting: a case is set aside when the FNV-1a 32-bit hash
+of its id, modulo 10, is below 3 (about 30%; adding cases never moves an existing one).
+
+Usage: build_cases.py MODELS.json CASES.json [MORE_CASES.json ...] > tests/data/engine-logs.json
+As built: build_cases.py tools/engine-logs/models.json ../shared/reference/engine-logs/cases.json \
+  <(from_llmd_csv.py LLM_D_PLANNER_GIT_DIR d3121e059da88662db39a926a3ead964be97359b)
+(from_llmd_csv.py's cases whose log is already in cases.json were dropped: same source file.)
+MODELS.json maps each model_source to {"catalogue": id} or {"config": {...}, "config_source": URL}.
+"""
+import json
+import sys
+
+
+def fnv1a(text):
+    h = 0x811C9DC5
+    for b in text.encode():
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def split(case_id):
+    return "set-aside" if fnv1a(case_id) % 10 < 3 else "fitted"
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        models = json.load(f)
+    cases = []
+    for path in sys.argv[2:]:
+        with open(path) as f:
+            cases.extend(json.load(f))
+    out = []
+    for c in cases:
+        keep = {k: c[k] for k in ("id", "engine", "engine_version", "model_source", "hardware", "settings", "printed", "raw", "source", "notes") if k in c}
+        if c.get("model_source") in models:
+            keep["model"] = models[c["model_source"]]
+        keep["set"] = split(c["id"])
+        out.append(keep)
+    json.dump({"about": __doc__.strip().splitlines()[0], "split_rule": "FNV-1a 32-bit of the case id, modulo 10, below 3: set aside", "cases": out},
+              sys.stdout, indent=1, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
