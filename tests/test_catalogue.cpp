@@ -194,3 +194,21 @@ TEST(CatalogueAudit, Qwen3VlCountsItsVisionTowerToThePublishedByte) {
   EXPECT_EQ(m.params.derived_total, 8'190'735'360u + 576'388'336u);
   EXPECT_EQ(m.native.bytes, 17'534'247'392u);
 }
+
+TEST(CatalogueAudit, EveryBuildSizeIsAPlausibleBitsPerParameter) {
+  // A file size read off a listing is the Hub's 3-digit print; a slip of a digit would put a
+  // build outside any GGUF tier. Over the derived total every listed build lies between the
+  // 1.3-bit UD-Q1 tiers and 16-bit F16 (plus a little for file metadata): 1 to 17 bits.
+  size_t builds = 0;
+  for (const auto& m : Catalogue::builtin().models()) {
+    for (const auto& b : m.builds) {
+      SCOPED_TRACE(m.id + " " + b.name);
+      const double bits = static_cast<double>(b.bytes) * 8.0 / static_cast<double>(m.params.total());
+      EXPECT_GE(bits, 1.0);
+      EXPECT_LE(bits, 17.0);
+      EXPECT_FALSE(b.source.empty());
+      ++builds;
+    }
+  }
+  EXPECT_GE(builds, 40u);
+}
