@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/hub_ladder.h"
 #include "core/units.h"
 #include "estimate/ladder.h"
 #include "report/json_verbs.h"
@@ -19,10 +20,11 @@ Command add_builds(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("MODEL", o->model, "Catalogue id")->required();
+  sub->add_option("MODEL", o->model, "Catalogue id, or hf:ORG/REPO[@REV] for the repository's live ladder")->required();
   sub->add_option("--overhead", o->overhead, "Overhead on top of the file size")->capture_default_str();
   sub->add_flag("--json", o->json, "Print JSON");
   return {sub, [o] {
+            if (names_hub_repository(o->model)) return print_hub_ladder(o->model, parse_percent_bp(o->overhead, "--overhead"), o->overhead, o->json);
             Model model = resolve_model(o->model);
             auto rows = build_ladder(model, parse_percent_bp(o->overhead, "--overhead"));
             if (o->json) {
