@@ -127,7 +127,7 @@ TEST(SpeedReads, TensorParallelSplitsEveryRead) {
   s.engine = "vllm";
   s.tensor_parallel = 2;
   Box b;
-  b.gpus = parse_gpus("2xRTX 4090", "--gpu");
+  b.gpus = parse_gpus("2xrtx-4090", "--gpu");
   const TokenReads t = token_reads(m.model, m.f, b, s);
   ASSERT_EQ(t.memories.size(), 1u);
   EXPECT_EQ(t.memories[0].weights_read, 625'000'000u);  // 1,250 MB / 2

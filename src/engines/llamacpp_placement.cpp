@@ -35,9 +35,15 @@ std::vector<const char*> llamacpp_tensor_names(ParamClass c) {
   }
 }
 
-std::string override_buffer(const std::string& name, const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& fallback) {
+CompiledOverrides compile_overrides(const std::vector<std::pair<std::string, std::string>>& overrides) {
+  CompiledOverrides out;
+  for (const auto& [re, buft] : overrides) out.emplace_back(std::regex(re), buft);
+  return out;
+}
+
+const std::string& override_buffer(const std::string& name, const CompiledOverrides& overrides, const std::string& fallback) {
   for (const auto& [re, buft] : overrides) {
-    if (std::regex_search(name, std::regex(re))) return buft;
+    if (std::regex_search(name, re)) return buft;
   }
   return fallback;
 }
@@ -151,18 +157,12 @@ LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, 
     tensors = &synthesized;
     p.synthesized = true;
   }
-  std::vector<std::pair<std::regex, std::string>> res;
-  for (const auto& [re, buft] : s.overrides) res.emplace_back(std::regex(re), buft);
+  const CompiledOverrides res = compile_overrides(s.overrides);
   const bool tied = std::none_of(tensors->begin(), tensors->end(), [](const NamedTensor& t) { return t.name == "output.weight"; });
-  auto place = [&](const std::string& name, uint64_t bytes, std::string dev) {
-    for (const auto& [re, buft] : res) {
-      if (std::regex_search(name, re)) {
-        dev = buft;
-        ++p.overridden_tensors;
-        break;
-      }
-    }
-    p.weights_by_buffer[dev] = checked_add(p.weights_by_buffer[dev], bytes);
+  auto place = [&](const std::string& name, uint64_t bytes, const std::string& dev) {
+    const std::string& buffer = override_buffer(name, res, dev);
+    if (&buffer != &dev) ++p.overridden_tensors;
+    p.weights_by_buffer[buffer] = checked_add(p.weights_by_buffer[buffer], bytes);
   };
   for (const auto& t : *tensors) {
     if (t.name.rfind("token_embd.", 0) == 0) {

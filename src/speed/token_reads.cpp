@@ -93,6 +93,7 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
   ps.devices = std::max<uint64_t>(1, box.gpus.size());
   if (!ps.tensor_split.empty() && ps.tensor_split.size() != ps.devices) throw InputError("-ts", fmt::format("needs one weight per GPU ({})", ps.devices));
   const LlamaCppPlacement p = llamacpp_placement(model, f.weights_total, ps);
+  const CompiledOverrides overrides = compile_overrides(ps.overrides);
   auto mem = [&](const std::string& buffer) -> MemoryRead& {
     if (buffer == "CPU" || box.gpus.empty()) return b.ram(s.sockets, socket_gain);
     const uint64_t i = gpu_index(buffer);
@@ -105,7 +106,7 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
     const LayerFootprint& l = f.layers[il];
     const std::string dev = p.layer_device.at(il);
     const std::string prefix = fmt::format("blk.{}.", il);
-    auto buffer_of = [&](ParamClass c) { return override_buffer(prefix + llamacpp_tensor_names(c).front(), ps.overrides, dev); };
+    auto buffer_of = [&](ParamClass c) { return override_buffer(prefix + llamacpp_tensor_names(c).front(), overrides, dev); };
     const std::string attn_buf = buffer_of(ParamClass::Attention);
     MemoryRead& home = mem(attn_buf);
     home.layers += 1;
