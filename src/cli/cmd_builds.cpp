@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/hub_ladder.h"
+#include "core/error.h"
 #include "core/units.h"
 #include "engines/engine_tiers.h"
 #include "estimate/ladder.h"
@@ -51,7 +53,7 @@ Command add_builds(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("MODEL", o->model, "Catalogue id")->required();
+  sub->add_option("MODEL", o->model, "Catalogue id, or hf:ORG/REPO[@REV] for the repository's live ladder")->required();
   sub->add_option("--overhead", o->overhead, "Overhead on top of the file size")->capture_default_str();
   sub->add_option("--engine", o->scenario.engine,
                   "rule (the default: the ladder above with --overhead), or llamacpp|vllm|sglang: the tiers that engine loads and the fewest cards its "
@@ -61,6 +63,10 @@ Command add_builds(CLI::App& app) {
   sub->add_option("--seqs", o->scenario.seqs, "Concurrent sequences (with --engine)")->capture_default_str();
   sub->add_flag("--json", o->json, "Print JSON");
   return {sub, [o] {
+            if (names_hub_repository(o->model) && o->scenario.engine != "rule") {
+              throw InputError("--engine", "applies to catalogue models and files; a Hub repository's live ladder (hf:ORG/REPO) is weights plus --overhead only");
+            }
+            if (names_hub_repository(o->model)) return print_hub_ladder(o->model, parse_percent_bp(o->overhead, "--overhead"), o->overhead, o->json);
             Model model = resolve_model(o->model);
             const Scenario scenario = o->scenario.to_scenario();
             if (scenario.engine != EngineKind::Rule) return print_engine_builds(model, scenario, o->json);
