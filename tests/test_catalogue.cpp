@@ -212,3 +212,16 @@ TEST(CatalogueAudit, EveryBuildSizeIsAPlausibleBitsPerParameter) {
   }
   EXPECT_GE(builds, 40u);
 }
+
+TEST(CatalogueAudit, Qwen35And36CountTheirVisionTowerToThePublishedByte) {
+  // Published BF16 model.safetensors.index.json total_size values, each quoted by several public
+  // copies: Qwen3.6-35B-A3B 71,903,645,408 bytes; Qwen3.6-27B 55,562,855,904 bytes, whose
+  // tensor census also gives 27,781,427,952 parameters of which 460,730,096 are vision. The
+  // Qwen3.5-27B entry has that geometry. Vision by hand (deepstack list empty): patch 1,770,624 +
+  // positions 2,654,208 + 27 x 15,239,504 + merger 2304 + 4608^2 + 4608 + 4608 x 5120 + 5120.
+  EXPECT_EQ(model("qwen3.6-35b-a3b").native.bytes, 71'903'645'408u);
+  const Model& q27 = model("qwen3.5-27b");
+  EXPECT_EQ(q27.params.by_class.at(ParamClass::Vision), 460'730'096u);
+  EXPECT_EQ(q27.params.derived_total, 27'781'427'952u);
+  EXPECT_EQ(q27.native.bytes, 55'562'855'904u);
+}
