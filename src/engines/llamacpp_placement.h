@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <regex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,12 +38,7 @@ std::vector<std::pair<std::string, std::string>> parse_overrides(const std::stri
 std::vector<std::pair<std::string, std::string>> cpu_moe_overrides(std::optional<uint64_t> layers);
 
 // llama.cpp's tensor names for one per-layer parameter class, without the "blk.N." prefix.
-std::vector<const char*> llamacpp_tensor_names(ParamClass c);
-
-// -ot overrides with their patterns compiled once; the buffer the first match names, else `fallback`.
-using CompiledOverrides = std::vector<std::pair<std::regex, std::string>>;
-CompiledOverrides compile_overrides(const std::vector<std::pair<std::string, std::string>>& overrides);
-const std::string& override_buffer(const std::string& name, const CompiledOverrides& overrides, const std::string& fallback);
+std::span<const char* const> llamacpp_tensor_names(ParamClass c);
 
 // `weight_bytes`: the total to place when the model has no GGUF tensors (a catalogue entry at a
 // quantization tier); its tensors are synthesized from the parameter classes in proportion.

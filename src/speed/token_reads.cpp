@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -86,6 +87,15 @@ struct Builder {
 
 uint64_t gpu_index(const std::string& buffer) { return std::stoull(buffer.substr(4)); }
 
+// -ot patterns compiled once per placement; the buffer the first match names, else `fallback`.
+using CompiledOverrides = std::vector<std::pair<std::regex, std::string>>;
+std::string override_buffer(const std::string& name, const CompiledOverrides& overrides, const std::string& fallback) {
+  for (const auto& [re, buft] : overrides) {
+    if (std::regex_search(name, re)) return buft;
+  }
+  return fallback;
+}
+
 TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box, const SpeedSettings& s, Builder& b, double socket_gain) {
   TokenReads t;
   LlamaCppPlacementSettings ps = s.llamacpp;
@@ -93,7 +103,8 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
   ps.devices = std::max<uint64_t>(1, box.gpus.size());
   if (!ps.tensor_split.empty() && ps.tensor_split.size() != ps.devices) throw InputError("-ts", fmt::format("needs one weight per GPU ({})", ps.devices));
   const LlamaCppPlacement p = llamacpp_placement(model, f.weights_total, ps);
-  const CompiledOverrides overrides = compile_overrides(ps.overrides);
+  CompiledOverrides overrides;
+  for (const auto& [re, buft] : ps.overrides) overrides.emplace_back(std::regex(re), buft);
   auto mem = [&](const std::string& buffer) -> MemoryRead& {
     if (buffer == "CPU" || box.gpus.empty()) return b.ram(s.sockets, socket_gain);
     const uint64_t i = gpu_index(buffer);
