@@ -29,6 +29,7 @@ void BM_EngineOneModel(benchmark::State& state, vc::EngineKind engine) {
 BENCHMARK_CAPTURE(BM_EngineOneModel, rule, vc::EngineKind::Rule);
 BENCHMARK_CAPTURE(BM_EngineOneModel, llamacpp, vc::EngineKind::LlamaCpp);
 BENCHMARK_CAPTURE(BM_EngineOneModel, vllm, vc::EngineKind::Vllm);
+BENCHMARK_CAPTURE(BM_EngineOneModel, sglang, vc::EngineKind::Sglang);
 
 void BM_SweepContexts(benchmark::State& state) {
   std::vector<uint64_t> contexts;

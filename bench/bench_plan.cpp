@@ -55,5 +55,6 @@ void BM_CheckCatalogue(benchmark::State& state, vc::EngineKind engine) {
 BENCHMARK_CAPTURE(BM_CheckCatalogue, rule, vc::EngineKind::Rule)->Arg(6)->Arg(12)->Arg(0)->Complexity(benchmark::oAuto)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CheckCatalogue, llamacpp, vc::EngineKind::LlamaCpp)->Arg(0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CheckCatalogue, vllm, vc::EngineKind::Vllm)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CheckCatalogue, sglang, vc::EngineKind::Sglang)->Arg(0)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -154,3 +154,74 @@ TEST(CatalogueAudit, AnnouncedWeightsGetNoCommandLineOrFit) {
   // A released model on the same box still gets its command lines.
   EXPECT_FALSE(engine_commands(make_plan(model("kimi-k3"), s, box, o)).empty());
 }
+
+TEST(CatalogueAudit, Gemma3LanguageModelsMatchKerasHubCounts) {
+  // Keras Hub's gemma3 presets (keras-team/keras-hub gemma3_presets.py) publish exact parameter
+  // counts over a 262,144-row vocabulary: 1B 999,885,952; 4B text 3,880,099,328; 12B text
+  // 11,765,788,416. The 1B checkpoint has the same vocabulary; the 4B and 12B embeddings carry
+  // 262,208 rows (64 more x hidden), and their SigLIP tower is counted on top as vision.
+  auto language = [](const Model& m) {
+    auto v = m.params.by_class.find(ParamClass::Vision);
+    return m.params.derived_total - (v == m.params.by_class.end() ? 0 : v->second);
+  };
+  EXPECT_EQ(language(model("gemma-3-1b")), 999'885'952u);
+  EXPECT_EQ(language(model("gemma-3-4b")), 3'880'099'328u + 64u * 2560);
+  EXPECT_EQ(language(model("gemma-3-12b")), 11'765'788'416u + 64u * 3840);
+  // SigLIP tower (the 27B's test: 416,866,032) plus a projector 1152 x hidden + 1152.
+  EXPECT_EQ(model("gemma-3-4b").params.by_class.at(ParamClass::Vision), 416'866'032u + 1152u * 2560 + 1152);
+}
+
+TEST(CatalogueAudit, MistralSmallCountsItsPixtralEncoder) {
+  // vision_config by hand: 24 blocks x (4 x 1024^2 + 3 x 1024 x 4096 + 2 x 1024) = 402,702,336,
+  // patch convolution 3 x 14^2 x 1024 = 602,112, pre-norm 1024; projector norm 1024 + merger
+  // 4096 x 1024 + 1024 x 5120 + 5120 x 5120 = 35,652,608. The language model: 40 layers x
+  // (5120 x 4096 x 2 + 5120 x 1024 x 2 + 3 x 5120 x 32768 + 2 x 5120) + 2 x 131072 x 5120 + 5120
+  // = 23,572,403,200; Mistral's "24 billion parameters" is the sum, rounded.
+  const Model& m = model("mistral-small-3.1-24b");
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Vision), 402'702'336u + 602'112 + 1024 + 35'652'608);
+  EXPECT_EQ(m.params.derived_total, 23'572'403'200u + 438'958'080u);
+  EXPECT_EQ(m.inputs.size(), 2u);
+}
+
+TEST(CatalogueAudit, Qwen3VlCountsItsVisionTowerToThePublishedByte) {
+  // Qwen3-VL-8B-Instruct's BF16 model.safetensors.index.json states total_size 17,534,247,392
+  // bytes (two independent public copies). Language model 8,190,735,360 (Qwen3-8B's geometry) plus
+  // the vision tower from vision_config by hand: patch 3 x 2 x 16^2 x 1152 + 1152 = 1,770,624,
+  // positions 2304 x 1152 = 2,654,208, 27 blocks x 15,239,504, merger 2304 + 4608^2 + 4608 +
+  // 4608 x 4096 + 4096 = 40,119,040, and 3 DeepStack mergers of 40,125,952: 576,388,336 in all.
+  const Model& m = model("qwen3-vl-8b");
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Vision), 576'388'336u);
+  EXPECT_EQ(m.params.derived_total, 8'190'735'360u + 576'388'336u);
+  EXPECT_EQ(m.native.bytes, 17'534'247'392u);
+}
+
+TEST(CatalogueAudit, EveryBuildSizeIsAPlausibleBitsPerParameter) {
+  // A file size read off a listing is the Hub's 3-digit print; a slip of a digit would put a
+  // build outside any GGUF tier. Over the derived total every listed build lies between the
+  // 1.3-bit UD-Q1 tiers and 16-bit F16 (plus a little for file metadata): 1 to 17 bits.
+  size_t builds = 0;
+  for (const auto& m : Catalogue::builtin().models()) {
+    for (const auto& b : m.builds) {
+      SCOPED_TRACE(m.id + " " + b.name);
+      const double bits = static_cast<double>(b.bytes) * 8.0 / static_cast<double>(m.params.total());
+      EXPECT_GE(bits, 1.0);
+      EXPECT_LE(bits, 17.0);
+      EXPECT_FALSE(b.source.empty());
+      ++builds;
+    }
+  }
+  EXPECT_GE(builds, 40u);
+}
+
+TEST(CatalogueAudit, Qwen35And36CountTheirVisionTowerToThePublishedByte) {
+  // Published BF16 model.safetensors.index.json total_size values, each quoted by several public
+  // copies: Qwen3.6-35B-A3B 71,903,645,408 bytes; Qwen3.6-27B 55,562,855,904 bytes, whose
+  // tensor census also gives 27,781,427,952 parameters of which 460,730,096 are vision. The
+  // Qwen3.5-27B entry has that geometry. Vision by hand (deepstack list empty): patch 1,770,624 +
+  // positions 2,654,208 + 27 x 15,239,504 + merger 2304 + 4608^2 + 4608 + 4608 x 5120 + 5120.
+  EXPECT_EQ(model("qwen3.6-35b-a3b").native.bytes, 71'903'645'408u);
+  const Model& q27 = model("qwen3.5-27b");
+  EXPECT_EQ(q27.params.by_class.at(ParamClass::Vision), 460'730'096u);
+  EXPECT_EQ(q27.params.derived_total, 27'781'427'952u);
+  EXPECT_EQ(q27.native.bytes, 55'562'855'904u);
+}

@@ -5,15 +5,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "catalogue/catalogue.h"
 #include "cli_runner.h"
 #include "engines/engine.h"
+#include "engines/engine_tiers.h"
 #include "engines/llamacpp_profile.h"
 #include "engines/vllm_profile.h"
 #include "gguf_writer.h"
 #include "memory_source.h"
 #include "model/layer_memory.h"
 #include "plan/check.h"
+#include "plan/engine_ladder.h"
 #include "plan/footprint.h"
 #include "plan/plan.h"
 #include "plan/plan_report.h"
@@ -46,6 +50,15 @@ EngineAnswer answer(const Model& m, Scenario s, EngineKind engine, const std::op
   r.scenario = s;
   r.box = box;
   return run_engine(r);
+}
+
+// Gemma 3 27B at 32K on one RTX 4090, under `engine`.
+Plan gemma_32k_on_4090(EngineKind engine) {
+  Scenario s;
+  s.context = 32768;
+  PlanOptions o;
+  o.engine = engine;
+  return make_plan(cat("gemma-3-27b"), s, box_of("RTX 4090"), o);
 }
 
 }  // namespace
@@ -207,13 +220,8 @@ TEST(Engines, DenseModelNeverGetsExpertOffload) {
 
 // `plan` and `estimate` ask the same engine: Gemma 3 27B at 32K on one RTX 4090.
 TEST(Engines, PlanAndEstimateShowTheSameKvAndCompute) {
-  const Model& m = cat("gemma-3-27b");
-  Scenario s;
-  s.context = 32768;
-  PlanOptions o;
-  o.engine = EngineKind::LlamaCpp;
-  const Plan p = make_plan(m, s, box_of("RTX 4090"), o);
-  const EngineAnswer e = answer(m, s, EngineKind::LlamaCpp);
+  const Plan p = gemma_32k_on_4090(EngineKind::LlamaCpp);
+  const EngineAnswer e = answer(*p.model, p.estimate.scenario, EngineKind::LlamaCpp);
   EXPECT_EQ(p.engine.bytes(AllocKind::Kv), e.bytes(AllocKind::Kv));
   EXPECT_EQ(p.engine.bytes(AllocKind::Compute), e.bytes(AllocKind::Compute));
   EXPECT_GT(e.bytes(AllocKind::Compute), 0u);
@@ -266,6 +274,101 @@ TEST(Engines, ApiJsonEqualsCliJson) {
     EXPECT_EQ(api("plan", {{"model", "gemma-3-27b"}, {"context", "32K"}, {"engine", e}, {"gpu", "RTX 4090"}}),
               cli("plan gemma-3-27b --context 32K --engine " + e + " --gpu 'RTX 4090' --json"));
     EXPECT_EQ(api("check", {{"engine", e}, {"gpu", "H100-sxm"}}), cli("check --engine " + e + " --gpu H100-sxm --json"));
+    EXPECT_EQ(api("sweep", {{"model", "gemma-3-27b"}, {"contexts", "8K,32K"}, {"engine", e}}),
+              cli("sweep gemma-3-27b --contexts 8K,32K --engine " + e + " --json"));
+    EXPECT_EQ(api("compare", {{"a", "qwen3-32b"}, {"b", "gemma-3-27b"}, {"context", "32K"}, {"engine", e}}),
+              cli("compare qwen3-32b gemma-3-27b --context 32K --engine " + e + " --json"));
+    EXPECT_EQ(api("builds", {{"model", "qwen3-8b"}, {"engine", e}, {"context", "32K"}}), cli("builds qwen3-8b --engine " + e + " --context 32K --json"));
+  }
+}
+
+// `plan --engine X` prints one device table, the engine's own lines; the rule's split table (and
+// its "TP x PP" line) is the default's alone. Gemma 3 27B at 32K on one RTX 4090.
+TEST(Engines, PlanTextWithAnEngineHasOneDeviceTable) {
+  const Plan p = gemma_32k_on_4090(EngineKind::LlamaCpp);
+  const std::string text = plan_text(p, solve(p), false, ByteUnits::Decimal);
+  EXPECT_EQ(text.find("headroom  fits holds"), std::string::npos) << text;
+  EXPECT_EQ(text.find("TP 1 × PP 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Estimate total"), std::string::npos) << text;
+  EXPECT_NE(text.find("CUDA0: "), std::string::npos) << text;
+  // The KV line on CUDA0 is the engine's, the same bytes `estimate --engine llamacpp` prints.
+  EXPECT_NE(text.find(format_bytes(answer(*p.model, p.estimate.scenario, EngineKind::LlamaCpp).bytes(AllocKind::Kv))), std::string::npos) << text;
+  const Plan rule = gemma_32k_on_4090(EngineKind::Rule);
+  const std::string rule_text = plan_text(rule, solve(rule), false, ByteUnits::Decimal);
+  EXPECT_NE(rule_text.find("headroom  fits holds"), std::string::npos) << rule_text;
+  EXPECT_NE(rule_text.find("TP 1 × PP 1"), std::string::npos) << rule_text;
+}
+
+// vLLM and SGLang rows pick only tiers they load. Qwen3 32B (32,762,123,264 parameters, BF16) on one
+// RTX 4090 (25.77 GB): BF16 (65.52 GB) and FP8 (32.76 GB) weights alone exceed the card, and the
+// GGUF tiers that fit with llama.cpp (Q4_K_M, 4.85 bits: 19.86 GB) are not vLLM's, so the row is the
+// 4-bit AWQ/GPTQ tier: 32,762,123,264 / 256 x 133 B (group-128 blocks of 256 values in 133 B,
+// data/quant_formats.json INT4_G128) = 17,020,946,852 B.
+TEST(Engines, ServingEnginesPickTiersTheyLoad) {
+  const Model& m = cat("qwen3-32b");
+  const Box box = box_of("RTX 4090");
+  PlanOptions o;
+  for (EngineKind k : {EngineKind::Vllm, EngineKind::Sglang}) {
+    SCOPED_TRACE(to_string(k));
+    o.engine = k;
+    const CheckRow row = check_model(m, box, o, Scenario{});
+    ASSERT_EQ(row.fit, FitKind::Gpu) << row.note;
+    EXPECT_EQ(row.tier, "INT4_G128");
+    EXPECT_EQ(row.weights_bytes, 17'020'946'852ull);
+    ASSERT_TRUE(row.engine.has_value());
+    EXPECT_EQ(row.engine->engine, k);
+    EXPECT_EQ(row.engine->bytes(AllocKind::Weights), row.weights_bytes);  // one rank holds it all
+    // Asked for a GGUF tier, the row says the engine does not load it.
+    Scenario q4;
+    q4.quant = "Q4_K_M";
+    const CheckRow refused = check_model(m, box, o, q4);
+    EXPECT_EQ(refused.fit, FitKind::None);
+    EXPECT_NE(refused.note.find("GGUF"), std::string::npos) << refused.note;
+  }
+  o.engine = EngineKind::LlamaCpp;  // llama.cpp loads the GGUF tier: the largest that fits is Q4_K_M
+  EXPECT_EQ(check_model(m, box, o, Scenario{}).tier, "Q4_K_M");
+}
+
+// `builds --engine`: each row's card count is the fewest on which the engine's answer fits (one
+// fewer does not), and vLLM takes gpu_memory_utilization 0.9 (its default) of each card: Qwen3 8B's
+// native BF16 weights on one 128 GB card leave vLLM's budget 0.9 x 128 GB = 115,200,000,000 B.
+TEST(Engines, BuildsWithAnEngineCountCardsFromItsAnswer) {
+  const Model& m = cat("qwen3-8b");
+  Scenario s;
+  s.context = 32768;
+  for (EngineKind k : {EngineKind::LlamaCpp, EngineKind::Vllm, EngineKind::Sglang}) {
+    SCOPED_TRACE(to_string(k));
+    const auto rows = engine_ladder(m, s, k);
+    ASSERT_FALSE(rows.empty());
+    for (const auto& r : rows) {
+      EXPECT_TRUE(engine_loads_tier(k, m, r.quant)) << r.weights.tier;
+      for (const auto& op : r.options) {
+        ASSERT_TRUE(op.answer.has_value()) << op.label;
+        EXPECT_EQ(op.answer->fits(), std::optional<bool>(true));
+        EXPECT_EQ(op.cards, 1u);  // an 8B model fits one card of every kind
+      }
+    }
+  }
+  const auto vllm = engine_ladder(m, s, EngineKind::Vllm);
+  const auto native = std::find_if(vllm.begin(), vllm.end(), [](const EngineLadderRow& r) { return r.quant.empty(); });
+  ASSERT_NE(native, vllm.end());
+  EXPECT_EQ(native->options.front().answer->devices.front().total_bytes, 115'200'000'000ull);
+  // Kimi K3 with llama.cpp: one card fewer than the ladder's count does not hold the build.
+  const Model& k3 = cat("kimi-k3");
+  for (const auto& r : engine_ladder(k3, Scenario{}, EngineKind::LlamaCpp)) {
+    for (const auto& op : r.options) {
+      ASSERT_GT(op.cards, 1u) << r.weights.tier;
+      EngineRequest req;
+      req.model = &k3;
+      req.scenario.engine = EngineKind::LlamaCpp;
+      req.scenario.quant = r.quant;
+      req.box = Box{};
+      Device d;
+      d.name = op.label;
+      d.memory_bytes = op.card_bytes;
+      req.box->gpus.assign(op.cards - 1, d);
+      EXPECT_FALSE(run_engine(req).fits().value_or(false)) << r.weights.tier << " on " << op.cards - 1 << " x " << op.label;
+    }
   }
 }
 

@@ -153,7 +153,8 @@ TEST(Families, Qwen35Hybrid) {
   EXPECT_EQ(state_bytes(m, StateLayout::Mixed), 45u * (36864 * 2 + 1048576 * 4));
   EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::Mixed)), 192.1, 0.05);
   EXPECT_GT(param(m, ParamClass::Mtp), 0u);
-  EXPECT_NEAR(billions(m.params.derived_total - param(m, ParamClass::Mtp)), 396.3, 0.5);
+  // The language model alone (the MTP layer and the 0.456B vision tower are counted beside it).
+  EXPECT_NEAR(billions(m.params.derived_total - param(m, ParamClass::Mtp) - param(m, ParamClass::Vision)), 396.3, 0.5);
 }
 
 // Sections 3 and 8: DeepSeek-V3: 61 MLA layers x 576 values = 70,272 B/token (not 128 heads of
@@ -325,6 +326,64 @@ TEST(Families, FalconH1Parallel) {
   EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 44u);
   EXPECT_EQ(growing_f16_bytes_per_token(m), 45056u);
   EXPECT_EQ(state_bytes(m, StateLayout::F32), 44u * (10752 + 786432) * 4);
+}
+
+// Granite 4.0 H-Small (granitemoehybrid), worked by hand from its config: 40 layers, 4 of them
+// attention (32 query / 8 KV heads, head_dim 4096 / 32 = 128), 36 Mamba2 (128 heads x 64 = 8192
+// inner, 1 group, state 128, conv 4); every layer a 72-expert top-10 MoE of width 768 beside a
+// shared gated MLP of 1536; tied embeddings, vocab 100,352.
+//   KV per token (f16): 4 layers x 2 (K, V) x 8 x 128 x 2 B = 16,384 B.
+//   Mamba2 state per layer: conv 3 x (8192 + 2 x 128) = 25,344 values, SSM 128 x 64 x 128 = 1,048,576.
+//   Params: embedding 100,352 x 4096 = 411,041,792 (+ final norm 4,096);
+//     attention 4096 x 4096 x 2 + 4096 x 1024 x 2 = 41,943,040 per attention layer;
+//     Mamba2 in_proj 4096 x (8192 + 8448 + 128) = 68,681,728, conv 8448 x 4 + 8448 bias = 42,240,
+//       dt_bias/A_log/D 384, norm 8192, out_proj 8192 x 4096 = 33,554,432: 102,286,976 per layer;
+//     MoE 72 x 3 x 4096 x 768 = 679,477,248 (10 active: 94,371,840), shared 3 x 4096 x 1536 =
+//       18,874,368, router 72 x 4096 = 294,912; norms 2 x 4096 per layer.
+//   Total 4 x 41,943,040 + 36 x 102,286,976 + 40 x (679,477,248 + 18,874,368 + 294,912 + 8,192)
+//     + 411,041,792 + 4,096 = 32,207,337,984 (IBM: 32B).
+//   Active: the same with 10 experts, no input embedding, the tied head read whole: 8,803,121,664 (IBM: 9B).
+TEST(Families, GraniteHybridSmall) {
+  const Model& m = cat("granite-4.0-h-small");
+  EXPECT_EQ(m.family, "granitemoehybrid");
+  EXPECT_EQ(m.layers.size(), 40u);
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 4u);
+  EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 36u);
+  EXPECT_EQ(m.layers[5].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(m.layers[5].feed_forward.kind, FeedForwardKind::MoE);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 16384u);
+  EXPECT_EQ(state_bytes(m, StateLayout::F32), 36u * (25344 + 1048576) * 4);
+  EXPECT_EQ(m.params.derived_total, 32'207'337'984u);
+  EXPECT_EQ(m.params.derived_active, 8'803'121'664u);
+  EXPECT_TRUE(m.warnings.empty());
+}
+
+// A dense Granite 4.0 hybrid (num_local_experts 0, as H-Micro / H-1B): the shared MLP alone.
+// By hand: head_dim 64 / 4 = 16; attention 64 x 64 x 2 + 64 x 32 x 2 = 12,288; Mamba2 (4 x 32 = 128
+// inner, conv_dim 128 + 2 x 16 = 160) in_proj 64 x (128 + 160 + 4) = 18,688, conv 160 x 4 + 160 = 800,
+// 12 + 128 (dt/A/D, norm), out_proj 128 x 64 = 8,192: 27,820; shared MLP 3 x 64 x 128 = 24,576 per
+// layer; norms 2 x 64 per layer; tied embedding 100 x 64 = 6,400 and final norm 64: 95,980 in all.
+// KV per token: 1 attention layer x 2 x 2 heads x 16 x 2 B = 128 B.
+TEST(Families, GraniteHybridDense) {
+  const std::string config = R"({"model_type":"granitemoehybrid","hidden_size":64,"num_hidden_layers":2,
+    "layer_types":["mamba","attention"],"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":100,
+    "tie_word_embeddings":true,"num_local_experts":0,"shared_intermediate_size":128,"intermediate_size":128,
+    "mamba_n_heads":4,"mamba_d_head":32,"mamba_d_state":16,"mamba_n_groups":1,"mamba_d_conv":4,"mamba_expand":2,
+    "max_position_embeddings":4096})";
+  Model m = from_text(config);
+  EXPECT_EQ(m.params.derived_total, 95'980u);
+  EXPECT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);
+  EXPECT_EQ(m.layers[0].attention.kind, AttentionKind::LinearState);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 128u);
+  // mamba_n_heads x mamba_d_head must be mamba_expand x hidden_size.
+  auto bad = nlohmann::json::parse(config);
+  bad["mamba_expand"] = 3;
+  try {
+    model_from_config(bad, "test config.json");
+    FAIL() << "a mamba_expand that disagrees with the head geometry is accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mamba_expand"), std::string::npos) << e.what();
+  }
 }
 
 // Section 4: GLM-5 (glm_moe_dsa) is MLA + an indexer on every layer: 78 * (1,152 + 256) B/token.

@@ -71,6 +71,32 @@ TEST(LlamaCppPlacement, OverrideTensorMovesMatchingTensors) {
   EXPECT_THROW(parse_overrides("ffn_(up=CPU"), InputError);
   EXPECT_THROW(parse_overrides("exps=GPU0"), InputError);
   EXPECT_THROW(parse_overrides("exps"), InputError);
+  EXPECT_THROW(parse_overrides("exps=CUDA64"), InputError);  // llama.cpp names CUDA0 ... and we place on at most 64 devices
+  EXPECT_THROW(parse_overrides("exps=CUDA01"), InputError);  // not a name llama.cpp gives a buffer
+  EXPECT_EQ(parse_overrides("exps=CUDA63").front().second, "CUDA63");
+}
+
+// Without -ot a catalogue model's tensors are placed without spelling out their names; with an -ot
+// that matches nothing they are named and matched one by one. Both must place every byte alike.
+TEST(LlamaCppPlacement, NamesOnlyMatterToOverrides) {
+  for (const char* id : {"kimi-k3.1-pro", "gpt-oss-20b", "qwen3-32b", "gemma-3-27b", "qwen3-next-80b-a3b"}) {
+    SCOPED_TRACE(id);
+    const Model& m = *Catalogue::builtin().find(id);
+    for (uint64_t ngl : {uint64_t{0}, uint64_t{20}, uint64_t{999}}) {
+      LlamaCppPlacementSettings plain;
+      plain.n_gpu_layers = ngl;
+      plain.devices = 3;
+      plain.tensor_split = {3, 1, 2};
+      LlamaCppPlacementSettings named = plain;
+      named.overrides = parse_overrides("^no-such-tensor$=CPU");
+      const auto a = llamacpp_placement(m, 123'456'789'012, plain);
+      const auto b = llamacpp_placement(m, 123'456'789'012, named);
+      EXPECT_EQ(a.weights_by_buffer, b.weights_by_buffer);
+      EXPECT_EQ(a.layer_device, b.layer_device);
+      EXPECT_EQ(a.output_device, b.output_device);
+      EXPECT_EQ(b.overridden_tensors, 0u);
+    }
+  }
 }
 
 TEST(LlamaCppPlacement, TiedEmbeddingIsDuplicatedForTheOutputLayer) {

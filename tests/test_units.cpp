@@ -75,3 +75,13 @@ TEST(Checked, OverflowThrowsInsteadOfWrapping) {
   EXPECT_EQ(ceil_div(1796, 24), 75u);
   EXPECT_EQ(mul_div_round(1000, 15, 100), 150u);
 }
+
+// Parameter counts print to 3 significant digits (4 for trillions); a count that rounds up to 1000
+// of one unit moves to the next (Gemma 3 1B: 999,885,952 -> "1B", not "1e+03M").
+TEST(Units, ParamCountsChangeUnitWhereTheyRoundUp) {
+  EXPECT_EQ(vc::format_params(999'885'952), "1B");
+  EXPECT_EQ(vc::format_params(596'049'920), "596M");
+  EXPECT_EQ(vc::format_params(8'190'735'360), "8.19B");
+  EXPECT_EQ(vc::format_params(1'026'408'232'448), "1.026T");
+  EXPECT_EQ(vc::format_params(999'600'000'000), "0.9996T");
+}

@@ -7,15 +7,15 @@ const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
 const CALC_FIELDS = ['model', 'quant', 'context', 'seqs', 'cache-dtype', 'overhead', 'engine'];
 const COMPARE_FIELDS = ['b', 'b-quant', 'b-context'];
-const CHECK_FIELDS = ['check-nodes', 'check-ram', 'check-ssd', 'check-context', 'check-prefer', 'check-tier'];
+const CHECK_FIELDS = ['check-nodes', 'check-ram', 'check-ssd', 'check-context', 'check-prefer', 'check-tier', 'check-engine'];
 // URL parameter -> field id, for the checker (short names in a shared link).
-const CHECK_URL = { nodes: 'check-nodes', ram: 'check-ram', ssd: 'check-ssd', 'check-context': 'check-context', prefer: 'check-prefer', 'check-tier': 'check-tier' };
+const CHECK_URL = { nodes: 'check-nodes', ram: 'check-ram', ssd: 'check-ssd', 'check-context': 'check-context', prefer: 'check-prefer', 'check-tier': 'check-tier', 'check-engine': 'check-engine' };
 // API parameter named in an error -> the field it came from.
 const FIELD_OF = {
   model: 'model', a: 'model', quant: 'quant', context: 'context', contexts: 'context', seqs: 'seqs', 'cache-dtype': 'cache-dtype',
   overhead: 'overhead', engine: 'engine', source: 'source', config: 'source', b: 'b', 'b-quant': 'b-quant', 'b-context': 'b-context',
 };
-const CHECK_FIELD_OF = { nodes: 'check-nodes', ram: 'check-ram', 'ssd-gbps': 'check-ssd', context: 'check-context', prefer: 'check-prefer', quant: 'check-tier' };
+const CHECK_FIELD_OF = { nodes: 'check-nodes', ram: 'check-ram', 'ssd-gbps': 'check-ssd', context: 'check-context', prefer: 'check-prefer', quant: 'check-tier', engine: 'check-engine' };
 
 let models = [];
 let devices = [];
@@ -268,7 +268,7 @@ function saveUrl() {
     p.gpu = gpuText();
     for (const [key, id] of Object.entries(CHECK_URL)) {
       const v = $(id).value.trim();
-      if (v !== '' && v !== $(id).defaultValue && !(id === 'check-prefer' && v === 'balanced')) p[key] = v;
+      if (v !== '' && v !== $(id).defaultValue && !(id === 'check-prefer' && v === 'balanced') && !(id === 'check-engine' && v === 'rule')) p[key] = v;
     }
     if (checkState.plan) p.plan = checkState.plan;
   }
@@ -391,6 +391,31 @@ function showEstimate(est, m) {
   showEngine(est.engine);
 }
 
+// One table per device of an engine's answer: each line's kind, label and bytes, its formula,
+// assumption and source one click away (and in the row's title).
+function engineDeviceTables(engine) {
+  const frag = document.createDocumentFragment();
+  for (const dev of engine.devices || []) {
+    const t = el('table', { className: 'engine-device' });
+    const fits = dev.fits === true ? 'fits' : dev.fits === false ? 'does not fit' : 'capacity not given';
+    t.createCaption().textContent = `${dev.name}: ${gb(dev.total_bytes)}${dev.capacity_bytes ? ` of ${gb(dev.capacity_bytes)}, ${fits}` : ''}`;
+    const head = t.createTHead().insertRow();
+    for (const h of ['Line', 'Memory']) head.appendChild(el('th', { scope: 'col', textContent: h }));
+    const tb = t.createTBody();
+    for (const l of dev.lines || []) {
+      const tr = tb.insertRow();
+      tr.dataset.kind = l.kind;
+      tr.title = `= ${l.formula}\nSource: ${l.source}`;
+      const det = el('details', { className: 'line' }, el('summary', { textContent: `${l.label} (${l.kind})` }));
+      det.append(el('p', {}, `= ${l.formula}`), el('p', {}, `Assumes: ${l.assumption}`), el('p', {}, 'Source: ', linked(l.source)));
+      tr.appendChild(el('th', { scope: 'row' }, det));
+      tr.insertCell().textContent = gb(l.bytes);
+    }
+    frag.appendChild(t);
+  }
+  return frag;
+}
+
 // The engine's own allocations, device by device (the `engine` object of the API's answer).
 function showEngine(engine) {
   const view = $('engine-view');
@@ -405,22 +430,7 @@ function showEngine(engine) {
   $('engine-settings').textContent = [settings.length ? `Settings assumed: ${settings.join(', ')}.` : '', extra.length ? `${extra.join('; ')}.` : ''].join(' ').trim();
   const box = $('engine-devices');
   clear(box);
-  for (const dev of engine.devices || []) {
-    const t = el('table', { className: 'engine-device' });
-    const fits = dev.fits === true ? 'fits' : dev.fits === false ? 'does not fit' : 'capacity not given';
-    t.createCaption().textContent = `${dev.name}: ${gb(dev.total_bytes)}${dev.capacity_bytes ? ` of ${gb(dev.capacity_bytes)}, ${fits}` : ''}`;
-    const head = t.createTHead().insertRow();
-    for (const h of ['Line', 'Memory']) head.appendChild(el('th', { scope: 'col', textContent: h }));
-    const tb = t.createTBody();
-    for (const l of dev.lines || []) {
-      const tr = tb.insertRow();
-      const det = el('details', { className: 'line' }, el('summary', { textContent: `${l.label} (${l.kind})` }));
-      det.append(el('p', {}, `= ${l.formula}`), el('p', {}, `Assumes: ${l.assumption}`), el('p', {}, 'Source: ', linked(l.source)));
-      tr.appendChild(el('th', { scope: 'row' }, det));
-      tr.insertCell().textContent = gb(l.bytes);
-    }
-    box.appendChild(t);
-  }
+  box.appendChild(engineDeviceTables(engine));
   const notes = $('engine-notes');
   clear(notes);
   for (const n of engine.notes || []) notes.appendChild(el('li', {}, linked(n)));
@@ -688,6 +698,7 @@ function boxParams() {
   if (!ok) return null;
   const p = { gpu: gpuText(), nodes, ram, 'ssd-gbps': ssd, context: $('check-context').value.trim() || '8K', prefer: $('check-prefer').value };
   if ($('check-tier').value) p.quant = $('check-tier').value;
+  if ($('check-engine').value !== 'rule') p.engine = $('check-engine').value;
   return p;
 }
 
@@ -750,13 +761,42 @@ function td(tr, label, value) {
   return c;
 }
 
+// The engine's per-device lines behind a row's fit (the rule's rows have none): a button in the
+// row opens a full-width row below it, so the table keeps its width on a desktop and a phone.
+function perDeviceCell(tr, r, body, columns) {
+  const c = td(tr, 'Per device', '');
+  c.className = 'per-device';
+  const a = r.engine_answer;
+  if (!a) {
+    c.textContent = '-';
+    return;
+  }
+  const detail = body.insertRow();
+  detail.className = 'devices-row';
+  detail.dataset.devicesOf = r.model;
+  detail.hidden = true;
+  const cell = detail.insertCell();
+  cell.colSpan = columns;
+  const pool = a.kv_tokens !== null && a.kv_tokens !== undefined ? `; KV pool ${tokensLong(a.kv_tokens)} tokens` : '';
+  cell.append(el('p', { textContent: `What ${a.name} allocates on each device for ${modelName(r.model)} at ${r.tier}${pool}:` }), engineDeviceTables(a));
+  const b = el('button', { type: 'button', className: 'link', textContent: plural(a.devices.length, 'device', 'devices') });
+  b.setAttribute('aria-expanded', 'false');
+  b.setAttribute('aria-label', `${a.name}'s lines on each device for ${modelName(r.model)}`);
+  b.addEventListener('click', () => {
+    detail.hidden = !detail.hidden;
+    b.setAttribute('aria-expanded', String(!detail.hidden));
+  });
+  c.appendChild(b);
+}
+
 function showCheck(c) {
   $('check-results').hidden = false;
   $('plan-view').hidden = true;
   const ctx = checkState.box.context;
-  $('check-box').textContent = `Box: ${c.box}${c.ram_bytes ? `, RAM ${gb(c.ram_bytes)}` : ', no RAM offload'}${Number(checkState.box['ssd-gbps']) ? `, SSD at ${checkState.box['ssd-gbps']} GB/s` : ''}; context ${ctx} per sequence.`;
+  $('check-box').textContent = `Box: ${c.box}${c.ram_bytes ? `, RAM ${gb(c.ram_bytes)}` : ', no RAM offload'}${Number(checkState.box['ssd-gbps']) ? `, SSD at ${checkState.box['ssd-gbps']} GB/s` : ''}; context ${ctx} per sequence; engine ${c.engine}. ${c.tiers}.`;
   const body = $('check-table').tBodies[0];
   clear(body);
+  $('check-table').classList.toggle('no-engine', c.engine === 'rule');
   const byId = Object.fromEntries(models.map((m) => [m.id, m]));
   const asked = tokenCount(ctx);
   // A model whose weights are not released never "fits": it goes with the rest, saying why.
@@ -785,6 +825,7 @@ function showCheck(c) {
     const capped = asked && m && m.max_context_tokens && asked > m.max_context_tokens;
     td(tr, 'Largest context', capped ? `${tokens(r.max_context)} (the model's maximum; ${ctx} asked)` : tokens(r.max_context));
     td(tr, 'tok/s (estimate)', r.display.decode_tok_s);
+    perDeviceCell(tr, r, body, $('check-table').tHead.rows[0].cells.length);
   });
   const onGpu = fits.filter((r) => r.fit === 'gpu').length;
   $('check-summary').textContent = fits.length === 0 ? `No model runs on this box (${plural(c.rows.length, 'model', 'models')} checked).`
@@ -831,7 +872,16 @@ function drawPlan(plan, row) {
   $('plan-verdict').textContent = plan.verdict;
   const body = $('plan-devices').tBodies[0];
   clear(body);
-  const devs = plan.devices || [];
+  // One device table: an engine's own per-device lines, or the rule's split.
+  const byEngine = plan.engine && plan.engine.name !== 'rule';
+  const engineView = $('plan-engine');
+  clear(engineView);
+  engineView.hidden = !byEngine;
+  if (byEngine) {
+    engineView.appendChild(el('h4', { textContent: `What ${plan.engine.name} allocates per device: ${gb(plan.engine.total_bytes)} in all` }));
+    engineView.appendChild(engineDeviceTables(plan.engine));
+  }
+  const devs = byEngine ? [] : plan.devices || [];
   $('plan-devices').hidden = devs.length === 0;
   devs.forEach((dev, i) => {
     const s = d.devices[i];
@@ -843,6 +893,7 @@ function drawPlan(plan, row) {
       ['Capacity', s.capacity], ['Headroom', s.headroom], ['Fits', dev.fits ? 'yes' : 'NO'], ['Holds', dev.holds]];
     for (const [label, v] of values) td(tr, label, v);
   });
+  $('plan-busiest').hidden = byEngine;
   $('plan-busiest').textContent = devs.length
     ? `Busiest: #${devs[plan.busiest].rank + 1} ${devs[plan.busiest].device}, ${d.devices[plan.busiest].total} of ${d.devices[plan.busiest].capacity} (headroom ${d.devices[plan.busiest].headroom}).`
     : 'No GPU holds a shard: everything is offloaded.';

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
 #include "core/units.h"
+#include "engines/engine_tiers.h"
 #include "plan/check.h"
 #include "plan/detect.h"
 #include "report/json_plan.h"
@@ -51,8 +52,9 @@ Command add_check(CLI::App& app) {
               return 0;
             }
             for (const auto& f : found) fmt::print("found: {}\n", f);
-            fmt::print("Box: {}, RAM {}{}\nEngine: {}{}\n\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "",
+            fmt::print("Box: {}, RAM {}{}\nEngine: {}{}\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "",
                        to_string(opts.engine), opts.engine == EngineKind::Rule ? " (the default percentage rule; --engine llamacpp|vllm|sglang)" : "");
+            fmt::print("Tiers: {}.\n\n", engine_tiers_text(opts.engine));
             fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", "model", "fit", "tier", "weights", "total", "max context", "tok/s");
             for (const auto& r : rows) {
               fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier,

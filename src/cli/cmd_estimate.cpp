@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/extras_flags.h"
 #include "cli/scenario_flags.h"
 #include "core/error.h"
 #include "engines/engine.h"
@@ -22,6 +23,7 @@ Command add_estimate(CLI::App& app) {
     bool json = false;
     bool explain = false;
     EngineInputs engine;
+    ExtrasFlags extras;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("MODEL", o->model, "Catalogue id (see `vramcalc models`) or a config.json / model directory");
@@ -30,6 +32,7 @@ Command add_estimate(CLI::App& app) {
   sub->add_option("--gpu", o->engine.gpu, "The devices the engine runs on (RTX 4090, H100-sxm x2): capacities and fits per device");
   sub->add_option("--gpu-memory", o->engine.gpu_memory, "One card's memory for vLLM's budget and SGLang's profile when --gpu does not name it, e.g. 80GB or 79.19GiB");
   o->flags.add_to(*sub);
+  o->extras.add_to(*sub);
   sub->add_flag("--json", o->json, "Print the documented JSON (docs/json.md)");
   sub->add_flag("--explain", o->explain, "Show each line's formula, assumption and source");
   return {sub, [o, sub] {
@@ -37,14 +40,19 @@ Command add_estimate(CLI::App& app) {
             if (spec.empty()) throw InputError("MODEL", "is required (or a command that names the model)");
             const Model model = resolve_model(spec);
             const ScenarioGiven given{sub->count("--context") > 0, sub->count("--seqs") > 0, sub->count("--cache-dtype") > 0};
-            const EngineRequest request = engine_request(model, o->flags.to_scenario(), o->engine, given);
+            EngineRequest request = engine_request(model, o->flags.to_scenario(), o->engine, given);
+            if (!o->engine.command.empty()) o->extras.fill_from_command(o->engine.command);
+            const Extras extras = load_extras(o->extras, spec, request);  // image tokens grow the context
             const Estimate e = estimate(model, request.scenario);
             const EngineAnswer answer = run_engine(request);
             if (o->json) {
-              fmt::print("{}\n", estimate_json(e, answer).dump(2));
+              auto j = estimate_json(e, answer);
+              if (!extras.lines.empty()) j["components"] = components_json(extras);
+              fmt::print("{}\n", j.dump(2));
               return 0;
             }
             fmt::print("{}", estimate_text(e, o->explain, o->flags.byte_units()));
+            if (!extras.lines.empty()) fmt::print("{}", components_text(extras, e.total_bytes, o->explain, o->flags.byte_units()));
             if (answer.engine != EngineKind::Rule || request.box) fmt::print("\n{}", engine_text(answer, o->explain, o->flags.byte_units()));
             else fmt::print("\nEngine: rule (the default; --engine llamacpp|vllm|sglang for what an engine allocates per device)\n");
             return 0;

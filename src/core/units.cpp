@@ -228,9 +228,10 @@ std::string format_tokens(uint64_t tokens) {
 
 std::string format_params(uint64_t params) {
   double p = static_cast<double>(params);
-  if (p >= 1e12) return fmt::format("{:.4g}T", p / 1e12);  // 1.026T: trillions need a fourth digit
-  if (p >= 1e9) return fmt::format("{:.3g}B", p / 1e9);
-  if (p >= 1e6) return fmt::format("{:.3g}M", p / 1e6);
+  // Each unit starts where the smaller one would round up to 1000 (999,885,952 is "1B", not "1e+03M").
+  if (p >= 999.5e9) return fmt::format("{:.4g}T", p / 1e12);  // 1.026T: trillions need a fourth digit
+  if (p >= 999.5e6) return fmt::format("{:.3g}B", p / 1e9);
+  if (p >= 999.5e3) return fmt::format("{:.3g}M", p / 1e6);
   return format_count(params);
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "core/checked.h"
 #include "core/units.h"
@@ -108,11 +109,11 @@ EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
     }
   }
   // Compute buffer: the scheduler reserves one on every backend that runs layers.
+  std::set<std::string> hold_layers = {host_name(p.output_device)};
+  for (const auto& d : p.layer_device) hold_layers.insert(host_name(d));
   std::vector<std::string> runs_layers;
   for (const auto& n : order) {
-    const bool has = std::any_of(p.layer_device.begin(), p.layer_device.end(), [&](const std::string& d) { return host_name(d) == n; }) ||
-                     host_name(p.output_device) == n;
-    if (has) runs_layers.push_back(n);
+    if (hold_layers.count(n)) runs_layers.push_back(n);
   }
   for (const auto& n : runs_layers) {
     device(n).add({AllocKind::Compute, fmt::format("Compute buffer ({} tokens per ubatch, flash attention {})", std::min({ls.n_ubatch, ls.n_batch, ls.n_ctx}),

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <regex>
+#include <span>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -14,59 +16,90 @@ namespace {
 
 constexpr uint64_t kMaxDevices = 64;
 
+// CPU, or CUDA0 ... CUDA63 as llama.cpp names its buffers (no leading zero).
 bool is_buffer_name(const std::string& b) {
   if (b == "CPU") return true;
-  if (b.rfind("CUDA", 0) != 0 || b.size() == 4) return false;
-  return std::all_of(b.begin() + 4, b.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (b.rfind("CUDA", 0) != 0 || b.size() == 4 || b.size() > 6 || (b.size() > 5 && b[4] == '0')) return false;
+  if (!std::all_of(b.begin() + 4, b.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+  return std::stoull(b.substr(4)) < kMaxDevices;
 }
 
-// llama.cpp's tensor name for a per-layer parameter class (the name decides where -ot moves it).
-std::vector<const char*> tensor_names(ParamClass c) {
+// llama.cpp's tensor names for a per-layer parameter class (the name decides where -ot moves it).
+std::span<const char* const> tensor_names(ParamClass c) {
+  static constexpr const char* kAttention[] = {"attn.weight"};
+  static constexpr const char* kDense[] = {"ffn_up.weight"};
+  static constexpr const char* kExperts[] = {"ffn_up_exps.weight", "ffn_gate_exps.weight", "ffn_down_exps.weight"};
+  static constexpr const char* kShared[] = {"ffn_up_shexp.weight"};
+  static constexpr const char* kRouter[] = {"ffn_gate_inp.weight"};
+  static constexpr const char* kNorms[] = {"attn_norm.weight"};
+  static constexpr const char* kOther[] = {"other.weight"};
   switch (c) {
-    case ParamClass::Attention: return {"attn.weight"};
-    case ParamClass::DenseMlp: return {"ffn_up.weight"};
-    case ParamClass::RoutedExperts: return {"ffn_up_exps.weight", "ffn_gate_exps.weight", "ffn_down_exps.weight"};
-    case ParamClass::SharedExperts: return {"ffn_up_shexp.weight"};
-    case ParamClass::Router: return {"ffn_gate_inp.weight"};
-    case ParamClass::Norms: return {"attn_norm.weight"};
-    default: return {"other.weight"};
+    case ParamClass::Attention: return kAttention;
+    case ParamClass::DenseMlp: return kDense;
+    case ParamClass::RoutedExperts: return kExperts;
+    case ParamClass::SharedExperts: return kShared;
+    case ParamClass::Router: return kRouter;
+    case ParamClass::Norms: return kNorms;
+    default: return kOther;
   }
 }
 
+// Where a tensor belongs before any -ot: the input embedding, a repeating layer, or the output layer
+// (output, output_norm and anything global).
+enum class Home { Input, Layer, Output };
+
+// One tensor to place: where it belongs and its bytes; its name is llama.cpp's (what -ot reads), empty
+// for a synthesized tensor when no -ot pattern reads it.
+using Emit = std::function<void(Home home, uint64_t layer, uint64_t bytes, const std::string& name)>;
+
+void emit_tensor(const NamedTensor& t, uint64_t n_layer, const Emit& emit) {
+  if (t.name.rfind("token_embd.", 0) == 0) return emit(Home::Input, 0, t.bytes, t.name);
+  auto il = tensor_layer_index(t.name);
+  if (t.name.rfind("blk.", 0) == 0 && il && *il < n_layer) return emit(Home::Layer, *il, t.bytes, t.name);
+  emit(Home::Output, 0, t.bytes, t.name);
+}
+
 // A catalogue model has no tensor names: make llama.cpp's, each layer's class at its own
-// parameters (LayerConfig::params) times the tier's bytes per parameter.
-std::vector<NamedTensor> synthesize(const Model& m, uint64_t weight_bytes) {
+// parameters (LayerConfig::params) times the tier's bytes per parameter. Names are spelled out only
+// when `named` (an -ot pattern reads them); placement needs only where each tensor belongs.
+void synthesize(const Model& m, uint64_t weight_bytes, bool named, const Emit& emit) {
   uint64_t total = 0;
   for (const auto& [c, n] : m.params.by_class) total = checked_add(total, n);
   if (total == 0) throw InputError("MODEL", "has no parameter counts to place");
   auto bytes_for = [&](uint64_t params) { return mul_div_round(weight_bytes, params, total); };
   auto class_params = [&](ParamClass c) { auto it = m.params.by_class.find(c); return it == m.params.by_class.end() ? uint64_t{0} : it->second; };
-  std::vector<NamedTensor> t;
-  t.push_back({"token_embd.weight", bytes_for(class_params(ParamClass::Embedding))});
-  t.push_back({"output.weight", bytes_for(class_params(ParamClass::OutputHead))});
+  const std::string none;
+  emit(Home::Input, 0, bytes_for(class_params(ParamClass::Embedding)), named ? "token_embd.weight" : none);
+  emit(Home::Output, 0, bytes_for(class_params(ParamClass::OutputHead)), named ? "output.weight" : none);
   uint64_t layer_params = 0;
   const bool per_layer = std::any_of(m.layers.begin(), m.layers.end(), [](const LayerConfig& l) { return !l.params.empty(); });
-  for (std::size_t il = 0; il < m.layers.size(); ++il) {
-    const std::string b = fmt::format("blk.{}.", il);
-    std::map<ParamClass, uint64_t> even;  // a hand-built model without per-layer counts: classes spread evenly
-    if (!per_layer) {
-      for (const auto& [c, n] : m.params.by_class) {
-        if (c != ParamClass::Embedding && c != ParamClass::OutputHead && c != ParamClass::Vision && c != ParamClass::Mtp) even[c] = n / m.layers.size();
-      }
+  std::map<ParamClass, uint64_t> even;  // a hand-built model without per-layer counts: classes spread evenly
+  if (!per_layer) {
+    for (const auto& [c, n] : m.params.by_class) {
+      if (c != ParamClass::Embedding && c != ParamClass::OutputHead && c != ParamClass::Vision && c != ParamClass::Mtp) even[c] = n / m.layers.size();
     }
+  }
+  for (std::size_t il = 0; il < m.layers.size(); ++il) {
+    const std::string b = named ? fmt::format("blk.{}.", il) : "";
     for (const auto& [c, n] : per_layer ? m.layers[il].params : even) {
       const auto names = tensor_names(c);
       const uint64_t bytes = bytes_for(n);
-      for (const char* name : names) t.push_back({b + name, bytes / names.size()});
+      for (const char* name : names) emit(Home::Layer, il, bytes / names.size(), named ? b + name : none);
       layer_params = checked_add(layer_params, n);
     }
   }
   // What no layer holds (the final norm, multi-token prediction) sits with the output layer.
   const uint64_t placed = checked_add(layer_params, checked_add(class_params(ParamClass::Embedding), class_params(ParamClass::OutputHead)));
   const uint64_t vision = class_params(ParamClass::Vision);  // a separate mmproj file in llama.cpp
-  if (total > checked_add(placed, vision)) t.push_back({"output_norm.weight", bytes_for(total - placed - vision)});
-  return t;
+  if (total > checked_add(placed, vision)) emit(Home::Output, 0, bytes_for(total - placed - vision), named ? "output_norm.weight" : none);
 }
+
+// A buffer as an index: 0 is CPU, 1 + k is CUDAk.
+std::size_t buffer_index(const std::string& buffer) {
+  if (!is_buffer_name(buffer)) throw InputError("-ot", "buffer '" + buffer + "' is not known; accepted: CPU, CUDA0, CUDA1, ... CUDA63");
+  return buffer == "CPU" ? 0 : 1 + std::stoull(buffer.substr(4));
+}
+std::string buffer_name(std::size_t index) { return index == 0 ? "CPU" : fmt::format("CUDA{}", index - 1); }
 
 }  // namespace
 
@@ -81,7 +114,7 @@ std::vector<std::pair<std::string, std::string>> parse_overrides(const std::stri
       throw InputError("-ot", "'" + item + "' is not REGEX=BUFFER (e.g. exps=CPU or blk\\.[0-9]\\.=CUDA1)");
     }
     std::string buft = item.substr(eq + 1);
-    if (!is_buffer_name(buft)) throw InputError("-ot", "buffer '" + buft + "' is not known; accepted: CPU, CUDA0, CUDA1, ...");
+    if (!is_buffer_name(buft)) throw InputError("-ot", "buffer '" + buft + "' is not known; accepted: CPU, CUDA0, CUDA1, ... CUDA63");
     try {
       std::regex check(item.substr(0, eq));
     } catch (const std::regex_error& e) {
@@ -114,45 +147,57 @@ LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, 
   if (sum <= 0) throw InputError("-ts", "at least one weight must be positive");
   double acc = 0;
   for (double& w : splits) w = (acc += w) / sum;  // cumulative fractions
-  auto device_of = [&](uint64_t il) -> std::string {
-    if (il < gpu_start || ngl == 0) return "CPU";
+  // Buffer indices (0 CPU, 1 + k CUDAk), named once: the loops below compare numbers, not names.
+  auto device_of = [&](uint64_t il) -> std::size_t {
+    if (il < gpu_start || ngl == 0) return 0;
     const double f = static_cast<double>(il - gpu_start) / static_cast<double>(ngl);
     const auto dev = static_cast<uint64_t>(std::upper_bound(splits.begin(), splits.end(), f) - splits.begin());
-    return fmt::format("CUDA{}", std::min<uint64_t>(dev, s.devices - 1));
+    return 1 + std::min<uint64_t>(dev, s.devices - 1);
   };
-  for (uint64_t il = 0; il < n_layer; ++il) p.layer_device.push_back(device_of(il));
-  p.output_device = device_of(n_layer);
-
-  std::vector<NamedTensor> synthesized;
-  const std::vector<NamedTensor>* tensors = &model.tensors;
-  if (model.tensors.empty()) {
-    synthesized = synthesize(model, weight_bytes);
-    tensors = &synthesized;
-    p.synthesized = true;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i <= s.devices; ++i) names.push_back(buffer_name(i));
+  std::vector<std::size_t> layer_buffer(n_layer);
+  for (uint64_t il = 0; il < n_layer; ++il) {
+    layer_buffer[il] = device_of(il);
+    p.layer_device.push_back(names[layer_buffer[il]]);
   }
-  std::vector<std::pair<std::regex, std::string>> res;
-  for (const auto& [re, buft] : s.overrides) res.emplace_back(std::regex(re), buft);
-  const bool tied = std::none_of(tensors->begin(), tensors->end(), [](const NamedTensor& t) { return t.name == "output.weight"; });
-  auto place = [&](const std::string& name, uint64_t bytes, std::string dev) {
-    for (const auto& [re, buft] : res) {
+  const std::size_t output_buffer = device_of(n_layer);
+  p.output_device = names[output_buffer];
+
+  std::vector<std::pair<std::regex, std::size_t>> res;
+  for (const auto& [re, buft] : s.overrides) res.emplace_back(std::regex(re), buffer_index(buft));
+  // Bytes per buffer; `used` marks a buffer that received a tensor (of any size, zero included).
+  std::vector<uint64_t> bytes(names.size(), 0);
+  std::vector<bool> used(names.size(), false);
+  auto place = [&](const std::string& name, uint64_t size, std::size_t buffer) {
+    for (const auto& [re, target] : res) {
       if (std::regex_search(name, re)) {
-        dev = buft;
+        buffer = target;
         ++p.overridden_tensors;
         break;
       }
     }
-    p.weights_by_buffer[dev] = checked_add(p.weights_by_buffer[dev], bytes);
+    if (buffer >= bytes.size()) bytes.resize(buffer + 1, 0), used.resize(buffer + 1, false);
+    bytes[buffer] = checked_add(bytes[buffer], size);
+    used[buffer] = true;
   };
-  for (const auto& t : *tensors) {
-    if (t.name.rfind("token_embd.", 0) == 0) {
-      place(t.name, t.bytes, "CPU");  // the input layer stays on the host
-      // Tied embeddings: the output layer loads a duplicate of token_embd on its own device.
-      if (tied && t.name == "token_embd.weight" && p.output_device != "CPU") place("output.weight", t.bytes, p.output_device);
-      continue;
+  p.synthesized = model.tensors.empty();
+  const bool tied = !p.synthesized && std::none_of(model.tensors.begin(), model.tensors.end(), [](const NamedTensor& t) { return t.name == "output.weight"; });
+  const Emit to_buffer = [&](Home home, uint64_t layer, uint64_t size, const std::string& name) {
+    switch (home) {
+      case Home::Input:
+        place(name, size, 0);  // the input layer stays on the host
+        // Tied embeddings: the output layer loads a duplicate of token_embd on its own device.
+        if (tied && name == "token_embd.weight" && output_buffer != 0) place("output.weight", size, output_buffer);
+        break;
+      case Home::Layer: place(name, size, layer_buffer[layer]); break;
+      case Home::Output: place(name, size, output_buffer); break;
     }
-    auto il = tensor_layer_index(t.name);
-    if (t.name.rfind("blk.", 0) == 0 && il && *il < n_layer) place(t.name, t.bytes, p.layer_device[*il]);
-    else place(t.name, t.bytes, p.output_device);  // output, output_norm and anything global
+  };
+  if (p.synthesized) synthesize(model, weight_bytes, !res.empty(), to_buffer);
+  else for (const auto& t : model.tensors) emit_tensor(t, n_layer, to_buffer);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (used[i]) p.weights_by_buffer[buffer_name(i)] = bytes[i];
   }
   return p;
 }

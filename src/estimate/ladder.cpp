@@ -7,8 +7,6 @@
 namespace vc {
 
 std::vector<LadderRow> build_ladder(const Model& model, uint32_t overhead_bp) {
-  static const std::vector<std::pair<std::string, uint64_t>> kOptions = {
-      {"128 GB unified", 128'000'000'000ull}, {"192 GB (B200)", 192'000'000'000ull}, {"141 GB (H200)", 141'000'000'000ull}};
   std::vector<LadderRow> rows;
   for (const auto& b : model.builds) {
     LadderRow r;
@@ -17,7 +15,7 @@ std::vector<LadderRow> build_ladder(const Model& model, uint32_t overhead_bp) {
     r.with_overhead = checked_add(b.bytes, r.overhead_bytes);
     const uint64_t params = model.params.total();
     r.bits_per_param = params ? static_cast<double>(b.bytes) * 8.0 / static_cast<double>(params) : 0;
-    for (const auto& [label, size] : kOptions) r.options.push_back({label, size, ceil_div(r.with_overhead, size)});
+    for (const auto& card : kLadderCards) r.options.push_back({card.label, card.bytes, ceil_div(r.with_overhead, card.bytes)});
     rows.push_back(std::move(r));
   }
   std::sort(rows.begin(), rows.end(), [](const LadderRow& a, const LadderRow& b) { return a.build->bytes < b.build->bytes; });

@@ -15,6 +15,13 @@ struct LadderCardOption {
   uint64_t cards = 0;
 };
 
+// The cards the ladder counts: a 128 GB unified-memory box, a B200 and an H200.
+struct LadderCard {
+  const char* label;
+  uint64_t bytes;
+};
+inline constexpr LadderCard kLadderCards[] = {{"128 GB unified", 128'000'000'000ull}, {"192 GB (B200)", 192'000'000'000ull}, {"141 GB (H200)", 141'000'000'000ull}};
+
 struct LadderRow {
   const Build* build = nullptr;
   uint64_t overhead_bytes = 0;

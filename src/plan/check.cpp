@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "engines/engine_tiers.h"
 
 #include "core/units.h"
 
@@ -81,11 +82,17 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
     tiers.emplace_back(quant, w.bytes);
   };
   if (!base.quant.empty()) {
+    if (!engine_loads_tier(o.engine, model, base.quant)) {  // the visitor asked for one tier this engine cannot load
+      CheckRow row;
+      row.model = &model;
+      row.tier = resolve_weights(model, base.quant).tier;
+      row.quant = base.quant;
+      row.note = fmt::format("{} is a GGUF file, which {} does not load; {}", row.tier, to_string(o.engine), engine_tiers_text(o.engine));
+      return row;
+    }
     add(base.quant);  // the visitor asked for one tier
   } else {
-    add("");
-    for (const auto& b : model.builds) add(b.name);
-    for (const char* t : kCheckTiers) add(t);
+    for (const auto& quant : engine_candidate_tiers(o.engine, model)) add(quant);
   }
   std::stable_sort(tiers.begin(), tiers.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
 
@@ -145,6 +152,7 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
       row.kv_tokens = best_answer->kv_tokens;
       row.max_concurrency = best_answer->max_concurrency;
       row.max_context = best_answer->kv_tokens ? std::min(*best_answer->kv_tokens, limit) : engine_max_context(*best_request, limit);
+      row.engine = std::move(best_answer);
     } else {
       row.total_bytes = best->estimate.total_bytes;
       row.max_context = solve_max_context(best->footprint, b, o, s.sequences, limit, offload);

@@ -28,6 +28,7 @@ struct CheckRow {
   uint64_t total_bytes = 0;    // at the checked context: the engine's total (rule: the estimate's)
   std::optional<uint64_t> kv_tokens;      // vLLM / SGLang: the KV pool in tokens
   std::optional<double> max_concurrency;  // vLLM / SGLang: requests of the checked context at once
+  std::optional<EngineAnswer> engine;     // the engine's per-device answer when it decided the fit (not rule)
   uint64_t max_context = 0;    // at one sequence, in the same fit
   double decode_tok_s = 0;     // expected
   uint64_t gpu_bytes = 0;      // where the chosen tier lives: on the GPUs, in RAM, streamed from SSD
@@ -38,11 +39,10 @@ struct CheckRow {
   std::string note;            // the plan's verdict; for no fit, what it would take
 };
 
-// Tiers tried, largest first: native, the model's builds, and these llama.cpp tiers (or only
-// base.quant when it is set). GPUs alone first; else GPU + RAM; else with SSD streaming; within
+// Tiers tried, largest first: those the engine loads (engine_candidate_tiers: native, builds and
+// llama.cpp tiers for rule and llama.cpp; native, BF16, FP8 and AWQ/GPTQ for vLLM and SGLang), or
+// only base.quant when it is set. GPUs alone first; else GPU + RAM; else with SSD streaming; within
 // the first kind that fits, the preference picks the tier.
-inline constexpr const char* kCheckTiers[] = {"Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_M", "Q2_K", "IQ2_XXS", "IQ1_S"};
-
 CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, const Scenario& base,
                      CheckPreference prefer = CheckPreference::Quality);
 // Ranked: fits on GPUs first, then with offload, then not at all; faster first within each.

@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "engines/engine_tiers.h"
 #include "model/quant.h"
 
 namespace vc {
@@ -89,17 +90,6 @@ double memory_fraction(const Plan& p) {
   const auto& b = p.split->devices[p.split->busiest];
   double f = std::ceil(static_cast<double>(b.total) * 100.0 / static_cast<double>(b.capacity)) / 100.0;
   return std::clamp(f, 0.5, 0.98);
-}
-
-// The tier exists only as a GGUF file (a GGUF build, or a llama.cpp block format such as Q4_K_M or
-// IQ1_S): vLLM and SGLang serve the safetensors checkpoints, not these files.
-bool gguf_only(const Plan& p) {
-  const auto& w = p.estimate.weights;
-  const std::string q = p.estimate.scenario.quant;
-  if (q.empty() || w.clamped) return false;
-  if (const Build* b = p.model->find_build(q)) return lower(b->format) == "gguf";
-  const std::string u = lower(q);
-  return (u.size() > 1 && u[0] == 'q' && std::isdigit(static_cast<unsigned char>(u[1]))) || u.rfind("iq", 0) == 0 || u.rfind("tq", 0) == 0;
 }
 
 // Why vLLM and SGLang cannot run this plan, or "": the box does not hold it even with offload, or
@@ -229,7 +219,7 @@ std::vector<EngineCommand> engine_commands(const Plan& p) {
   };
   // vLLM and SGLang only where they can load the tier and hold it in GPU + RAM; llama.cpp says why not.
   std::string without;
-  if (gguf_only(p)) without = fmt::format("vLLM and SGLang are not listed: {} is a GGUF file, which they do not serve; pick the native checkpoint for them",
+  if (gguf_only_tier(*p.model, p.estimate.scenario.quant)) without = fmt::format("vLLM and SGLang are not listed: {} is a GGUF file, which they do not serve; pick the native checkpoint for them",
                                           p.estimate.scenario.quant);
   else if (const std::string why = offload_beyond_ram(p); !why.empty()) without = "vLLM and SGLang are not listed: " + why;
   if ((want == "generic" || want == "llamacpp") && (want == "llamacpp" || supported("llamacpp"))) {

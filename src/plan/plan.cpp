@@ -186,6 +186,8 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
     p.fits_on_devices = options.engine == EngineKind::Rule ? p.split->all_fit : p.engine.fits().value_or(false);
     p.decode = device_decode(*p.split, options.efficiency_bp);
     p.prefill = prefill_speed(*p.split, model, options.compute_efficiency_bp);
+  }
+  if (p.split && options.engine == EngineKind::Rule) {  // an engine explains its own per-device lines
     const DeviceShare& b = p.split->devices[p.split->busiest];
     Line l;
     l.id = "plan.busiest";

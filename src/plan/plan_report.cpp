@@ -6,6 +6,26 @@
 #include "report/engine_report.h"
 
 namespace vc {
+namespace {
+
+// The rule's device table: each device's weights, cache, state and overhead shares of the split.
+std::string split_table(const SplitResult& s, ByteUnits u) {
+  std::string out;
+  out += fmt::format("{:>4} {:<24} {:>4} {:>12} {:>12} {:>10} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", "#", "device", "node", "weights", "cache", "state", "overhead",
+                     "total", "capacity", "headroom", "fits", "holds");
+  for (std::size_t i = 0; i < s.devices.size(); ++i) {
+    const auto& d = s.devices[i];
+    const std::string head = d.headroom() >= 0 ? format_bytes(static_cast<uint64_t>(d.headroom()), u) : "-" + format_bytes(static_cast<uint64_t>(-d.headroom()), u);
+    out += fmt::format("{:>4} {:<24} {:>4} {:>12} {:>12} {:>10} {:>12} {:>12} {:>12} {:>12}  {:<4} {}{}\n", d.rank + 1, d.device, d.node + 1, format_bytes(d.weights, u),
+                       format_bytes(d.cache, u), format_bytes(d.state, u), format_bytes(d.overhead, u), format_bytes(d.total, u), format_bytes(d.capacity, u), head,
+                       d.fits() ? "yes" : "NO", d.holds, i == s.busiest ? "  <- busiest" : "");
+  }
+  out += fmt::format("TP {} × PP {}{}{}{}\n", s.tp, s.pp, s.ep > 1 ? fmt::format(" × EP {}", s.ep) : "", s.dp > 1 ? fmt::format(", DP attention {}", s.dp) : "",
+                     s.kv_replicated ? fmt::format("; kv heads replicated: {} per rank", s.kv_heads_per_rank) : (s.latent_replicated ? "; latent cache whole on every rank" : ""));
+  return out;
+}
+
+}  // namespace
 
 PlanSolved solve(const Plan& p) {
   PlanSolved s;
@@ -28,25 +48,18 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
   const auto& sc = p.estimate.scenario;
   std::string out = fmt::format("{} ({}) on {}, split {}, weights {}, context {} × {} sequence{}\n", p.model->name, p.model->id, p.box.describe(),
                                 to_string(p.options.split), p.estimate.weights.tier, format_tokens(sc.context), sc.sequences, sc.sequences == 1 ? "" : "s");
-  out += fmt::format("Estimate total {} (weights {}, cache and state {}, overhead {}); devices {} in aggregate.\n\n", format_bytes(p.estimate.total_bytes, u),
-                     format_bytes(p.estimate.weights.bytes, u), format_bytes(p.estimate.context_bytes(), u), format_bytes(p.estimate.overhead_bytes, u),
-                     format_bytes(p.aggregate_capacity, u));
-  if (p.split) {
-    const auto& s = *p.split;
-    out += fmt::format("{:>4} {:<24} {:>4} {:>12} {:>12} {:>10} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", "#", "device", "node", "weights", "cache", "state", "overhead",
-                       "total", "capacity", "headroom", "fits", "holds");
-    for (std::size_t i = 0; i < s.devices.size(); ++i) {
-      const auto& d = s.devices[i];
-      const std::string head = d.headroom() >= 0 ? format_bytes(static_cast<uint64_t>(d.headroom()), u) : "-" + format_bytes(static_cast<uint64_t>(-d.headroom()), u);
-      out += fmt::format("{:>4} {:<24} {:>4} {:>12} {:>12} {:>10} {:>12} {:>12} {:>12} {:>12}  {:<4} {}{}\n", d.rank + 1, d.device, d.node + 1, format_bytes(d.weights, u),
-                         format_bytes(d.cache, u), format_bytes(d.state, u), format_bytes(d.overhead, u), format_bytes(d.total, u), format_bytes(d.capacity, u), head,
-                         d.fits() ? "yes" : "NO", d.holds, i == s.busiest ? "  <- busiest" : "");
-    }
-    out += fmt::format("TP {} × PP {}{}{}{}\n", s.tp, s.pp, s.ep > 1 ? fmt::format(" × EP {}", s.ep) : "", s.dp > 1 ? fmt::format(", DP attention {}", s.dp) : "",
-                       s.kv_replicated ? fmt::format("; kv heads replicated: {} per rank", s.kv_heads_per_rank) : (s.latent_replicated ? "; latent cache whole on every rank" : ""));
+  if (p.options.engine != EngineKind::Rule) {
+    // One device table: the engine's own per-device lines (the rule's split would contradict them).
+    out += fmt::format("{} allocates {} in all ({} devices in aggregate).\n\n", to_string(p.options.engine), format_bytes(p.engine.total_bytes, u),
+                       format_bytes(p.aggregate_capacity, u));
+    out += engine_text(p.engine, explain, u);
+  } else {
+    out += fmt::format("Estimate total {} (weights {}, cache and state {}, overhead {}); devices {} in aggregate.\n\n", format_bytes(p.estimate.total_bytes, u),
+                       format_bytes(p.estimate.weights.bytes, u), format_bytes(p.estimate.context_bytes(), u), format_bytes(p.estimate.overhead_bytes, u),
+                       format_bytes(p.aggregate_capacity, u));
+    if (p.split) out += split_table(*p.split, u);
+    out += "\nEngine: rule (the default: the table above; --engine llamacpp|vllm|sglang for what an engine allocates per device)\n";
   }
-  if (p.options.engine != EngineKind::Rule) out += "\n" + engine_text(p.engine, explain, u);
-  else out += "\nEngine: rule (the default: the table above; --engine llamacpp|vllm|sglang for what an engine allocates per device)\n";
   out += "\n" + p.verdict + "\n";
   if (p.offload) {
     const auto& o = *p.offload;

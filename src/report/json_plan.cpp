@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "engines/engine_tiers.h"
+#include "report/engine_report.h"
+
 namespace vc {
 
 nlohmann::json check_json(const Box& box, const std::vector<std::string>& found, const std::vector<CheckRow>& rows, EngineKind engine) {
   nlohmann::json out;
-  out["schema"] = "vramcalc.check/2";
+  out["schema"] = "vramcalc.check/3";
   out["engine"] = to_string(engine);
+  out["tiers"] = engine_tiers_text(engine);
   out["box"] = box.describe();
   out["ram_bytes"] = box.ram_bytes;
   out["found"] = found;
@@ -18,7 +22,8 @@ nlohmann::json check_json(const Box& box, const std::vector<std::string>& found,
                            {"quant", r.quant}, {"gpu_bytes", r.gpu_bytes}, {"ram_bytes", r.ram_bytes}, {"ssd_bytes", r.ssd_bytes},
                            {"tiers_tried", r.tiers_tried}, {"tiers_fitting", r.tiers_fitting}, {"note", r.note},
                            {"kv_tokens", r.kv_tokens ? nlohmann::json(*r.kv_tokens) : nlohmann::json(nullptr)},
-                           {"max_concurrency", r.max_concurrency ? nlohmann::json(*r.max_concurrency) : nlohmann::json(nullptr)}});
+                           {"max_concurrency", r.max_concurrency ? nlohmann::json(*r.max_concurrency) : nlohmann::json(nullptr)},
+                           {"engine_answer", r.engine ? engine_json(*r.engine) : nlohmann::json(nullptr)}});
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/engine_tiers.h"
 #include "report/json_report.h"
 
 namespace vc {
@@ -21,6 +22,28 @@ nlohmann::json builds_json(const Model& model, const std::vector<LadderRow>& row
                    {"with_overhead_bytes", r.with_overhead}, {"bits_per_param", r.bits_per_param}, {"source", r.build->source}, {"cards", opts}});
   }
   return nlohmann::json{{"schema", "vramcalc.builds/1"}, {"model", model.id}, {"builds", out}};
+}
+
+nlohmann::json engine_builds_json(const Model& model, const Scenario& scenario, const std::vector<EngineLadderRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json cards = nlohmann::json::array();
+    for (const auto& op : r.options) {
+      nlohmann::json c = {{"label", op.label}, {"card_bytes", op.card_bytes}, {"cards", op.cards}, {"fits", op.answer.has_value()}};
+      if (const EngineAnswer* a = op.answer ? &*op.answer : nullptr) {
+        const DeviceAllocation* t = a->tightest();
+        c["tightest_device"] = t ? t->name : "";
+        c["tightest_device_bytes"] = t ? t->total_bytes : 0;
+        c["total_bytes"] = a->total_bytes;
+        c["kv_tokens"] = a->kv_tokens ? nlohmann::json(*a->kv_tokens) : nlohmann::json(nullptr);
+        c["max_concurrency"] = a->max_concurrency ? nlohmann::json(*a->max_concurrency) : nlohmann::json(nullptr);
+      }
+      cards.push_back(std::move(c));
+    }
+    out.push_back({{"quant", r.quant}, {"tier", r.weights.tier}, {"weights_bytes", r.weights.bytes}, {"cards", cards}});
+  }
+  return {{"schema", "vramcalc.builds/2"}, {"model", model.id}, {"engine", to_string(scenario.engine)}, {"context", scenario.context},
+          {"sequences", scenario.sequences}, {"tiers", engine_tiers_text(scenario.engine)}, {"builds", out}};
 }
 
 nlohmann::json sweep_json(const Model& model, const std::vector<SweepRow>& rows) {

@@ -10,11 +10,14 @@
 #include "estimate/streaming.h"
 #include "estimate/sweep.h"
 #include "model/model.h"
+#include "plan/engine_ladder.h"
 
 namespace vc {
 
 nlohmann::json models_json(const std::vector<Model>& models);
 nlohmann::json builds_json(const Model& model, const std::vector<LadderRow>& rows);
+// `builds --engine` (vramcalc.builds/2): the tiers the engine loads and the fewest cards its answer fits on.
+nlohmann::json engine_builds_json(const Model& model, const Scenario& scenario, const std::vector<EngineLadderRow>& rows);
 nlohmann::json sweep_json(const Model& model, const std::vector<SweepRow>& rows);
 nlohmann::json compare_json(const Estimate& a, const Estimate& b, const EngineAnswer& engine_a, const EngineAnswer& engine_b);
 // Each side's engine answer (scenario.engine, no devices): what compare prints beside the estimates.

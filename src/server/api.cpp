@@ -168,6 +168,12 @@ nlohmann::json run_models(const RequestParams&) { return models_json(Catalogue::
 
 nlohmann::json run_builds(const RequestParams& p) {
   const Model& m = catalogue_model(p, "model");
+  ScenarioInputs in;
+  in.engine = p.get("engine", in.engine);
+  in.context = p.get("context", in.context);
+  in.seqs = p.get("seqs", in.seqs);
+  const Scenario scenario = in.to_scenario();
+  if (scenario.engine != EngineKind::Rule) return engine_builds_json(m, scenario, engine_ladder(m, scenario, scenario.engine));
   return builds_json(m, build_ladder(m, parse_percent_bp(p.get("overhead", "15%"), "overhead")));
 }
 
@@ -313,7 +319,7 @@ const std::vector<ApiRoute>& api_routes() {
       {"sweep", with({"model", "source", "config", "contexts", "units", "engine"}, kScenarioParams), run_sweep},
       {"compare", with({"a", "b", "units", "engine", "b-quant", "b-context", "b-seqs", "b-cache-dtype"}, kScenarioParams), run_compare},
       {"models", {}, run_models},
-      {"builds", {"model", "overhead"}, run_builds},
+      {"builds", {"model", "overhead", "engine", "context", "seqs"}, run_builds},
       {"stream", {"model", "quant", "bpw", "gbps"}, run_stream},
       {"plan", with(with({"model", "units"}, kScenarioParams), kBoxParams), run_plan},
       {"check", with(with({"units", "prefer"}, kScenarioParams), kBoxParams), run_check},

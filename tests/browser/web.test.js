@@ -37,6 +37,8 @@ function startServer() {
   });
 }
 
+// Bytes as the page prints them (GB = 10^9, two decimals, grouped).
+const gbText = (b) => (b / 1e9).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 function cli(args) { return execFileSync(binary, args, { encoding: 'utf8' }); }
 function cliJson(args) { return JSON.parse(cli([...args, '--json'])); }
 // The CLI's own text for the same inputs: the "Total" line of `vramcalc estimate`.
@@ -504,6 +506,47 @@ async function run() {
       assert.match(await page.textContent('#engine-title'), /llamacpp/);
       assert.match(page.url(), /engine=llamacpp/);
     });
+
+    // ---- Issue 12: the checker offers the engine; each row and the plan show the engine's own
+    // per-device lines (kind, label, bytes; formula and source one click away), the same bytes the
+    // CLI prints, on a desktop and on a phone.
+    for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
+      await test(`17 checker with vLLM shows every device line, ${name}`, viewport, async (page) => {
+        await page.goto(`${base}/`);
+        await page.waitForSelector('.gpu-device option[value="h100-sxm"]', { state: 'attached' });
+        await page.selectOption('.gpu-device', 'h100-sxm');
+        await page.selectOption('#check-engine', 'vllm');
+        await runCheck(page);
+        assert.match(await page.textContent('#check-box'), /engine vllm/);
+        const want = cliJson(['check', '--gpu', 'h100-sxm', '--engine', 'vllm', '--prefer', 'balanced']);
+        const first = want.rows.find((r) => r.fit === 'gpu');
+        assert(first && first.engine_answer, 'the CLI row has no engine answer');
+        const row = page.locator(`#check-table tbody tr[data-model="${first.model}"]`);
+        await row.locator('td.per-device button').click();
+        const lines = page.locator(`#check-table tr[data-devices-of="${first.model}"] table.engine-device tbody tr`);
+        const wantLines = first.engine_answer.devices.flatMap((d) => d.lines);
+        assert.strictEqual(await lines.count(), wantLines.length);
+        for (let i = 0; i < wantLines.length; i++) {
+          const l = wantLines[i];
+          assert.strictEqual(await lines.nth(i).getAttribute('data-kind'), l.kind);
+          assert.match(await lines.nth(i).textContent(), new RegExp(`${gbText(l.bytes).replace(/[.,]/g, '\\$&')} GB`));
+          assert.match(await lines.nth(i).getAttribute('title'), /Source: /);
+        }
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert(width <= viewport.width, `the open row scrolls sideways (${width}px)`);
+        // The plan for that row: the engine's device tables, not the rule's split table.
+        await row.locator('th button.link').click();
+        await page.waitForSelector('#plan-view:not([hidden]) #plan-engine:not([hidden]) table.engine-device', { timeout: 20000 });
+        assert(await page.$eval('#plan-devices', (t) => t.hidden), 'the rule device table is still shown beside the engine');
+        const plan = cliJson(['plan', first.model, '--gpu', 'h100-sxm', '--engine', 'vllm', ...(first.quant ? ['--quant', first.quant] : [])]);
+        const caps = await page.$$eval('#plan-engine table.engine-device caption', (cs) => cs.map((c) => c.textContent));
+        assert.strictEqual(caps.length, plan.engine.devices.length);
+        assert.match(caps[0], new RegExp(`${gbText(plan.engine.devices[0].total_bytes).replace(/[.,]/g, '\\$&')} GB`));
+        assert.match(page.url(), /check-engine=vllm/);
+        const width2 = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert(width2 <= viewport.width, `the plan scrolls sideways (${width2}px)`);
+      });
+    }
 
     // First figure on loopback, desktop: reported, not asserted (timing lives in bench/).
     await test('first figure time', DESKTOP, async (page) => {

@@ -47,6 +47,7 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"nemotron_h", families::map_nemotron_h},
       {"jamba", families::map_jamba},
       {"falcon_h1", families::map_falcon_h1},
+      {"granitemoehybrid", families::map_granite_hybrid},
   };
   return table;
 }

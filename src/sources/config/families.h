@@ -19,6 +19,7 @@ void map_minimax_m2(ConfigView& cfg);   // minimax_m2: GQA + 256 experts
 void map_nemotron_h(ConfigView& cfg);   // nemotron_h: Mamba2 / attention / MLP / MoE by pattern
 void map_jamba(ConfigView& cfg);        // jamba: Mamba1 + periodic attention + periodic MoE
 void map_falcon_h1(ConfigView& cfg);    // falcon_h1: attention and Mamba2 in parallel on every layer
+void map_granite_hybrid(ConfigView& cfg);  // granitemoehybrid: Mamba2 or NoPE attention by layer_types + shared-MLP MoE
 void map_generic(ConfigView& cfg);      // fallback for unknown model_type, with warnings
 
 }  // namespace vc::families

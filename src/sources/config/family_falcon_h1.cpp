@@ -20,12 +20,7 @@ void map_falcon_h1(ConfigView& cfg) {
   const uint64_t layers = cfg.u64("num_hidden_layers", limits::kLayers);
   const GqaGeometry g = read_gqa(cfg, hidden);
   const uint64_t width = cfg.u64("intermediate_size", limits::kWidth);
-  Mamba2Geometry mamba;
-  mamba.heads = cfg.u64("mamba_n_heads", limits::kHeads);
-  mamba.head_dim = cfg.u64("mamba_d_head", limits::kStateDim);
-  mamba.groups = cfg.u64_or("mamba_n_groups", 1, limits::kHeads, "transformers FalconH1Config default");
-  mamba.state = cfg.u64("mamba_d_state", limits::kStateDim);
-  mamba.kernel = cfg.u64_or("mamba_d_conv", 4, 64, "transformers FalconH1Config default");
+  const Mamba2Geometry mamba = read_mamba2_keys(cfg, "FalconH1Config");
   if (auto d_ssm = cfg.opt_u64("mamba_d_ssm", limits::kWidth); d_ssm && *d_ssm != mamba.d_inner()) {
     cfg.fail("mamba_d_ssm", fmt::format("is {} but mamba_n_heads x mamba_d_head is {}", *d_ssm, mamba.d_inner()));
   }

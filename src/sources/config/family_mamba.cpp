@@ -1,10 +1,21 @@
 #include "sources/config/family_mamba.h"
 
 #include "core/checked.h"
+#include "sources/config/limits.h"
 
 namespace vc::families {
 
 uint64_t Mamba2Geometry::d_inner() const { return checked_mul(heads, head_dim); }
+
+Mamba2Geometry read_mamba2_keys(ConfigView& cfg, const std::string& config_class) {
+  Mamba2Geometry g;
+  g.heads = cfg.u64("mamba_n_heads", limits::kHeads);
+  g.head_dim = cfg.u64("mamba_d_head", limits::kStateDim);
+  g.groups = cfg.u64_or("mamba_n_groups", 1, limits::kHeads, "transformers " + config_class + " default");
+  g.state = cfg.u64("mamba_d_state", limits::kStateDim);
+  g.kernel = cfg.u64_or("mamba_d_conv", 4, 64, "transformers " + config_class + " default");
+  return g;
+}
 
 AttentionSpec mamba2_state(const Mamba2Geometry& g) {
   AttentionSpec a;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "model/model.h"
+#include "sources/config/config_view.h"
 
 namespace vc::families {
 
@@ -17,6 +18,10 @@ struct Mamba2Geometry {
   uint64_t kernel = 0;  // d_conv
   uint64_t d_inner() const;
 };
+
+// The mamba_* keys Falcon-H1 and Granite 4.0 share: mamba_n_heads, mamba_d_head, mamba_n_groups
+// and mamba_d_conv (absent: 1 and 4, the defaults of `config_class`), mamba_d_state.
+Mamba2Geometry read_mamba2_keys(ConfigView& cfg, const std::string& config_class);
 
 // conv: (d_conv - 1) * (d_inner + 2 * groups * d_state); SSM: heads * head_dim * d_state.
 AttentionSpec mamba2_state(const Mamba2Geometry& g);

@@ -6,6 +6,9 @@
 #include "core/error.h"
 
 namespace vc {
+namespace {
+constexpr uint64_t kMaxChunk = uint64_t{64} << 20;  // below the 128 MiB a remote range may ask for
+}  // namespace
 
 BoundedReader::BoundedReader(ByteSource& src, uint64_t start, uint64_t end, uint64_t chunk)
     : src_(src), pos_(start), end_(std::min(end, src.size())), chunk_(chunk ? chunk : src.preferred_chunk()) {
@@ -28,6 +31,9 @@ void BoundedReader::read(char* dst, uint64_t n, const std::string& field, const 
       buf_.resize(want);
       src_.read_at(pos_, buf_.data(), want);
       buf_start_ = pos_;
+      // Each refill doubles the next: a header of H bytes takes ceil(log2(H / chunk + 1)) reads
+      // (round trips, remotely) instead of H / chunk, and over-reads less than H.
+      chunk_ = std::min(chunk_ * 2, kMaxChunk);
     }
     const uint64_t off = pos_ - buf_start_;
     const uint64_t take = std::min<uint64_t>(n, buf_.size() - off);

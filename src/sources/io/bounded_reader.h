@@ -2,7 +2,7 @@
 // Sequential little-endian reads over a ByteSource, bounded by an end offset: every read checks
 // the bytes remaining first, so a hostile length can never read past the end or allocate more
 // than the bytes that are really there. Reads are buffered in chunks (one range request each
-// for remote sources).
+// for remote sources), each twice the last, up to 64 MiB.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -53,6 +53,11 @@ void charge_bytes(const std::string& url, uint64_t n) {
   t_fetch->bytes_used += n;
 }
 
+// Header bytes this thread's FetchPolicy still allows.
+uint64_t bytes_left() {
+  return t_fetch ? t_fetch->policy.max_bytes - t_fetch->bytes_used : UINT64_MAX;
+}
+
 // scheme://host:port of a URL, lower-cased, by curl's own parser (so userinfo, IPv6 brackets
 // and default ports are read as curl will read them); "" when it cannot be parsed.
 std::string origin_of(const std::string& url) {
@@ -163,8 +168,10 @@ curl_socket_t open_checked_socket(void* user, curlsocktype, curl_sockaddr* a) {
   return ::socket(a->family, a->socktype, a->protocol);
 }
 
-// One GET with a Range header; the body is capped at `limit` bytes.
-Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t limit) {
+// One GET, with a Range header unless `range` is empty; the body is capped at `limit` bytes. Every
+// request (range reads and the Hub's API listing alike) goes through here, so the token, address
+// and protocol rules hold for all of them.
+Reply get(const std::string& url, const std::string& range, uint64_t limit) {
   global_init();
   Reply r;
   r.body_limit = limit;
@@ -172,7 +179,6 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
   CURL* h = curl_easy_init();
   if (!h) throw std::runtime_error("libcurl: cannot create a handle");
   std::unique_ptr<CURL, void (*)(CURL*)> guard(h, curl_easy_cleanup);
-  const std::string range = fmt::format("{}-{}", first, last);
   curl_slist* headers = nullptr;
   std::string auth;
   if (const std::string token = token_for_url(url); !token.empty()) {
@@ -183,7 +189,7 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
   r.public_only = t_fetch && t_fetch->policy.public_addresses_only;
   std::unique_ptr<curl_slist, void (*)(curl_slist*)> hguard(headers, curl_slist_free_all);
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
+  if (!range.empty()) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");        // no file://, ftp:// ... at all,
@@ -213,10 +219,11 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
   if (r.overflowed) {
     if (r.status >= 400) return r;  // an error page longer than the range: the status says it all
+    if (range.empty()) return r;  // a plain GET's caller says which limit was passed
     if (r.status == 200) {
       throw RemoteError(url, "the server ignores HTTP Range requests (it answered 200 with the whole file); vramcalc reads headers only and will not download it");
     }
-    throw RemoteError(url, fmt::format("the server sent more than the {} bytes asked for (HTTP {})", last - first + 1, r.status));
+    throw RemoteError(url, fmt::format("the server sent more than the {} bytes asked for (HTTP {})", limit, r.status));
   }
   if (rc == CURLE_OPERATION_TIMEDOUT && left > 0) {  // curl's limit was the deadline's time left
     throw RemoteTimeout(url, "no answer within the time allowed for remote reads; the server is slow or unreachable");
@@ -228,6 +235,10 @@ Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t 
   if (rc == CURLE_UNSUPPORTED_PROTOCOL) throw RemoteError(url, "refused: only http:// and https:// are read, redirects included");
   if (rc != CURLE_OK) throw RemoteError(url, std::string("cannot fetch: ") + curl_easy_strerror(rc));
   return r;
+}
+
+Reply get_range(const std::string& url, uint64_t first, uint64_t last, uint64_t limit) {
+  return get(url, fmt::format("{}-{}", first, last), limit);
 }
 
 [[noreturn]] void fail_status(const std::string& url, long status) {
@@ -302,6 +313,38 @@ class HttpSource final : public ByteSource {
 }  // namespace
 
 std::unique_ptr<ByteSource> open_http_source(const std::string& url) { return std::make_unique<HttpSource>(url); }
+
+std::string http_get_text(const std::string& url, uint64_t max_bytes, const std::string& immutable_tag) {
+  ms_left(url);
+  // A size record beside the body says how long the cached body is (cache keys name a length).
+  const std::string size_key = url + "#size";
+  if (!immutable_tag.empty()) {
+    if (auto size = range_cache_get(size_key, immutable_tag, 0, 8); size && size->size() == 8) {
+      uint64_t n = 0;
+      for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>((*size)[static_cast<size_t>(i)]);
+      if (n <= max_bytes) {
+        if (auto hit = range_cache_get(url, immutable_tag, 0, n)) {
+          charge_bytes(url, n);
+          return std::move(*hit);
+        }
+      }
+    }
+  }
+  // Read at most one byte past the budget, so an answer over it is refused by charge_bytes' own words.
+  const uint64_t budget = bytes_left();
+  const bool budget_bound = budget < max_bytes;
+  Reply r = get(url, "", budget_bound ? budget + 1 : max_bytes);
+  if (r.status != 200) fail_status(url, r.status);
+  if (r.overflowed && !budget_bound) throw RemoteError(url, fmt::format("the answer is larger than the {} bytes accepted for it", max_bytes));
+  charge_bytes(url, r.overflowed ? budget + 1 : r.body.size());
+  if (!immutable_tag.empty()) {
+    std::string size;
+    for (int i = 0; i < 8; ++i) size += static_cast<char>((uint64_t{r.body.size()} >> (8 * i)) & 0xff);
+    range_cache_put(url, immutable_tag, 0, r.body);
+    range_cache_put(size_key, immutable_tag, 0, size);
+  }
+  return std::move(r.body);
+}
 
 bool http_exists(const std::string& url) {
   Reply r = get_range(url, 0, 0, 1);

@@ -18,6 +18,12 @@ namespace vc {
 
 std::unique_ptr<ByteSource> open_http_source(const std::string& url);
 
+// The whole body of a small resource (the Hub's API listing) by one plain GET through the same
+// client as range reads: the token and address rules of FetchPolicy, the deadline and the byte
+// budget all hold. RemoteError when it is not 200 or exceeds `max_bytes`. A non-empty
+// `immutable_tag` (a commit id) says the answer never changes: it is cached like a range.
+std::string http_get_text(const std::string& url, uint64_t max_bytes, const std::string& immutable_tag = "");
+
 // True when the URL answers a 1-byte Range request with 206 or 200 (a probe; never throws for
 // 404, throws InputError for a server that cannot be reached).
 bool http_exists(const std::string& url);

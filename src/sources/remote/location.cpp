@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "core/error.h"
+#include "sources/remote/hub_builds.h"
 #include "sources/remote/http_source.h"
 
 namespace vc {
@@ -94,28 +95,45 @@ std::string hf_endpoint() {
   return "https://huggingface.co";
 }
 
-std::string hf_url(const std::string& spec, const std::string& subject, bool& is_repo_root, std::string* repo) {
-  // ORG/REPO, then optional @REV, then optional /FILE (which may have folders).
-  static const std::regex pattern(R"(^hf:([A-Za-z0-9][A-Za-z0-9._-]{0,95})/([A-Za-z0-9][A-Za-z0-9._-]{0,95})(@[A-Za-z0-9._/-]{1,200}?)?(/[^@]{1,1000})?$)");
+HubSpec parse_hf_spec(const std::string& spec, const std::string& subject) {
+  // ORG/REPO, then optional @REV, then optional :TAG or /FILE (which may have folders).
+  static const std::regex pattern(R"(^hf:([A-Za-z0-9][A-Za-z0-9._-]{0,95})/([A-Za-z0-9][A-Za-z0-9._-]{0,95})(@[A-Za-z0-9._/-]{1,200}?)?(:[A-Za-z0-9._-]{1,100})?(/[^@:]{1,1000})?$)");
   std::smatch m;
-  if (!std::regex_match(spec, m, pattern) || spec.find("..") != std::string::npos) {
-    throw InputError(subject, "'" + spec + "' is not hf:ORG/REPO[@REVISION][/FILE] (e.g. hf:Qwen/Qwen3-8B, hf:org/repo@main/model.gguf)");
+  if (!std::regex_match(spec, m, pattern) || spec.find("..") != std::string::npos || (m[4].matched && m[5].matched)) {
+    throw InputError(subject, "'" + spec + "' is not hf:ORG/REPO[@REVISION][:TAG|/FILE] (e.g. hf:Qwen/Qwen3-8B, hf:org/repo-GGUF:Q4_K_M, hf:org/repo@main/model.gguf)");
   }
-  const std::string rev = m[3].matched ? m[3].str().substr(1) : "main";
-  const std::string file = m[4].matched ? m[4].str().substr(1) : "";
-  is_repo_root = file.empty();
-  if (repo) *repo = m[2].str();
-  std::string url = hf_endpoint() + "/" + m[1].str() + "/" + m[2].str() + "/resolve/" + rev;
-  if (!file.empty()) url += "/" + file;
+  HubSpec out;
+  out.org = m[1].str();
+  out.repo = m[2].str();
+  out.revision = m[3].matched ? m[3].str().substr(1) : "main";
+  out.tag = m[4].matched ? m[4].str().substr(1) : "";
+  out.file = m[5].matched ? m[5].str().substr(1) : "";
+  return out;
+}
+
+std::string hf_url(const std::string& spec, const std::string& subject, bool& is_repo_root, std::string* repo) {
+  const HubSpec hub = parse_hf_spec(spec, subject);
+  is_repo_root = hub.file.empty();
+  if (repo) *repo = hub.repo;
+  std::string url = hf_endpoint() + "/" + hub.org + "/" + hub.repo + "/resolve/" + hub.revision;
+  if (!hub.file.empty()) url += "/" + hub.file;
   return url;
 }
 
 Location resolve_location(const std::string& spec, const std::string& subject) {
   if (spec.rfind("hf:", 0) == 0) {
+    const HubSpec hub = parse_hf_spec(spec, subject);
+    if (!hub.tag.empty()) {  // hf:ORG/REPO:TAG names the build's first file, as llama.cpp's -hf does
+      Location loc = resolve_location(hub_spec_for_build(hub, subject), subject);
+      loc.display = spec;
+      return loc;
+    }
     bool root = false;
     std::string repo;
     std::string url = hf_url(spec, subject, root, &repo);
-    return remote(url, spec, root, repo);
+    Location loc = remote(url, spec, root, repo);
+    if (root) loc.list_fn = hub_lister(hub, subject);  // the Hub API lists what HTTP cannot
+    return loc;
   }
   if (spec.rfind("http://", 0) == 0 || spec.rfind("https://", 0) == 0) {
     const std::string tail = last_part(strip_slash(spec));

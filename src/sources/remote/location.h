@@ -1,5 +1,5 @@
 #pragma once
-// Where a MODEL lives: a local path, an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE]
+// Where a MODEL lives: a local path, an http(s):// URL or hf:ORG/REPO[@REVISION][:TAG|/FILE]
 // (resolved against VRAMCALC_HF_ENDPOINT or --hf-endpoint, default https://huggingface.co).
 // Gives the readers one way to name, open, probe and list files in either place.
 #include <functional>
@@ -25,14 +25,22 @@ struct Location {
   // A sibling of `file` (config.json beside a .safetensors).
   std::string parent_join(const std::string& n) const;
   bool exists(const std::string& n) const { return exists_fn(n); }
-  // File names in the folder ending with `ext`, sorted (remote folders: only the conventional
-  // single-file name, since HTTP has no listing).
+  // File names in the folder ending with `ext`, sorted (hf: repositories: from the Hub API;
+  // other remote folders: only the conventional single-file name, since HTTP has no listing).
   std::vector<std::string> list(const std::string& ext) const { return list_fn(ext); }
 };
 
 // The endpoint hf: specs resolve against; set by --hf-endpoint, else VRAMCALC_HF_ENDPOINT.
 void set_hf_endpoint(const std::string& endpoint);
 std::string hf_endpoint();
+
+// The parts of hf:ORG/REPO[@REV][:TAG][/FILE]; REV defaults to main. TAG picks a GGUF build as
+// llama.cpp's `-hf ORG/REPO:TAG` does (sources/remote/hub_builds.h); it cannot go with a FILE.
+struct HubSpec {
+  std::string org, repo, revision, file, tag;
+  std::string repo_id() const { return org + "/" + repo; }
+};
+HubSpec parse_hf_spec(const std::string& spec, const std::string& subject);
 
 // hf:ORG/REPO[@REV][/FILE] -> https://ENDPOINT/ORG/REPO/resolve/REV/FILE (REV default main).
 // `file` empty for a repository root. InputError(subject) for a malformed spec.

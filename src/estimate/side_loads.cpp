@@ -1,0 +1,54 @@
+#include "estimate/side_loads.h"
+
+#include <fmt/format.h>
+
+#include "core/checked.h"
+#include "core/units.h"
+
+namespace vc {
+namespace {
+constexpr const char* kSpeculativeSource = "https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md";
+constexpr const char* kLoraSource = "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-adapter.cpp";
+}  // namespace
+
+std::vector<Line> draft_lines(const Model& draft, const Scenario& target) {
+  Scenario s = target;
+  s.quant = "";
+  s.cache_dtype = "F16";
+  const Estimate e = estimate(draft, s);
+  std::vector<Line> out;
+  Line w;
+  w.id = "draft.weights";
+  w.label = "Draft model weights (" + draft.name + ")";
+  w.bytes = e.weights.bytes;
+  w.formula = e.lines.front().formula;
+  w.assumption = "the draft is loaded whole beside the target (llama.cpp -md, -ngld; vLLM/SGLang speculative_config.model)";
+  w.source = kSpeculativeSource;
+  out.push_back(w);
+  Line kv;
+  kv.id = "draft.kv";
+  kv.label = fmt::format("Draft model cache ({} tokens x {} sequences, f16)", format_count(s.context), s.sequences);
+  kv.bytes = e.context_bytes();
+  std::string parts;
+  for (const auto& l : e.lines) {
+    if (l.id.rfind("cache.", 0) == 0 || l.id.rfind("state.", 0) == 0) parts += (parts.empty() ? "" : " + ") + l.formula;
+  }
+  kv.formula = parts.empty() ? "no cache lines" : parts;
+  kv.assumption = "the draft's context matches the target's (llama.cpp -cd 0, the default) and its cache is f16 (-ctkd/-ctvd default)";
+  kv.source = kSpeculativeSource;
+  out.push_back(kv);
+  return out;
+}
+
+Line lora_line(const AdapterFile& a) {
+  Line l;
+  l.id = "lora.weights";
+  l.label = "LoRA adapter (" + a.format + ", " + std::to_string(a.tensors) + " tensors)";
+  l.bytes = a.bytes;
+  l.formula = fmt::format("sum of the adapter's tensor bytes in {} = {} B", a.file, format_count(a.bytes));
+  l.assumption = "llama.cpp places each adapter tensor in the buffer of the layer it modifies (--lora); merged adapters add nothing";
+  l.source = kLoraSource;
+  return l;
+}
+
+}  // namespace vc

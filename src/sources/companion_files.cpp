@@ -1,0 +1,88 @@
+#include "sources/companion_files.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "sources/remote/hub_builds.h"
+#include "sources/remote/location.h"
+#include "sources/safetensors/safetensors_file.h"
+
+namespace vc {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::string find_mmproj_beside(const std::string& model_spec, const std::string& subject) {
+  if (model_spec.rfind("hf:", 0) == 0) {
+    const HubSpec hub = parse_hf_spec(model_spec, subject);
+    const HubLayout layout = lay_out_hub_files(list_hub_repository(hub, subject).files);
+    const HubFile* f = pick_mmproj(layout);
+    if (!f) throw InputError(subject, "hf:" + hub.repo_id() + " holds no mmproj GGUF; name one with --mmproj FILE");
+    return "hf:" + hub.repo_id() + "@" + hub.revision + "/" + f->path;
+  }
+  if (model_spec.rfind("http://", 0) == 0 || model_spec.rfind("https://", 0) == 0) {
+    throw InputError(subject, "'auto' cannot list the folder of a URL; give the mmproj's URL with --mmproj URL");
+  }
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(model_spec, ec) ? fs::path(model_spec) : fs::path(model_spec).parent_path();
+  std::vector<HubFile> found;
+  size_t seen = 0;
+  for (const auto& entry : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
+    if (++seen > 100000) throw InputError(subject, "the model's folder holds more than 100,000 entries; name the mmproj with --mmproj FILE");
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file(ec) && ends_with(lower(name), ".gguf") && lower(name).find("mmproj") != std::string::npos) found.push_back({entry.path().string(), 0});
+  }
+  std::sort(found.begin(), found.end(), [](const HubFile& a, const HubFile& b) { return a.path < b.path; });
+  HubLayout layout;
+  layout.mmproj = found;
+  const HubFile* f = pick_mmproj(layout);
+  if (!f) throw InputError(subject, "no *mmproj*.gguf beside '" + model_spec + "'; name one with --mmproj FILE");
+  return f->path;
+}
+
+GgufFile read_gguf_header(const std::string& spec, const std::string& subject) {
+  Location loc = resolve_location(spec, subject);
+  if (loc.is_folder) throw InputError(subject, "'" + spec + "' is a folder; name the .gguf file");
+  auto src = loc.opener(loc.file);
+  return read_gguf(*src);
+}
+
+AdapterFile read_adapter(const std::string& spec, const std::string& subject) {
+  Location loc = resolve_location(spec, subject);
+  if (loc.is_folder) {
+    if (!loc.exists("adapter_model.safetensors")) throw InputError(subject, "'" + spec + "' holds no adapter_model.safetensors; name the adapter file");
+    loc.file = loc.join("adapter_model.safetensors");
+  }
+  AdapterFile out;
+  out.file = loc.file;
+  auto src = loc.opener(loc.file);
+  char magic[4] = {0, 0, 0, 0};
+  if (src->size() >= 4) src->read_at(0, magic, 4);
+  if (std::string(magic, 4) == "GGUF") {
+    const GgufFile f = read_gguf(*src);
+    out.format = "GGUF";
+    out.tensors = f.tensors.size();
+    out.bytes = f.tensor_bytes();
+    return out;
+  }
+  const SafetensorsFile f = read_safetensors(*src);
+  out.format = "safetensors";
+  out.tensors = f.tensors.size();
+  for (const auto& t : f.tensors) out.bytes = checked_add(out.bytes, t.bytes());
+  return out;
+}
+
+}  // namespace vc

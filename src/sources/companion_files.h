@@ -1,0 +1,28 @@
+#pragma once
+// Files loaded beside a model: its multimodal projector (mmproj GGUF) and LoRA adapters. Found in
+// the same folder or Hub repository, read from headers only like the model itself.
+#include <cstdint>
+#include <string>
+
+#include "sources/gguf/gguf_file.h"
+
+namespace vc {
+
+// The mmproj beside MODEL (hf:ORG/REPO[...]: from the Hub listing; a local file or folder: its
+// folder's *mmproj*.gguf, F16 preferred). InputError(subject) when there is none or MODEL is a
+// plain URL, whose folder cannot be listed.
+std::string find_mmproj_beside(const std::string& model_spec, const std::string& subject);
+
+// The header of one GGUF named by a path, URL or hf: spec.
+GgufFile read_gguf_header(const std::string& spec, const std::string& subject);
+
+// The tensor bytes of an adapter file (GGUF or safetensors).
+struct AdapterFile {
+  std::string file;
+  std::string format;  // "GGUF", "safetensors"
+  uint64_t tensors = 0;
+  uint64_t bytes = 0;
+};
+AdapterFile read_adapter(const std::string& spec, const std::string& subject);
+
+}  // namespace vc

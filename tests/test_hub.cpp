@@ -1,0 +1,369 @@
+// Whole Hub repositories and what loads beside a model, against a local mock Hub
+// (http_test_server.h): the API listing, GGUF builds (one split set), an mmproj. Every figure is
+// worked out by hand from the tensors the test writes.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "estimate/vision_tower.h"
+#include "gguf_writer.h"
+#include "http_test_server.h"
+#include "sources/companion_files.h"
+#include "sources/remote/hub_builds.h"
+#include "sources/remote/hub_repo.h"
+#include "sources/remote/http_source.h"
+#include "sources/resolver.h"
+
+namespace vc {
+namespace {
+
+using testing::GgufWriter;
+using testing::TestHttpServer;
+namespace fs = std::filesystem;
+
+TEST(HubBuilds, QuantTagFromFileNames) {
+  // Names as published by llama.cpp's convert/quantize, unsloth (UD-, folders) and TheBloke (dots).
+  EXPECT_EQ(gguf_quant_tag("Qwen3-8B-Q4_K_M.gguf"), "Q4_K_M");
+  EXPECT_EQ(gguf_quant_tag("UD-Q4_K_XL/Qwen3-235B-UD-Q4_K_XL-00001-of-00003.gguf"), "UD-Q4_K_XL");
+  EXPECT_EQ(gguf_quant_tag("tinyllama-1.1b-chat-v1.0.Q5_K_S.gguf"), "Q5_K_S");
+  EXPECT_EQ(gguf_quant_tag("qwen2.5-7b-instruct-q8_0-00001-of-00002.gguf"), "Q8_0");
+  EXPECT_EQ(gguf_quant_tag("gemma-3-4b-it-IQ4_XS.gguf"), "IQ4_XS");
+  EXPECT_EQ(gguf_quant_tag("model-bf16.gguf"), "BF16");
+  EXPECT_EQ(gguf_quant_tag("gpt-oss-20b-MXFP4.gguf"), "MXFP4");
+  EXPECT_EQ(gguf_quant_tag("model.gguf"), "");
+}
+
+TEST(HubBuilds, GroupsSplitSetsAndPicksLikeLlamaCpp) {
+  const std::vector<HubFile> files = {{"README.md", 10},
+                                      {"M-Q8_0-00002-of-00002.gguf", 300},
+                                      {"M-Q8_0-00001-of-00002.gguf", 700},
+                                      {"M-Q4_K_M.gguf", 600},
+                                      {"BF16/M-BF16-00001-of-00003.gguf", 2000},
+                                      {"mmproj-M-F16.gguf", 50},
+                                      {"mmproj-M-Q8_0.gguf", 30}};
+  const HubLayout l = lay_out_hub_files(files);
+  ASSERT_EQ(l.builds.size(), 3u);
+  // Smallest first: Q4_K_M 600, Q8_0 700 + 300, BF16 2000 (1 of 3 parts).
+  EXPECT_EQ(l.builds[0].tag, "Q4_K_M");
+  EXPECT_EQ(l.builds[1].tag, "Q8_0");
+  EXPECT_EQ(l.builds[1].bytes, 1000u);
+  EXPECT_EQ(l.builds[1].files.front(), "M-Q8_0-00001-of-00002.gguf");
+  EXPECT_TRUE(l.builds[1].complete());
+  EXPECT_FALSE(l.builds[2].complete());
+  ASSERT_EQ(l.mmproj.size(), 2u);
+  EXPECT_EQ(pick_mmproj(l)->path, "mmproj-M-F16.gguf");
+  EXPECT_EQ(pick_hub_build(l, "", "MODEL").tag, "Q4_K_M");       // no tag: Q4_K_M
+  EXPECT_EQ(pick_hub_build(l, "q8_0", "MODEL").files.size(), 2u);  // tags ignore case
+  try {
+    pick_hub_build(l, "Q2_K", "MODEL");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("Q4_K_M, Q8_0, BF16"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(pick_hub_build(l, "BF16", "MODEL"), InputError);  // 1 of 3 parts listed
+}
+
+TEST(HubListing, RefusesMalformedAnswers) {
+  const std::string url = "http://hub.local/api/models/o/r/revision/main?blobs=true";
+  EXPECT_THROW(parse_hub_listing("[]", url), InputError);
+  EXPECT_THROW(parse_hub_listing(R"({"siblings": 3})", url), InputError);
+  EXPECT_THROW(parse_hub_listing(R"({"siblings": [{"rfilename": "../../etc/passwd", "size": 1}]})", url), InputError);
+  EXPECT_THROW(parse_hub_listing(R"({"siblings": [{"rfilename": "/abs.gguf", "size": 1}]})", url), InputError);
+  EXPECT_THROW(parse_hub_listing(R"({"siblings": [{"rfilename": "a.gguf"}]})", url), InputError);  // no size
+  const HubListing ok = parse_hub_listing(R"({"sha": "abc", "siblings": [{"rfilename": "a.gguf", "size": 135, "lfs": {"size": 5000000000}}]})", url);
+  ASSERT_EQ(ok.files.size(), 1u);
+  EXPECT_EQ(ok.files[0].bytes, 5000000000u);  // the LFS object's size, not the pointer's
+  EXPECT_EQ(ok.commit, "abc");
+  HubSpec spec{"org", "repo", "refs/pr/1", "", ""};
+  EXPECT_NE(hub_listing_url(spec).find("/api/models/org/repo/revision/refs%2Fpr%2F1?blobs=true"), std::string::npos);
+}
+
+// A mock Hub holding hf:org/tiny: a Q4_K_M file, a Q8_0 split set and an mmproj.
+class MockHub : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("vramcalc-hub-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "cache");
+    ::setenv("VRAMCALC_CACHE_DIR", (dir_ / "cache").c_str(), 1);
+    // 2 layers, hidden 256, 4 heads (head_dim 64), 2 kv heads, vocab 1000.
+    // F16 build: token_embd 256 x 1000 x 2 B = 512,000; output_norm 1,024; per layer attn_norm
+    // 1,024 + q 131,072 + k 65,536 + v 65,536 + o 131,072 = 394,240; total 1,301,504.
+    write_build("Tiny-Q4_K_M.gguf", GgufWriter::F16, 0, 1);
+    // Q8_0 (34 B per 32 values): token_embd 272,000; q and o 69,632; k and v 34,816; part 1 =
+    // 272,000 + 1,024 + (1,024 + 69,632 + 34,816 * 2 + 69,632 = 209,920) = 482,944; part 2 = 209,920.
+    write_build("Tiny-Q8_0-00001-of-00002.gguf", GgufWriter::Q8_0, 0, 2);
+    write_build("Tiny-Q8_0-00002-of-00002.gguf", GgufWriter::Q8_0, 1, 2);
+    write_mmproj("mmproj-Tiny-F16.gguf");
+    nlohmann::json siblings = nlohmann::json::array({{{"rfilename", "README.md"}, {"size", 5}}});
+    for (const char* f : {"Tiny-Q4_K_M.gguf", "Tiny-Q8_0-00001-of-00002.gguf", "Tiny-Q8_0-00002-of-00002.gguf", "mmproj-Tiny-F16.gguf"}) {
+      const uint64_t size = fs::file_size(dir_ / f);
+      siblings.push_back({{"rfilename", f}, {"size", size}, {"lfs", {{"size", size}, {"sha256", "0"}}}});
+      server_.add(std::string("/org/tiny/resolve/main/") + f, dir_ / f);
+    }
+    std::ofstream(dir_ / "listing.json") << nlohmann::json{{"sha", "0123456789abcdef0123456789abcdef01234567"}, {"lastModified", "2026-11-01T00:00:00.000Z"}, {"siblings", siblings}}.dump();
+    server_.add("/api/models/org/tiny/revision/main", dir_ / "listing.json");
+    set_hf_endpoint(server_.root());
+  }
+  void TearDown() override {
+    set_hf_endpoint("");
+    fs::remove_all(dir_);
+  }
+
+  void write_build(const std::string& name, uint32_t type, int part, int parts) {
+    GgufWriter w;
+    const bool q8 = type == GgufWriter::Q8_0;
+    auto bytes = [q8](uint64_t values) { return q8 ? values / 32 * 34 : values * 2; };
+    if (parts > 1) {
+      w.u32("split.no", static_cast<uint32_t>(part));
+      w.u32("split.count", static_cast<uint32_t>(parts));
+    }
+    if (part == 0) {
+      w.str("general.architecture", "llama");
+      w.u32("llama.block_count", 2);
+      w.u32("llama.embedding_length", 256);
+      w.u32("llama.attention.head_count", 4);
+      w.u32("llama.attention.head_count_kv", 2);
+      w.u32("llama.context_length", 131072);
+      w.u32("llama.vocab_size", 1000);
+      w.tensor("token_embd.weight", {256, 1000}, type, bytes(256000));
+      w.tensor("output_norm.weight", {256}, GgufWriter::F32, 1024);
+    }
+    for (int l = 0; l < 2; ++l) {
+      if (parts > 1 && l != part) continue;
+      const std::string b = "blk." + std::to_string(l) + ".";
+      w.tensor(b + "attn_norm.weight", {256}, GgufWriter::F32, 1024);
+      w.tensor(b + "attn_q.weight", {256, 256}, type, bytes(65536));
+      w.tensor(b + "attn_k.weight", {256, 128}, type, bytes(32768));
+      w.tensor(b + "attn_v.weight", {256, 128}, type, bytes(32768));
+      w.tensor(b + "attn_output.weight", {256, 256}, type, bytes(65536));
+    }
+    w.write(dir_ / name);
+  }
+
+  // Gemma 3's projector geometry at a tiny width: 896 px images, 14 px patches, pooled 4 x 4.
+  // Tensors: patch_embd 14 x 14 x 3 x 64 F16 = 75,264 B; one q 64 x 64 F16 = 8,192 B; the
+  // projection 64 x 256 F16 = 32,768 B; 116,224 B in all.
+  void write_mmproj(const std::string& name) {
+    GgufWriter w;
+    w.str("general.architecture", "clip");
+    w.str("clip.projector_type", "gemma3");
+    w.boolean("clip.has_vision_encoder", true);
+    w.u32("clip.vision.image_size", 896);
+    w.u32("clip.vision.patch_size", 14);
+    w.u32("clip.vision.embedding_length", 64);
+    w.u32("clip.vision.feed_forward_length", 128);
+    w.u32("clip.vision.block_count", 1);
+    w.u32("clip.vision.attention.head_count", 2);
+    w.u32("clip.vision.projector.scale_factor", 4);
+    w.tensor("v.patch_embd.weight", {14, 14, 3, 64}, GgufWriter::F16, 75264);
+    w.tensor("v.blk.0.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
+    w.tensor("mm.input_projection.weight", {64, 256}, GgufWriter::F16, 32768);
+    w.write(dir_ / name);
+  }
+
+  std::string run_cli(const std::string& args) {
+    const std::string cmd = "VRAMCALC_HF_ENDPOINT=" + server_.root() + " " + std::string(VRAMCALC_BINARY) + " " + args + " 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    std::string out;
+    if (!p) return out;
+    char buf[4096];
+    while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    status_ = WEXITSTATUS(::pclose(p));
+    return out;
+  }
+
+  fs::path dir_;
+  TestHttpServer server_;
+  int status_ = -1;
+};
+
+constexpr uint64_t kQ4Bytes = 1301504, kQ8Bytes = 482944 + 209920, kMmprojBytes = 116224;
+
+TEST_F(MockHub, TagPicksTheBuildAndTheRootTakesQ4KM) {
+  EXPECT_EQ(resolve_model("hf:org/tiny:q8_0").native.bytes, kQ8Bytes);  // both split parts
+  EXPECT_EQ(resolve_model("hf:org/tiny:Q4_K_M").native.bytes, kQ4Bytes);
+  EXPECT_EQ(resolve_model("hf:org/tiny").native.bytes, kQ4Bytes);  // llama.cpp's default tag
+  try {
+    resolve_model("hf:org/tiny:IQ1_S");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("builds: Q8_0, Q4_K_M"), std::string::npos) << e.what();  // smallest first
+  }
+}
+
+TEST_F(MockHub, MmprojFoundBesideAndRead) {
+  const std::string spec = find_mmproj_beside("hf:org/tiny:Q4_K_M", "--mmproj");
+  EXPECT_EQ(spec, "hf:org/tiny@main/mmproj-Tiny-F16.gguf");
+  const VisionTower t = vision_tower_from_mmproj(read_gguf_header(spec, "--mmproj"));
+  EXPECT_EQ(t.weight_bytes, kMmprojBytes);
+  EXPECT_EQ(t.image_tokens, 256u);  // (896 / 14)^2 / 4^2 = 4,096 / 16: Gemma 3's 256 per image
+  // 4,096 positions x (5 x 64 + 128) x 4 B = 7,340,032 plus 2 heads x 4,096^2 x 4 B = 134,217,728.
+  EXPECT_EQ(t.activation_bytes, 141557760u);
+}
+
+TEST_F(MockHub, CliBuildsPrintsTheLiveLadder) {
+  const std::string out = run_cli("builds hf:org/tiny --json");
+  ASSERT_EQ(status_, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["builds"].size(), 2u);
+  EXPECT_EQ(j["builds"][0]["name"], "Q8_0");  // smallest first
+  // A build's bytes are its files' listed sizes (headers included), summed over the split parts.
+  EXPECT_EQ(j["builds"][0]["bytes"].get<uint64_t>(), fs::file_size(dir_ / "Tiny-Q8_0-00001-of-00002.gguf") + fs::file_size(dir_ / "Tiny-Q8_0-00002-of-00002.gguf"));
+  EXPECT_EQ(j["builds"][0]["parts"], "2 of 2 parts");
+  EXPECT_EQ(j["builds"][1]["bytes"].get<uint64_t>(), fs::file_size(dir_ / "Tiny-Q4_K_M.gguf"));
+  EXPECT_EQ(j["repository"]["commit"], "0123456789abcdef0123456789abcdef01234567");
+  EXPECT_FALSE(j["repository"]["read_at"].get<std::string>().empty());
+  ASSERT_EQ(j["mmproj"].size(), 1u);
+}
+
+TEST_F(MockHub, CliEstimateWithMmprojAndImages) {
+  const std::string out = run_cli("estimate hf:org/tiny:Q4_K_M --mmproj auto --images 2 --context 32K --engine llamacpp --json");
+  ASSERT_EQ(status_, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["weights"]["bytes"].get<uint64_t>(), kQ4Bytes);
+  // 2 layers x 2 kv heads x (64 + 64) values x 2 B = 1,024 B per token, over 32,768 + 2 x 256 tokens.
+  EXPECT_EQ(j["totals"]["cache_bytes"].get<uint64_t>(), 1024u * (32768u + 512u));
+  const auto& c = j["components"];
+  EXPECT_EQ(c["image_tokens"].get<uint64_t>(), 512u);
+  ASSERT_GE(c["lines"].size(), 3u);
+  EXPECT_EQ(c["lines"][0]["id"], "vision.weights");
+  EXPECT_EQ(c["lines"][0]["bytes"].get<uint64_t>(), kMmprojBytes);
+  EXPECT_EQ(c["lines"][1]["id"], "vision.compute");
+  EXPECT_EQ(c["lines"][1]["bytes"].get<uint64_t>(), 141557760u);
+  EXPECT_FALSE(j["engine"]["lines"].empty());  // llama.cpp's own lines (compute, output) still there
+}
+
+TEST_F(MockHub, CliDraftAndLora) {
+  // The Q8_0 build as a draft beside the Q4_K_M target, and the Q4_K_M file read as an adapter
+  // (any GGUF's tensor bytes): draft KV at f16 = 1,024 B per token x 8,192 tokens.
+  const std::string out = run_cli("estimate hf:org/tiny:Q4_K_M --draft hf:org/tiny:Q8_0 --lora hf:org/tiny/Tiny-Q4_K_M.gguf --json");
+  ASSERT_EQ(status_, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  const auto& lines = j["components"]["lines"];
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["id"], "draft.weights");
+  EXPECT_EQ(lines[0]["bytes"].get<uint64_t>(), kQ8Bytes);
+  EXPECT_EQ(lines[1]["bytes"].get<uint64_t>(), 1024u * 8192u);
+  EXPECT_EQ(lines[2]["id"], "lora.weights");
+  EXPECT_EQ(lines[2]["bytes"].get<uint64_t>(), kQ4Bytes);
+}
+
+TEST_F(MockHub, BadExtrasAreInputErrors) {
+  run_cli("estimate hf:org/tiny:Q4_K_M --images 2");
+  EXPECT_EQ(status_, 2);  // images need a projector
+  run_cli("estimate hf:org/tiny:Q4_K_M --mmproj auto --images lots");
+  EXPECT_EQ(status_, 2);
+  run_cli("estimate hf:org/tiny:Q4_K_M --mmproj hf:org/tiny/Tiny-Q4_K_M.gguf");
+  EXPECT_EQ(status_, 2);  // a model file is not a projector
+}
+
+// The listing goes through the same request path as range reads (issue 14's rules): the token
+// goes to the Hub endpoint only and never across a redirect to another host.
+TEST_F(MockHub, ListingTokenStaysWithTheHub) {
+  TestHttpServer cdn;
+  cdn.add("/api/listing.json", dir_ / "listing.json");
+  const std::string cdn_port = cdn.root().substr(cdn.root().rfind(':') + 1);
+  server_.add_redirect("/api/models/org/moved/revision/main", "http://localhost:" + cdn_port + "/api/listing.json");
+  ::setenv("HF_TOKEN", "hf_secret", 1);
+  const HubListing l = list_hub_repository(HubSpec{"org", "moved", "main", "", ""}, "MODEL");
+  ::unsetenv("HF_TOKEN");
+  EXPECT_EQ(l.files.size(), 5u);  // README.md, the Q4_K_M file, two Q8_0 parts, the mmproj
+  EXPECT_EQ(server_.last_authorization(), "Bearer hf_secret");
+  EXPECT_GT(cdn.requests(), 0u);
+  EXPECT_EQ(cdn.last_authorization(), "");
+}
+
+// Under the server's policies the listing is refused on a loopback address before any request,
+// and counts against the request's byte budget.
+TEST_F(MockHub, ListingUnderTheServersPolicies) {
+  {
+    FetchScope scope(FetchPolicy{std::string(), true, UINT64_MAX});
+    EXPECT_THROW((void)list_hub_repository(HubSpec{"org", "tiny", "main", "", ""}, "MODEL"), RemoteError);
+    EXPECT_EQ(server_.requests(), 0u);
+  }
+  FetchScope scope(FetchPolicy{std::string(), false, 100});  // the listing is over 100 bytes
+  try {
+    (void)list_hub_repository(HubSpec{"org", "tiny", "main", "", ""}, "MODEL");
+    ADD_FAILURE();
+  } catch (const RemoteError& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 100 bytes"), std::string::npos) << e.what();
+  }
+}
+
+// A listing at a commit id never changes: a second process reads it from the range cache, whose
+// entries are the owner's alone and checked on every read (an edited entry is not trusted). With
+// a token the listing is not stored (a private repository's file list stays with its token).
+TEST_F(MockHub, CommitListingCachedWithTheRangeCacheProtections) {
+  const std::string sha = "0123456789abcdef0123456789abcdef01234567", sha2 = "89abcdef0123456789abcdef0123456789abcdef";
+  for (const std::string& rev : {sha, sha2}) {
+    server_.add("/api/models/org/tiny/revision/" + rev, dir_ / "listing.json");
+    for (const char* f : {"Tiny-Q4_K_M.gguf", "Tiny-Q8_0-00001-of-00002.gguf", "Tiny-Q8_0-00002-of-00002.gguf", "mmproj-Tiny-F16.gguf"}) {
+      server_.add("/org/tiny/resolve/" + rev + "/" + f, dir_ / f);
+    }
+  }
+  const std::string out = run_cli("builds hf:org/tiny@" + sha + " --json");
+  ASSERT_EQ(status_, 0) << out;
+  // From now on the Hub no longer answers this listing: only the cache can.
+  server_.add_redirect("/api/models/org/tiny/revision/" + sha, server_.url("/gone"));
+  const std::string again = run_cli("builds hf:org/tiny@" + sha + " --json");
+  EXPECT_EQ(status_, 0) << again;
+  std::size_t listing_entries = 0;
+  for (const auto& e : fs::directory_iterator(dir_ / "cache")) {
+    EXPECT_EQ(fs::status(e.path()).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+    if (fs::file_size(e.path()) != 24 + fs::file_size(dir_ / "listing.json")) continue;  // 24: the entry's own head
+    ++listing_entries;
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);  // flip the last byte
+    f.seekg(-1, std::ios::end);
+    char c = 0;
+    f.get(c);
+    f.seekp(-1, std::ios::end);
+    f.put(static_cast<char>(c ^ 0x5a));
+  }
+  EXPECT_EQ(listing_entries, 1u);
+  run_cli("builds hf:org/tiny@" + sha + " --json");
+  EXPECT_EQ(status_, 2) << "an edited cache entry was trusted";
+  ::setenv("HF_TOKEN", "hf_secret", 1);
+  run_cli("builds hf:org/tiny@" + sha2 + " --json");
+  ::unsetenv("HF_TOKEN");
+  EXPECT_EQ(status_, 0);
+  server_.add_redirect("/api/models/org/tiny/revision/" + sha2, server_.url("/gone"));
+  run_cli("builds hf:org/tiny@" + sha2 + " --json");
+  EXPECT_EQ(status_, 2) << "a listing read with a token was stored";
+}
+
+// A 10 MB header (a 600,000-string vocabulary) over HTTP: each range is twice the last (1, 2, 4,
+// 8 MiB), so 4 range requests after the 1-byte probe read it, where 1 MiB chunks took 11; the
+// issue's bound is ceil(log2(header / first range)) + 1 = ceil(log2(10.3)) + 1 = 5 ranges.
+TEST(RemoteSpeed, LargeHeaderInLogarithmicRoundTrips) {
+  const fs::path dir = fs::temp_directory_path() / ("vramcalc-speed-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "cache");
+  ::setenv("VRAMCALC_CACHE_DIR", (dir / "cache").c_str(), 1);
+  GgufWriter w;
+  w.str("general.architecture", "llama");
+  w.u32("llama.block_count", 1);
+  w.u32("llama.embedding_length", 64);
+  w.u32("llama.attention.head_count", 1);
+  w.u32("llama.vocab_size", 600000);
+  w.str_array("tokenizer.ggml.tokens", std::vector<std::string>(600000, "token_0123"));
+  w.tensor("token_embd.weight", {64, 600000}, GgufWriter::F16, 76800000);
+  w.tensor("blk.0.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
+  w.write(dir / "vocab.gguf");
+  const uint64_t header = w.header().size();
+  ASSERT_GT(header, 10000000u);
+  TestHttpServer server;
+  server.add("/vocab.gguf", dir / "vocab.gguf");
+  const GgufFile f = read_gguf_header(server.url("/vocab.gguf"), "MODEL");
+  EXPECT_EQ(f.tensors.size(), 2u);
+  EXPECT_EQ(server.requests(), 1u + 4u);  // the probe, then 1 + 2 + 4 + 8 MiB
+  EXPECT_LT(server.bytes_served(), 2 * header);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace vc
