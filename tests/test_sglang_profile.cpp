@@ -155,7 +155,7 @@ TEST(SglangProfile, HybridStatePoolComesFirst) {
   SglangProfile p = sglang_profile(next, s);
   EXPECT_EQ(p.state_bytes_per_request, 19316736u);
   EXPECT_EQ(p.state_slots, 771u);
-  EXPECT_EQ(p.state_pool_bytes, 772u * 19316736u);
+  EXPECT_EQ(p.state_pool_bytes, 14'912'520'192ull);  // 772 x 19,316,736
   EXPECT_EQ(p.token_bytes, 12288u);
   EXPECT_EQ(p.max_total_num_tokens, 1348261u);
   EXPECT_EQ(p.max_running_requests, 257u);

@@ -106,7 +106,7 @@ void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv
   VllmBudgetSettings b;
   b.card_bytes = static_cast<uint64_t>(p["total_gpu_memory_gib"].get<double>() * kGiB);
   b.gpu_memory_utilization = st["gpu_memory_utilization"].get<double>();
-  b.weight_bytes = m.native.bytes;
+  b.weight_bytes = loaded_weight_bytes(m, m.native.bytes, kv.dtype);  // --dtype float32 loads 16-bit weights at 4 bytes
   b.max_num_batched_tokens = st.value("max_num_batched_tokens", 8192);
   b.kv = kv;
   VllmBudget r = vllm_budget(m, b);
@@ -180,6 +180,10 @@ void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow
     s.tensor_parallel = st.value("tensor_parallel_size", 1);
     s.pipeline_parallel = st.value("pipeline_parallel_size", 1);
     s.kv_cache_dtype = st.contains("kv_cache_dtype") && st["kv_cache_dtype"].is_string() ? st["kv_cache_dtype"].get<std::string>() : "auto";
+    if (st.contains("dtype") && st["dtype"].is_string()) {  // "auto (resolved bfloat16)", "float32": the first word
+      const std::string d = st["dtype"].get<std::string>();
+      s.dtype = d.substr(0, d.find(' '));
+    }
     if (st.contains("max_model_len") && st["max_model_len"].is_number()) s.max_model_len = st["max_model_len"].get<uint64_t>();
     VllmKv kv = vllm_kv(*m, s);
     std::string note = kv.note;
