@@ -185,6 +185,17 @@ class MockHub : public ::testing::Test {
 
 constexpr uint64_t kQ4Bytes = 1301504, kQ8Bytes = 482944 + 209920, kMmprojBytes = 116224;
 
+// The lines of device `name` in an engine answer, by label prefix: the first match's bytes (-1: none).
+int64_t line_bytes(const nlohmann::json& engine, const std::string& device, const std::string& label_prefix) {
+  for (const auto& d : engine["devices"]) {
+    if (d["name"] != device) continue;
+    for (const auto& l : d["lines"]) {
+      if (l["label"].get<std::string>().rfind(label_prefix, 0) == 0) return l["bytes"].get<int64_t>();
+    }
+  }
+  return -1;
+}
+
 TEST_F(MockHub, TagPicksTheBuildAndTheRootTakesQ4KM) {
   EXPECT_EQ(resolve_model("hf:org/tiny:q8_0").native.bytes, kQ8Bytes);  // both split parts
   EXPECT_EQ(resolve_model("hf:org/tiny:Q4_K_M").native.bytes, kQ4Bytes);
@@ -220,6 +231,16 @@ TEST_F(MockHub, CliBuildsPrintsTheLiveLadder) {
   EXPECT_EQ(j["repository"]["commit"], "0123456789abcdef0123456789abcdef01234567");
   EXPECT_FALSE(j["repository"]["read_at"].get<std::string>().empty());
   ASSERT_EQ(j["mmproj"].size(), 1u);
+  // The text ladder: one row per build, smallest first, then the projector beside them.
+  const std::string text = run_cli("builds hf:org/tiny");
+  ASSERT_EQ(status_, 0) << text;
+  const auto q8 = text.find("\nQ8_0 "), q4 = text.find("\nQ4_K_M ");
+  ASSERT_NE(q8, std::string::npos) << text;
+  ASSERT_NE(q4, std::string::npos) << text;
+  EXPECT_LT(q8, q4);
+  EXPECT_NE(text.find("2 of 2 parts"), std::string::npos) << text;
+  EXPECT_NE(text.find("mmproj: mmproj-Tiny-F16.gguf"), std::string::npos) << text;
+  EXPECT_NE(text.find("commit 0123456789ab"), std::string::npos) << text;
 }
 
 TEST_F(MockHub, CliEstimateWithMmprojAndImages) {
@@ -236,7 +257,73 @@ TEST_F(MockHub, CliEstimateWithMmprojAndImages) {
   EXPECT_EQ(c["lines"][0]["bytes"].get<uint64_t>(), kMmprojBytes);
   EXPECT_EQ(c["lines"][1]["id"], "vision.compute");
   EXPECT_EQ(c["lines"][1]["bytes"].get<uint64_t>(), 141557760u);
-  EXPECT_FALSE(j["engine"]["lines"].empty());  // llama.cpp's own lines (compute, output) still there
+  EXPECT_GT(line_bytes(j["engine"], "CUDA0", "Compute buffer"), 0);  // llama.cpp's own lines still there
+}
+
+// Issue 17's done-when: text weights, tower, image tokens, KV and compute per device. Figures by
+// hand from the files the fixture writes: the tower 116,224 B and its encoder 141,557,760 B on
+// CUDA0 (llama.cpp's clip_ctx takes the first GPU backend); the text KV 1,024 B per token
+// (2 layers x 2 kv heads x 128 values x 2 B) x 32,768 cells on CUDA0, which holds both layers.
+TEST_F(MockHub, DoneWhenEstimateShowsComponentsPerDevice) {
+  const std::string out = run_cli("estimate hf:org/tiny:Q4_K_M --mmproj auto --context 32K --engine llamacpp --json");
+  ASSERT_EQ(status_, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  const auto& e = j["engine"];
+  EXPECT_EQ(line_bytes(e, "CUDA0", "Vision tower weights"), 116224);
+  EXPECT_EQ(line_bytes(e, "CUDA0", "Vision encoder compute"), 141557760);
+  EXPECT_EQ(line_bytes(e, "CUDA0", "KV cache"), 1024 * 32768);
+  EXPECT_GT(line_bytes(e, "CUDA0", "Compute buffer"), 0);  // the fitted rule of docs/engines.md
+  // Text weights: the token embedding on the host (256 x 1,000 x 2 B), the rest on CUDA0 with a
+  // copy of the embedding as the output layer (the file has no output.weight: llama.cpp loads
+  // token_embd again, duplicated, for the tied head), so CUDA0 holds 789,504 + 512,000 B.
+  EXPECT_EQ(line_bytes(e, "host", "Weights on host"), 512000);
+  EXPECT_EQ(line_bytes(e, "CUDA0", "Weights on CUDA0"), static_cast<int64_t>(kQ4Bytes));
+  EXPECT_EQ(e["settings"]["image_tokens_per_image"], 256);  // (896 / 14)^2 / 4^2
+  EXPECT_EQ(e["settings"]["images"], 0);
+  uint64_t devices_sum = 0;
+  for (const auto& d : e["devices"]) devices_sum += d["total_bytes"].get<uint64_t>();
+  EXPECT_EQ(e["total_bytes"].get<uint64_t>(), devices_sum);
+
+  // Two images add 2 x 256 tokens: 33,280 cells (a multiple of 256, so no padding).
+  const auto two = nlohmann::json::parse(run_cli("estimate hf:org/tiny:Q4_K_M --mmproj auto --images 2 --context 32K --engine llamacpp --json"));
+  EXPECT_EQ(line_bytes(two["engine"], "CUDA0", "KV cache"), 1024 * 33280);
+  EXPECT_EQ(two["engine"]["settings"]["image_tokens"], 512);
+  EXPECT_EQ(two["engine"]["settings"]["n_ctx"], 33280);
+
+  const std::string text = run_cli("estimate hf:org/tiny:Q4_K_M --mmproj auto --images 2 --context 32K --engine llamacpp");
+  EXPECT_EQ(status_, 0) << text;
+  for (const char* want : {"CUDA0", "Vision tower weights", "Vision encoder compute", "KV cache", "image_tokens=512", "Loaded beside the text model"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
+}
+
+// --no-mmproj-offload in a pasted command keeps the tower on the host.
+TEST_F(MockHub, NoMmprojOffloadKeepsTheTowerOnTheHost) {
+  const std::string out = run_cli("estimate hf:org/tiny:Q4_K_M --mmproj auto --engine-command \"llama-server -m tiny.gguf -c 4096 --no-mmproj-offload\" --json");
+  ASSERT_EQ(status_, 0) << out;
+  const auto e = nlohmann::json::parse(out)["engine"];
+  EXPECT_EQ(line_bytes(e, "host", "Vision tower weights"), 116224);
+  EXPECT_EQ(line_bytes(e, "CUDA0", "Vision tower weights"), -1);
+}
+
+// The draft as llama-server loads it: one sequence of the target's context per sequence (8,192 by
+// default) at f16, 1,024 B per token; its Q8_0 weights split like the target's (the embedding,
+// 272,000 B, on the host and again as the tied output on CUDA0); the LoRA beside the layers it
+// modifies (both on CUDA0).
+TEST_F(MockHub, DraftAndLoraPlacedPerDevice) {
+  const std::string out = run_cli("estimate hf:org/tiny:Q4_K_M --draft hf:org/tiny:Q8_0 --lora hf:org/tiny/Tiny-Q4_K_M.gguf --engine llamacpp --json");
+  ASSERT_EQ(status_, 0) << out;
+  const auto e = nlohmann::json::parse(out)["engine"];
+  EXPECT_EQ(line_bytes(e, "CUDA0", "Draft model: KV cache"), 1024 * 8192);
+  EXPECT_EQ(line_bytes(e, "host", "Draft model: Weights on host"), 272000);
+  EXPECT_EQ(line_bytes(e, "CUDA0", "Draft model: Weights on CUDA0"), static_cast<int64_t>(kQ8Bytes));
+  EXPECT_GT(line_bytes(e, "CUDA0", "Draft model: Compute buffer"), 0);
+  EXPECT_EQ(line_bytes(e, "CUDA0", "LoRA adapter"), static_cast<int64_t>(kQ4Bytes));
+  EXPECT_EQ(e["settings"]["n_ctx_draft"], 8192);
+  // -ngld 0 keeps the draft's layers on the host.
+  const auto cpu = nlohmann::json::parse(run_cli("estimate hf:org/tiny:Q4_K_M --engine-command \"llama-server -m t.gguf -ngl 99 -md hf:org/tiny:Q8_0 -ngld 0\" --json"))["engine"];
+  EXPECT_EQ(line_bytes(cpu, "CUDA0", "Draft model: Weights"), -1);
+  EXPECT_EQ(line_bytes(cpu, "host", "Draft model: KV cache"), 1024 * 4096);  // -c default 4,096
 }
 
 TEST_F(MockHub, CliDraftAndLora) {
@@ -252,6 +339,15 @@ TEST_F(MockHub, CliDraftAndLora) {
   EXPECT_EQ(lines[1]["bytes"].get<uint64_t>(), 1024u * 8192u);
   EXPECT_EQ(lines[2]["id"], "lora.weights");
   EXPECT_EQ(lines[2]["bytes"].get<uint64_t>(), kQ4Bytes);
+  // The rule (the default engine) puts them on its one device, beside the text model's lines.
+  const auto& rule = j["engine"];
+  EXPECT_EQ(line_bytes(rule, "all devices", "Draft model weights"), static_cast<int64_t>(kQ8Bytes));
+  EXPECT_EQ(line_bytes(rule, "all devices", "Draft model cache"), 1024 * 8192);
+  EXPECT_EQ(line_bytes(rule, "all devices", "LoRA adapter"), static_cast<int64_t>(kQ4Bytes));
+  // vLLM's answer does not place them yet, and says so.
+  const auto vllm = nlohmann::json::parse(run_cli("estimate hf:org/tiny:Q4_K_M --lora hf:org/tiny/Tiny-Q4_K_M.gguf --engine vllm --json"));
+  ASSERT_EQ(status_, 0);
+  EXPECT_NE(vllm["engine"]["notes"].dump().find("not placed per device yet"), std::string::npos);
 }
 
 TEST_F(MockHub, BadExtrasAreInputErrors) {

@@ -75,6 +75,8 @@ Command add_builds(CLI::App& app) {
               fmt::print("{}\n", builds_json(model, rows).dump(2));
               return 0;
             }
+            fmt::print("Engine: rule (the default: weights plus --overhead; --engine llamacpp|vllm|sglang for the tiers an engine loads and the cards "
+                       "its per-device answer fits on)\n");
             if (rows.empty()) {
               fmt::print("{} has no known builds in the catalogue.\n", model.name);
               return 0;

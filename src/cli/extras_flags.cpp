@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <memory>
 #include <sstream>
 
 #include "core/checked.h"
@@ -31,38 +33,60 @@ void ExtrasFlags::fill_from_command(const std::string& command) {
     if ((f == "-mm" || f == "--mmproj") && mmproj.empty()) mmproj = words[i + 1];
     if ((f == "-md" || f == "--model-draft") && draft.empty()) draft = words[i + 1];
     if (f == "--lora") from_command.push_back(words[i + 1]);
+    if (f == "-ngld" || f == "--gpu-layers-draft" || f == "--n-gpu-layers-draft") draft_gpu_layers = words[i + 1];
+    if (f == "-cd" || f == "--ctx-size-draft") draft_context = words[i + 1];
+    if (f == "-ctkd" || f == "--cache-type-k-draft") draft_cache_type = words[i + 1];
   }
+  if (std::find(words.begin(), words.end(), "--no-mmproj-offload") != words.end()) mmproj_offload = false;
   if (loras.empty()) loras = from_command;
 }
 
-Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, EngineRequest& request) {
-  Scenario& sc = request.scenario;
-  Extras out;
-  uint64_t images = 0;
+namespace {
+
+// A whole number from 0 to `max` given to `flag`; "" is `fallback`.
+uint64_t count_flag(const std::string& value, const char* flag, uint64_t max, uint64_t fallback) {
+  if (value.empty()) return fallback;
   try {
     size_t used = 0;
-    images = std::stoull(flags.images, &used);
-    if (used != flags.images.size() || images > 10000) throw std::invalid_argument("range");
+    const uint64_t n = std::stoull(value, &used);
+    if (used == value.size() && n <= max && value.front() != '-') return n;
   } catch (const std::exception&) {
-    throw InputError("--images", "'" + flags.images + "' is not a whole number of images from 0 to 10,000");
   }
+  throw InputError(flag, fmt::format("'{}' is not a whole number from 0 to {}", value, format_count(max)));
+}
+
+}  // namespace
+
+Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, EngineRequest& request) {
+  Scenario& sc = request.scenario;
+  Companions& c = request.companions;
+  Extras out;
+  const uint64_t images = count_flag(flags.images, "--images", 10000, 0);
   if (images > 0 && flags.mmproj.empty()) throw InputError("--images", "needs the projector that turns images into tokens: add --mmproj FILE or --mmproj auto");
   if (!flags.mmproj.empty()) {
     const std::string file = flags.mmproj == "auto" ? find_mmproj_beside(model_spec, "--mmproj") : flags.mmproj;
-    const VisionTower tower = vision_tower_from_mmproj(read_gguf_header(file, "--mmproj"));
-    out.image_tokens = checked_mul(tower.image_tokens, images);
+    c.tower = vision_tower_from_mmproj(read_gguf_header(file, "--mmproj"));
+    c.images = images;
+    c.image_tokens = out.image_tokens = checked_mul(c.tower->image_tokens, images);
+    c.mmproj_offload = flags.mmproj_offload;
     if (request.command && out.image_tokens > 0) {
       out.notes.push_back(fmt::format("the pasted command's context already holds the {} image tokens (they take part of it)", out.image_tokens));
     } else {
       sc.context = checked_add(sc.context, out.image_tokens);
     }
-    for (auto& l : vision_tower_lines(tower, images)) out.lines.push_back(std::move(l));
+    for (auto& l : vision_tower_lines(*c.tower, images)) out.lines.push_back(std::move(l));
   }
   if (!flags.draft.empty()) {
-    const Model draft = resolve_model(flags.draft, "--draft");
-    for (auto& l : draft_lines(draft, sc)) out.lines.push_back(std::move(l));
+    c.draft = std::make_shared<const Model>(resolve_model(flags.draft, "--draft"));
+    if (!flags.draft_gpu_layers.empty()) c.draft_gpu_layers = count_flag(flags.draft_gpu_layers, "-ngld", 1u << 20, 0);
+    c.draft_context = count_flag(flags.draft_context, "-cd", uint64_t{1} << 24, 0);
+    if (!flags.draft_cache_type.empty()) c.draft_cache_type = flags.draft_cache_type;
+    for (auto& l : draft_lines(*c.draft, draft_scenario(sc, c.draft_context, c.draft_cache_type))) out.lines.push_back(std::move(l));
   }
-  for (const auto& lora : flags.loras) out.lines.push_back(lora_line(read_adapter(lora, "--lora")));
+  for (const auto& lora : flags.loras) {
+    c.loras.push_back(read_adapter(lora, "--lora"));
+    out.lines.push_back(lora_line(c.loras.back()));
+  }
   for (const auto& l : out.lines) out.bytes = checked_add(out.bytes, l.bytes);
   return out;
 }

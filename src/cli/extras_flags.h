@@ -1,7 +1,7 @@
 #pragma once
 // Flags for what users load beside a text model: --mmproj FILE|auto, --images N, --draft MODEL,
 // --lora FILE (repeatable). A pasted llama.cpp command fills them from -mm/--mmproj, -md/--model-draft
-// and --lora when the flags are not given.
+// and --lora when the flags are not given, and sets --no-mmproj-offload, -ngld, -cd and -ctkd.
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
@@ -19,6 +19,9 @@ struct ExtrasFlags {
   std::string images = "0";
   std::string draft;
   std::vector<std::string> loras;
+  // From a pasted llama.cpp command only (engines/companions.h says what they change).
+  bool mmproj_offload = true;
+  std::string draft_gpu_layers, draft_context, draft_cache_type;
 
   void add_to(CLI::App& app);
   // Takes -mm/--mmproj, -md/--model-draft and --lora from a pasted command for flags left empty.
@@ -32,10 +35,10 @@ struct Extras {
   std::vector<std::string> notes;
 };
 
-// Reads the files the flags name and works out their lines. The request's context grows by the
-// image tokens, so the cache includes them; a pasted command's -c / --max-model-len is the window
-// the engine allocates, so there the images share it (a note says so). InputError naming the flag
-// for bad input.
+// Reads the files the flags name, works out their lines and sets request.companions, so the engine
+// places them per device. The request's context grows by the image tokens, so the cache includes
+// them; a pasted command's -c / --max-model-len is the window the engine allocates, so there the
+// images share it (a note says so). InputError naming the flag for bad input.
 Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, EngineRequest& request);
 
 // The lines as JSON ({"lines": [...], "bytes", "image_tokens"}) and as text with a total.

@@ -209,13 +209,15 @@ EngineAnswer run_engine(const EngineRequest& r) {
   EngineRun run = r.command ? *r.command : engine_run_for(r);
   if (r.command && r.box && !r.box->gpus.empty() && run.vllm.card_bytes == 0) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
   const EngineKind kind = r.command ? r.command->engine : r.scenario.engine;
+  EngineAnswer a;
   switch (kind) {
-    case EngineKind::Rule: return engines::rule(r);
-    case EngineKind::LlamaCpp: return engines::llamacpp(r, run);
-    case EngineKind::Vllm: return engines::vllm(r, run);
-    case EngineKind::Sglang: return engines::sglang(r, run);
+    case EngineKind::Rule: a = engines::rule(r); break;
+    case EngineKind::LlamaCpp: a = engines::llamacpp(r, run); break;
+    case EngineKind::Vllm: a = engines::vllm(r, run); break;
+    case EngineKind::Sglang: a = engines::sglang(r, run); break;
   }
-  return engines::rule(r);
+  place_companions(r, run, a);
+  return a;
 }
 
 }  // namespace vc

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "engines/companions.h"
 #include "engines/engine_kind.h"
 #include "engines/engine_run.h"
 #include "estimate/estimate.h"
@@ -80,6 +81,7 @@ struct EngineRequest {
   uint64_t per_device_fixed = 0;       // rule on a box: bytes added per device (--per-device)
   uint64_t card_bytes = 0;             // one card's memory when no box names it (--gpu-memory)
   std::optional<EngineRun> command;  // a pasted engine command (its flags override the scenario's)
+  Companions companions;             // mmproj, draft, adapters beside the model (engines/companions.h)
 };
 
 EngineAnswer run_engine(const EngineRequest& request);

@@ -132,6 +132,12 @@ EngineRun parse_engine_command(const std::string& command) {
         r.placement.devices = r.placement.tensor_split.size();
       } else if (flag == "-ot" || flag == "--override-tensor") {
         for (auto& o : parse_overrides(take())) r.placement.overrides.push_back(o);
+      } else if (flag == "--no-mmproj-offload" || flag == "--mmproj-offload") {
+        // read with the flags below by estimate's companions (engines/companions.h)
+      } else if (flag == "-mm" || flag == "--mmproj" || flag == "-md" || flag == "--model-draft" || flag == "--lora" || flag == "-ngld" ||
+                 flag == "--gpu-layers-draft" || flag == "--n-gpu-layers-draft" || flag == "-cd" || flag == "--ctx-size-draft" || flag == "-ctkd" ||
+                 flag == "--cache-type-k-draft" || flag == "-ctvd" || flag == "--cache-type-v-draft") {
+        (void)take();
       } else {
         r.notes.push_back("ignored " + flag + " (it does not change what llama.cpp allocates in this model)");
       }

@@ -11,10 +11,16 @@ constexpr const char* kSpeculativeSource = "https://github.com/ggml-org/llama.cp
 constexpr const char* kLoraSource = "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-adapter.cpp";
 }  // namespace
 
-std::vector<Line> draft_lines(const Model& draft, const Scenario& target) {
+Scenario draft_scenario(const Scenario& target, uint64_t draft_context, const std::string& cache_type) {
   Scenario s = target;
   s.quant = "";
-  s.cache_dtype = "F16";
+  s.context = draft_context ? draft_context : target.context;
+  s.sequences = 1;
+  s.cache_dtype = cache_type;
+  return s;
+}
+
+std::vector<Line> draft_lines(const Model& draft, const Scenario& s) {
   const Estimate e = estimate(draft, s);
   std::vector<Line> out;
   Line w;
@@ -27,14 +33,14 @@ std::vector<Line> draft_lines(const Model& draft, const Scenario& target) {
   out.push_back(w);
   Line kv;
   kv.id = "draft.kv";
-  kv.label = fmt::format("Draft model cache ({} tokens x {} sequences, f16)", format_count(s.context), s.sequences);
+  kv.label = fmt::format("Draft model cache ({} tokens, one sequence, {})", format_count(s.context), s.cache_dtype);
   kv.bytes = e.context_bytes();
   std::string parts;
   for (const auto& l : e.lines) {
     if (l.id.rfind("cache.", 0) == 0 || l.id.rfind("state.", 0) == 0) parts += (parts.empty() ? "" : " + ") + l.formula;
   }
   kv.formula = parts.empty() ? "no cache lines" : parts;
-  kv.assumption = "the draft's context matches the target's (llama.cpp -cd 0, the default) and its cache is f16 (-ctkd/-ctvd default)";
+  kv.assumption = "llama-server gives the draft one sequence of the target's context per sequence (-cd 0, the default) and an f16 cache (-ctkd/-ctvd default)";
   kv.source = kSpeculativeSource;
   out.push_back(kv);
   return out;

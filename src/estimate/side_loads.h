@@ -10,9 +10,13 @@
 
 namespace vc {
 
-// The draft's weights and cache for the target's scenario (same tokens and sequences; llama.cpp
-// keeps the draft's cache in f16 unless -ctkd/-ctvd say otherwise).
-std::vector<Line> draft_lines(const Model& draft, const Scenario& target);
+// The draft's scenario as llama-server sets it up: one sequence of `draft_context` tokens (-cd;
+// 0: the target's context per sequence), its cache at `cache_type` (-ctkd/-ctvd, default f16),
+// the draft's own weights.
+Scenario draft_scenario(const Scenario& target, uint64_t draft_context, const std::string& cache_type);
+
+// The draft's weights and cache for its scenario (draft_scenario).
+std::vector<Line> draft_lines(const Model& draft, const Scenario& draft_scenario);
 
 Line lora_line(const AdapterFile& adapter);
 

@@ -1,0 +1,154 @@
+#include "engines/companions.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/checked.h"
+#include "core/units.h"
+#include "engines/engine_impl.h"
+#include "estimate/side_loads.h"
+
+namespace vc {
+namespace {
+
+constexpr const char* kClipSource = "https://github.com/ggml-org/llama.cpp/blob/master/tools/mtmd/clip.cpp (clip_ctx: ggml_backend_init_by_type GPU)";
+constexpr const char* kDraftSource = "https://github.com/ggml-org/llama.cpp/blob/master/tools/server/server-context.cpp (load_model: params_dft)";
+constexpr const char* kLoraSource = "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-adapter.cpp (each tensor in the buffer of the layer it modifies)";
+
+bool is_host(const DeviceAllocation& d) { return d.name == "host"; }
+
+// The device named `name`, added before the host when the answer has none yet.
+DeviceAllocation& device_named(EngineAnswer& a, const std::string& name) {
+  for (auto& d : a.devices) if (d.name == name) return d;
+  auto host = std::find_if(a.devices.begin(), a.devices.end(), is_host);
+  DeviceAllocation fresh;
+  fresh.name = name;
+  return *a.devices.insert(host, std::move(fresh));
+}
+
+void add_tower_lines(DeviceAllocation& d, const Companions& c, const std::string& where) {
+  const VisionTower& t = *c.tower;
+  d.add({AllocKind::Weights, fmt::format("Vision tower weights (mmproj {}, {} layers)", t.projector.empty() ? "clip" : t.projector, t.layers), t.weight_bytes,
+         "sum of the mmproj GGUF's tensor bytes (encoder + projector): " + t.file, where, kClipSource});
+  d.add({AllocKind::Compute, fmt::format("Vision encoder compute (one image, {} positions)", format_count(t.positions)), t.activation_bytes, t.activation_formula,
+         "an estimate of the encoder's peak for one image at its native size, images encoded one at a time; flash attention removes the scores term",
+         kClipSource});
+}
+
+void add_lora_line(DeviceAllocation& d, const AdapterFile& lora, uint64_t bytes, const std::string& share) {
+  d.add({AllocKind::Weights, fmt::format("LoRA adapter ({}, {} tensors){}", lora.format, lora.tensors, share), bytes,
+         fmt::format("sum of the adapter's tensor bytes in {} = {} B{}", lora.file, format_count(lora.bytes), share),
+         "llama.cpp --lora: each adapter tensor sits beside the layer it modifies, so the adapter splits like the layers", kLoraSource});
+}
+
+// llama-server's draft: a second model and context with the target's parameters except -devd,
+// -ngld, -cd (0: the target's context per sequence), one sequence and -ctkd/-ctvd; it reserves
+// its own compute and output buffers. The CUDA context is shared, so no second fit margin.
+void add_llamacpp_draft(const EngineRequest& r, const EngineRun& run, const Companions& c, EngineAnswer& a) {
+  const LlamaCppMemory target = llamacpp_memory(*r.model, run.llamacpp);
+  EngineRequest dr;
+  dr.model = c.draft.get();
+  dr.box = r.box;
+  dr.scenario = draft_scenario(r.scenario, c.draft_context ? c.draft_context : target.n_ctx_seq, c.draft_cache_type);
+  EngineRun drun = run;
+  drun.llamacpp.n_ctx = dr.scenario.context;
+  drun.llamacpp.n_seq = 1;
+  drun.llamacpp.kv_unified = false;
+  drun.llamacpp.type_k = drun.llamacpp.type_v = c.draft_cache_type;
+  drun.placement.overrides.clear();  // -ot applies to the target; the draft's are -otd
+  drun.placement.n_gpu_layers = c.draft_gpu_layers.value_or(run.placement.n_gpu_layers > 0 ? 1u << 20 : 0);
+  const EngineAnswer draft = engines::llamacpp(dr, drun);
+  for (const auto& d : draft.devices) {
+    for (const auto& l : d.lines) {
+      if (l.kind == AllocKind::RuntimeReserve) continue;
+      Allocation line = l;
+      line.label = "Draft model: " + l.label;
+      line.assumption = "llama-server's draft context: " + l.assumption;
+      device_named(a, d.name).add(std::move(line));
+    }
+  }
+  a.settings.push_back({"n_ctx_draft", drun.llamacpp.n_ctx});
+  a.settings.push_back({"n_gpu_layers_draft", drun.placement.n_gpu_layers});
+  a.settings.push_back({"cache_type_draft", c.draft_cache_type});
+  a.notes.push_back(fmt::format("draft model {} loaded as llama-server does: one sequence of {} tokens, cache {}, source: {}", c.draft->name,
+                                format_count(drun.llamacpp.n_ctx), c.draft_cache_type, kDraftSource));
+}
+
+void place_llamacpp(const EngineRequest& r, const EngineRun& run, const Companions& c, EngineAnswer& a) {
+  if (c.tower) {
+    const bool gpu = c.mmproj_offload && run.placement.n_gpu_layers > 0 && run.placement.devices > 0;
+    add_tower_lines(device_named(a, gpu ? "CUDA0" : "host"), c,
+                    gpu ? "llama.cpp loads the projector on the first GPU backend (not -mg, not -ts), encoder compute there too"
+                        : "on the CPU: --no-mmproj-offload, or no GPU");
+  }
+  if (c.draft) add_llamacpp_draft(r, run, c, a);
+  if (!c.loras.empty()) {
+    const LlamaCppPlacement p = llamacpp_placement(*r.model, resolve_weights(*r.model, r.scenario.quant).bytes, run.placement);
+    std::vector<std::pair<std::string, uint64_t>> layers;  // device, repeating layers there, in device order
+    for (const auto& d : a.devices) {
+      const auto n = static_cast<uint64_t>(std::count_if(p.layer_device.begin(), p.layer_device.end(),
+                                                         [&](const std::string& b) { return (b == "CPU" ? "host" : b) == d.name; }));
+      if (n) layers.emplace_back(d.name, n);
+    }
+    const uint64_t total_layers = p.layer_device.size();
+    for (const auto& lora : c.loras) {
+      if (layers.empty() || total_layers == 0) {
+        add_lora_line(device_named(a, "host"), lora, lora.bytes, "");
+        continue;
+      }
+      uint64_t given = 0;
+      for (std::size_t i = 0; i < layers.size(); ++i) {
+        const bool last = i + 1 == layers.size();
+        const uint64_t share = last ? lora.bytes - given : checked_mul(lora.bytes, layers[i].second) / total_layers;
+        given = checked_add(given, share);
+        add_lora_line(device_named(a, layers[i].first), lora, share,
+                      layers.size() == 1 ? "" : fmt::format(" x {}/{} layers here", layers[i].second, total_layers));
+      }
+    }
+  }
+}
+
+void place_rule(const EngineRequest& r, const Companions& c, EngineAnswer& a) {
+  if (a.devices.empty()) return;
+  DeviceAllocation& d = a.devices.front();
+  if (c.tower) add_tower_lines(d, c, "the rule puts what loads beside the model on the first device");
+  if (c.draft) {
+    const Scenario ds = draft_scenario(r.scenario, c.draft_context, c.draft_cache_type);
+    for (const auto& l : draft_lines(*c.draft, ds)) d.add(engines::from_line(l));
+  }
+  for (const auto& lora : c.loras) add_lora_line(d, lora, lora.bytes, "");
+}
+
+}  // namespace
+
+void place_companions(const EngineRequest& r, const EngineRun& run, EngineAnswer& a) {
+  const Companions& c = r.companions;
+  if (c.empty()) return;
+  switch (a.engine) {
+    case EngineKind::LlamaCpp: place_llamacpp(r, run, c, a); break;
+    case EngineKind::Rule: place_rule(r, c, a); break;
+    case EngineKind::Vllm:
+    case EngineKind::Sglang:
+      a.notes.push_back(fmt::format("{} answer: the mmproj, draft and LoRA lines are not placed per device yet (the vision tower of a "
+                                    "safetensors checkpoint is in its weights); see components",
+                                    to_string(a.engine)));
+      return;
+  }
+  if (c.tower) {
+    a.settings.push_back({"image_tokens_per_image", c.tower->image_tokens});
+    a.settings.push_back({"images", c.images});
+  }
+  if (c.image_tokens) {
+    a.settings.push_back({"image_tokens", c.image_tokens});
+    a.notes.push_back(fmt::format("the context includes {} image tokens ({} image(s) x {}); the KV lines hold them", format_count(c.image_tokens), c.images,
+                                  c.images ? c.image_tokens / c.images : 0));
+  }
+  // Fits again with the added lines: a device that did not fit still does not.
+  for (auto& d : a.devices) {
+    if (d.capacity && d.fits) d.fits = *d.fits && d.total_bytes <= *d.capacity;
+  }
+  engines::finish(a);
+}
+
+}  // namespace vc
