@@ -94,3 +94,16 @@ TEST(EngineLogs, EveryCaseComputedOrExplained) {
   ASSERT_NE(nkv, nullptr);
   EXPECT_TRUE(nkv->met) << nkv->ours;
 }
+
+// SGLang's pool from the free memory a public log printed (docs.sglang.ai "Sending Requests",
+// Llama 3.1 8B on one H100, mem_fraction_static 0.88): by hand, 0.88 x 78.81 GiB - (78.81 - 63.72)
+// GiB of weights = 54.2628 GiB / 131,072 B a token (32 layers x 8 KV heads x 128 x 2 x 2 B) =
+// 444,520 tokens; SGLang printed 444,500 (the GiB figures are printed to 2 decimals).
+TEST(EngineLogs, SglangPoolFromPrintedFreeMemory) {
+  auto rows = validate_engine_logs(kLogs);
+  const ValidationRow* r = find_row(rows, "sglang-docs-send-request-llama31-8b-h100", "sglang token pool (from printed free memory)");
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(r->printed, 444500);
+  EXPECT_NEAR(r->ours, 444520, 1);
+  EXPECT_TRUE(r->met);
+}

@@ -1,5 +1,5 @@
 // Engine profiles against what the engines printed (tests/data/llamacpp/runs.json: exact bytes
-// measured through llama.cpp's API; tests/data/engine_logs/cases.json: vLLM logs).
+// measured through llama.cpp's API; tests/data/engine-logs.json: public vLLM, SGLang and llama.cpp logs).
 // Targets (issue 5): cache and recurrent state within 0.5%, weights within 0.1%, vLLM KV tokens
 // within 2%. A case we cannot meet carries a note and stays in the table; none is deleted.
 #include <gtest/gtest.h>

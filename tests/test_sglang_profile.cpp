@@ -129,3 +129,65 @@ TEST(SglangProfile, ServeCommandFlags) {
   EXPECT_EQ(r.sglang.dtype, "float32");
   ASSERT_EQ(r.notes.size(), 1u);  // --enable-foo ignored with a note
 }
+
+// Qwen3-Next-80B-A3B (48 layers: 36 Gated DeltaNet, every 4th full attention with 2 KV heads of
+// 256; config.json of the catalogue) at TP 4, mem_fraction_static 0.85, 78 GiB free before the
+// weights and 37 GiB of weights per GPU, worked by hand from _handle_max_mamba_cache and
+// mamba_cache_per_req (configs/mamba_utils.py):
+//   static share = floor(0.85 x 83,751,862,272) = 71,189,082,931 B; rest = that - 39,728,447,488
+//   (37 GiB) = 31,460,635,443 B.
+//   One request's state on a rank, per linear layer: conv (16 x 128 x 2 + 32 x 128) = 8,192 x 3
+//   / 4 ranks = 6,144 values x 2 B (bf16) = 12,288 B; delta-rule matrix 32 x 128 x 128 / 4 =
+//   131,072 values x 4 B (float32) = 524,288 B; x 36 layers = 19,316,736 B.
+//   Slots = floor(31,460,635,443 x 0.9 / 1.9 / 19,316,736) = floor(771.5) = 771; the state pool
+//   takes 771 x 19,316,736 = 14,893,203,456 B (772 slots allocated, slot 0 padding).
+//   Attention tokens: (31,460,635,443 - 14,893,203,456) / (12 layers x 1 KV head a rank x
+//   (256 + 256) x 2 B = 12,288 B) = floor(1,348,261.07) = 1,348,261.
+//   Requests: 771 slots / 3 a request (radix cache on) = 257.
+TEST(SglangProfile, HybridStatePoolComesFirst) {
+  const Model& next = *Catalogue::builtin().find("qwen3-next-80b-a3b");
+  SglangSettings s;
+  s.card_bytes = 80 * kGiB;
+  s.tensor_parallel = 4;
+  s.mem_fraction_static = 0.85;
+  s.free_before_weights = 78 * kGiB;
+  s.loaded_weights = 37 * kGiB;
+  SglangProfile p = sglang_profile(next, s);
+  EXPECT_EQ(p.state_bytes_per_request, 19316736u);
+  EXPECT_EQ(p.state_slots, 771u);
+  EXPECT_EQ(p.state_pool_bytes, 14'912'520'192ull);  // 772 x 19,316,736
+  EXPECT_EQ(p.token_bytes, 12288u);
+  EXPECT_EQ(p.max_total_num_tokens, 1348261u);
+  EXPECT_EQ(p.max_running_requests, 257u);
+  EXPECT_TRUE(p.exact);
+  EXPECT_EQ(line_sum(p), s.card_bytes);  // runtime, weights, pool, state, request map and reserve add up to the card
+  // --mamba-ssm-dtype bfloat16 halves the matrix: 36 x (12,288 + 262,144) = 9,879,552 B a request.
+  s.mamba_ssm_dtype = "bfloat16";
+  EXPECT_EQ(sglang_profile(next, s).state_bytes_per_request, 9879552u);
+  // --max-mamba-cache-size fixes the slots: 100 x 9,879,552 B leave (31,460,635,443 - 987,955,200)
+  // / 12,288 = floor(2,479,873.07) tokens.
+  s.max_mamba_cache_size = 100;
+  SglangProfile fixed = sglang_profile(next, s);
+  EXPECT_EQ(fixed.state_slots, 100u);
+  EXPECT_EQ(fixed.max_total_num_tokens, 2479873u);
+  // The radix cache disabled with --max-running-requests 8: one slot a request, 8 slots.
+  s.max_mamba_cache_size.reset();
+  s.disable_radix_cache = true;
+  s.max_running_requests = 8;
+  EXPECT_EQ(sglang_profile(next, s).state_slots, 8u);
+  EXPECT_EQ(sglang_profile(next, s).max_running_requests, 8u);
+}
+
+TEST(SglangProfile, HybridFlagsAreReadOrRefused) {
+  EngineRun r = parse_engine_command(
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --max-mamba-cache-size 256 --mamba-ssm-dtype bfloat16 "
+      "--mamba-full-memory-ratio 0.5 --disable-radix-cache");
+  EXPECT_EQ(*r.sglang.max_mamba_cache_size, 256u);
+  EXPECT_EQ(r.sglang.mamba_ssm_dtype, "bfloat16");
+  EXPECT_DOUBLE_EQ(r.sglang.mamba_full_memory_ratio, 0.5);
+  EXPECT_TRUE(r.sglang.disable_radix_cache);
+  EXPECT_TRUE(r.notes.empty());
+  EXPECT_THROW(parse_engine_command("sglang serve --model-path x --mamba-ssm-dtype float16"), InputError);
+  EXPECT_THROW(parse_engine_command("sglang serve --model-path x --mamba-full-memory-ratio zero"), InputError);
+  EXPECT_THROW(parse_engine_command("sglang serve --model-path x --max-mamba-cache-size 0"), InputError);
+}

@@ -75,7 +75,7 @@ inline void write_tiny_gguf(const std::string& file, const std::filesystem::path
 
 // A folder for this test process laid out as the measurements were made: llamacpp/gguf/*.gguf
 // (every tiny model, written on first use), llamacpp/runs.json and engine-logs/cases.json (the
-// records of tests/data/llamacpp/runs.json and tests/data/engine_logs/cases.json).
+// records of tests/data/llamacpp/runs.json and the cases of tests/data/engine-logs.json).
 inline const std::filesystem::path& engine_measurements_dir() {
   static const std::filesystem::path dir = [] {
     const std::filesystem::path d = scratch_dir() / "engine-measurements";
@@ -83,7 +83,7 @@ inline const std::filesystem::path& engine_measurements_dir() {
     std::filesystem::create_directories(d / "engine-logs");
     for (const auto& file : tiny_gguf_files()) write_tiny_gguf(file, d / "llamacpp" / "gguf" / file);
     std::ofstream(d / "llamacpp" / "runs.json") << read_test_json("llamacpp/runs.json").at("runs").dump();
-    std::ofstream(d / "engine-logs" / "cases.json") << read_test_json("engine_logs/cases.json").at("cases").dump();
+    std::ofstream(d / "engine-logs" / "cases.json") << read_test_json("engine-logs.json").at("cases").dump();
     return d;
   }();
   return dir;

@@ -98,6 +98,10 @@ void parse_sglang(const std::string& text, EngineLog& log) {
   if (auto s = setting(text, "cuda_graph_max_bs"); present(s)) g.cuda_graph_max_bs = static_cast<uint64_t>(to_number(s));
   if (auto s = setting(text, "page_size"); present(s)) g.page_size = static_cast<uint64_t>(to_number(s));
   if (auto s = setting(text, "max_total_tokens"); present(s)) g.max_total_tokens = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "max_mamba_cache_size"); present(s)) g.max_mamba_cache_size = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "mamba_full_memory_ratio"); present(s)) g.mamba_full_memory_ratio = to_number(s);
+  if (auto s = setting(text, "mamba_ssm_dtype"); present(s) && (s == "float32" || s == "bfloat16")) g.mamba_ssm_dtype = s;
+  if (auto s = setting(text, "disable_radix_cache"); s == "True") g.disable_radix_cache = true;
   const std::string num = "([0-9][0-9.,]*)";
   if (auto s = find(text, std::regex("Load weight begin\\. avail mem=" + num + " ?GB")); !s.empty()) {
     log.free_before_weights = static_cast<uint64_t>(to_number(s) * kGiB);  // SGLang's "GB" is bytes / 2^30

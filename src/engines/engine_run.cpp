@@ -1,5 +1,6 @@
 #include "engines/engine_run.h"
 
+#include <cstdlib>
 #include <fmt/format.h>
 
 #include <map>
@@ -71,6 +72,7 @@ EngineRun parse_engine_command(const std::string& command) {
   const std::string exe = w[i].substr(w[i].rfind('/') == std::string::npos ? 0 : w[i].rfind('/') + 1);
   if (exe.rfind("llama-", 0) == 0) {
     r.engine = EngineKind::LlamaCpp;
+    if (exe != "llama-server") r.llamacpp_cache_ram_mib = 0;  // only the server keeps a prompt cache
   } else if (exe == "vllm") {
     r.engine = EngineKind::Vllm;
     if (i + 2 < w.size() + 1 && i + 1 < w.size() && w[i + 1] == "serve") {
@@ -109,6 +111,10 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "-ctk" || flag == "--cache-type-k") s.type_k = upper(take());
       else if (flag == "-ctv" || flag == "--cache-type-v") s.type_v = upper(take());
       else if (flag == "--swa-full") s.swa_full = true;
+      else if (flag == "-cram" || flag == "--cache-ram") {
+        const std::string v = take();
+        r.llamacpp_cache_ram_mib = v == "-1" ? -1 : static_cast<int64_t>(number(flag, v, 0, 1u << 30));
+      }
       else if (flag == "--kv-unified" || flag == "-kvu") s.kv_unified = true;
       else if (flag == "-fa" || flag == "--flash-attn") {
         std::string v = take();
@@ -156,7 +162,18 @@ EngineRun parse_engine_command(const std::string& command) {
       } else if (flag == "--cuda-graph-max-bs") g.cuda_graph_max_bs = number(flag, take(), 1, 1u << 16);
       else if (flag == "--page-size") g.page_size = number(flag, take(), 1, 4096);
       else if (flag == "--swa-full-tokens-ratio") g.swa_full_tokens_ratio = fraction(flag, take());
-      else if (flag == "--trust-remote-code" || flag == "--enable-metrics" || flag == "--disable-radix-cache") continue;
+      else if (flag == "--max-mamba-cache-size") g.max_mamba_cache_size = number(flag, take(), 1, 1u << 24);
+      else if (flag == "--mamba-full-memory-ratio") {
+        const std::string v = take();
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        if (v.empty() || end != v.c_str() + v.size() || !(d > 0 && d <= 100)) throw InputError(flag, "'" + v + "' is not a ratio above 0 (e.g. 0.9)");
+        g.mamba_full_memory_ratio = d;
+      } else if (flag == "--mamba-ssm-dtype") {
+        g.mamba_ssm_dtype = take();
+        if (g.mamba_ssm_dtype != "float32" && g.mamba_ssm_dtype != "bfloat16") throw InputError(flag, "'" + g.mamba_ssm_dtype + "' is not accepted; accepted: float32, bfloat16");
+      } else if (flag == "--disable-radix-cache") g.disable_radix_cache = true;
+      else if (flag == "--trust-remote-code" || flag == "--enable-metrics") continue;
       else if (flag == "--host" || flag == "--port" || flag == "--served-model-name") take();
       else r.notes.push_back("ignored " + flag + " (not mapped onto SGLang's memory profile)");
     } else {

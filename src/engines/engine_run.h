@@ -2,6 +2,7 @@
 // An engine run as the user would launch it: `--engine llamacpp|vllm|sglang|rule` with the scenario,
 // or the pasted command line ("llama-server -m model.gguf -c 32768 -np 4 ...", "vllm serve ORG/REPO
 // --max-model-len 32768 ..."), mapped flag for flag onto the engine profiles, and its report lines.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct EngineRun {
   std::string model;               // -m / the serve argument, when the command names one
   LlamaCppSettings llamacpp;
   LlamaCppPlacementSettings placement;
+  // llama-server's host-RAM prompt cache (--cache-ram MiB; -1 no limit, 0 off; common/common.h
+  // cache_ram_mib = 8192). llama-cli and llama-completion keep none.
+  int64_t llamacpp_cache_ram_mib = 8192;
   VllmBudgetSettings vllm;
   SglangSettings sglang;
   std::vector<std::string> notes;  // flags ignored, assumptions

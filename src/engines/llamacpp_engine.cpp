@@ -123,6 +123,16 @@ EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
   }
   device("host").add({AllocKind::Output, "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, ls.n_seq),
                       "host memory; one row of f32 logits per sequence while generating", "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp (output_reserve)"});
+  // llama-server's prompt cache: evicted slots' KV state saved in host RAM, up to --cache-ram MiB
+  // and at most --ctx-size tokens (a copy of the whole KV cache at most). A ceiling it fills on demand.
+  if (run.llamacpp_cache_ram_mib != 0) {
+    const uint64_t limit = run.llamacpp_cache_ram_mib < 0 ? UINT64_MAX : static_cast<uint64_t>(run.llamacpp_cache_ram_mib) << 20;
+    device("host").add({AllocKind::Other, "Prompt cache (llama-server, host RAM)", std::min(limit, m.context_bytes()),
+                        run.llamacpp_cache_ram_mib < 0 ? "no --cache-ram limit: up to --ctx-size tokens of KV state, a copy of the KV cache"
+                                                       : fmt::format("min(--cache-ram {} MiB, --ctx-size tokens of KV state = the KV cache)", run.llamacpp_cache_ram_mib),
+                        "fills as slots are reused for other prompts; --cache-ram 0 turns it off; llama-cli keeps none",
+                        "https://github.com/ggml-org/llama.cpp/pull/16391 (server: host-memory prompt caching); common/common.h cache_ram_mib = 8192"});
+  }
   for (const auto& n : order) {
     if (n == "host") continue;
     device(n).add({AllocKind::RuntimeReserve, "CUDA context and workspaces (llama.cpp's fit margin)", kFitMargin, "1,024 MiB per GPU",

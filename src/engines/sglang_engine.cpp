@@ -20,6 +20,7 @@ constexpr const char* kSource = "https://github.com/sgl-project/sglang/blob/main
 AllocKind kind_of(const std::string& id) {
   if (id == "sglang.weights") return AllocKind::Weights;
   if (id == "sglang.kv") return AllocKind::Kv;
+  if (id == "sglang.state") return AllocKind::State;
   if (id == "sglang.runtime") return AllocKind::RuntimeReserve;
   if (id == "sglang.reserve") return AllocKind::Activation;
   return AllocKind::Other;

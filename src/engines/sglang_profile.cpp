@@ -18,6 +18,9 @@ const char* const kServerArgs = "https://github.com/sgl-project/sglang/blob/main
 const char* const kModelRunner =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py (profile_max_num_token, init_memory_pool)";
 const char* const kPools = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/pool_configurator.py";
+const char* const kStatePool =
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py (_handle_max_mamba_cache); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/mamba_utils.py (mamba_cache_per_req)";
 
 // CUDA context, and NCCL / custom all-reduce buffers with tensor parallelism, taken before the
 // weights load: not printed by SGLang as such; about 0.5 GiB on one GPU, 2.5 GiB with TP
@@ -36,14 +39,23 @@ void choose_batch_defaults(uint64_t gpu_mib, uint64_t tp, uint64_t& chunk, uint6
 struct PoolGeometry {
   uint64_t full_bytes = 0;    // per token over the full-attention (or latent) layers
   uint64_t window_bytes = 0;  // per token over the sliding-window layers
-  bool has_state = false;     // recurrent layers: their pool is sized separately
+  uint64_t state_bytes = 0;   // one request's recurrent state over the recurrent layers (state pool)
 };
 
-PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_t value_bytes) {
+// One request's state in one recurrent mixer on one rank (mamba_cache_per_req): the conv state in
+// bf16 and the SSM / delta-rule matrix at --mamba-ssm-dtype, both split over the TP ranks.
+uint64_t request_state_bytes(const AttentionSpec& a, uint64_t tp, uint64_t ssm_bytes) {
+  return checked_add(checked_mul(ceil_div(a.conv_values, tp), 2), checked_mul(ceil_div(a.state_values, tp), ssm_bytes));
+}
+
+PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_t value_bytes, uint64_t ssm_bytes) {
   PoolGeometry g;
   const uint64_t layers = ceil_div(model.layers.size(), pp);  // the first (largest) stage
   for (uint64_t i = 0; i < layers; ++i) {
-    const AttentionSpec& a = model.layers[i].attention;
+    const LayerConfig& layer = model.layers[i];
+    if (layer.parallel_mixer && layer.parallel_mixer->kind == AttentionKind::LinearState)
+      g.state_bytes = checked_add(g.state_bytes, request_state_bytes(*layer.parallel_mixer, tp, ssm_bytes));
+    const AttentionSpec& a = layer.attention;
     switch (a.kind) {
       case AttentionKind::Full:
       case AttentionKind::SlidingWindow: {
@@ -61,7 +73,7 @@ PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_
         g.full_bytes = checked_add(g.full_bytes, b);
         break;
       }
-      case AttentionKind::LinearState: g.has_state = true; break;
+      case AttentionKind::LinearState: g.state_bytes = checked_add(g.state_bytes, request_state_bytes(a, tp, ssm_bytes)); break;
       case AttentionKind::None: break;
     }
   }
@@ -86,7 +98,12 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   if (s.mem_fraction_static && !(*s.mem_fraction_static > 0 && *s.mem_fraction_static < 1))
     throw InputError("--mem-fraction-static", "must be above 0 and below 1");
   if (!(s.swa_full_tokens_ratio > 0 && s.swa_full_tokens_ratio <= 1)) throw InputError("--swa-full-tokens-ratio", "must be above 0 and at most 1");
+  if (!(s.mamba_full_memory_ratio > 0 && s.mamba_full_memory_ratio <= 100)) throw InputError("--mamba-full-memory-ratio", "must be above 0");
+  if (s.mamba_ssm_dtype != "float32" && s.mamba_ssm_dtype != "bfloat16")
+    throw InputError("--mamba-ssm-dtype", "'" + s.mamba_ssm_dtype + "' is not accepted; accepted: float32, bfloat16");
+  if (s.max_mamba_cache_size && *s.max_mamba_cache_size == 0) throw InputError("--max-mamba-cache-size", "must be at least 1");
   const uint64_t value_bytes = sglang_kv_dtype_bytes(s.kv_cache_dtype, s.dtype);
+  const uint64_t ssm_bytes = s.mamba_ssm_dtype == "bfloat16" ? 2 : 4;
   SglangProfile p;
   const uint64_t ranks = checked_mul(s.tensor_parallel, s.pipeline_parallel);
 
@@ -117,17 +134,24 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   p.runtime_before_weights = s.free_before_weights && *s.free_before_weights <= s.card_bytes ? s.card_bytes - *s.free_before_weights
                                                                                              : std::min(runtime_before_weights(s.tensor_parallel), s.card_bytes);
   p.free_before_weights = s.card_bytes - p.runtime_before_weights;
-  p.weights = ceil_div(loaded_weight_bytes(model, s.weight_bytes, s.dtype), ranks);
+  p.weights = s.loaded_weights ? *s.loaded_weights : ceil_div(loaded_weight_bytes(model, s.weight_bytes, s.dtype), ranks);
   const uint64_t static_share = static_cast<uint64_t>(std::floor(p.mem_fraction_static * static_cast<double>(p.free_before_weights)));
   p.dynamic_reserve = p.free_before_weights - static_share;
-  const uint64_t available = static_share > p.weights ? static_share - p.weights : 0;
+  uint64_t available = static_share > p.weights ? static_share - p.weights : 0;
 
-  // 3. Bytes per token and the pool.
-  PoolGeometry g = pool_geometry(model, s.tensor_parallel, s.pipeline_parallel, value_bytes);
+  // 3. Bytes per token and the pools: a hybrid recurrent model's state pool comes first.
+  PoolGeometry g = pool_geometry(model, s.tensor_parallel, s.pipeline_parallel, value_bytes, ssm_bytes);
   if (g.full_bytes == 0 && g.window_bytes == 0) throw InputError("MODEL", "has no attention layers with a per-token cache for SGLang's token pool");
-  if (g.has_state) {
-    p.exact = false;
-    p.notes.push_back("hybrid recurrent model: SGLang sizes a separate state pool (mamba/linear attention) first; only the attention layers' pool is modelled here");
+  if (g.state_bytes) {
+    p.state_bytes_per_request = g.state_bytes;
+    if (s.max_mamba_cache_size) p.state_slots = *s.max_mamba_cache_size;
+    else if (s.disable_radix_cache && s.max_running_requests) p.state_slots = *s.max_running_requests;
+    else p.state_slots = static_cast<uint64_t>(std::floor(static_cast<double>(available) * s.mamba_full_memory_ratio / (1 + s.mamba_full_memory_ratio) /
+                                                          static_cast<double>(g.state_bytes)));
+    const uint64_t taken = checked_mul(p.state_slots, g.state_bytes);
+    available = available > taken ? available - taken : 0;
+    p.state_pool_bytes = checked_mul(p.state_slots + 1, g.state_bytes);
+    if (p.state_slots == 0) p.notes.push_back("SGLang refuses to start: \"Not enough GPU memory for hybrid (mamba/linear-attention) state cache\"");
   }
   uint64_t tokens = 0;
   if (g.full_bytes && g.window_bytes) {
@@ -154,7 +178,10 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   // scheduler runs at most min(tokens / 2, max_num_reqs) (tp_worker.py).
   const uint64_t context = s.context_length ? s.context_length : (model.max_context ? model.max_context : 4096);
   const uint64_t max_num_reqs = s.max_running_requests ? *s.max_running_requests : std::clamp<uint64_t>(checked_mul(tokens, 512) / context, 2048, 4096);
-  p.max_running_requests = s.max_running_requests ? *s.max_running_requests : std::min(tokens / 2, max_num_reqs);
+  p.max_running_requests = s.max_running_requests ? std::min(*s.max_running_requests, tokens / 2) : std::min(tokens / 2, max_num_reqs);
+  // Hybrid: each running request holds state slots (1 with the radix cache disabled, 3 with it:
+  // _calculate_mamba_ratio, no_buffer strategy).
+  if (g.state_bytes) p.max_running_requests = std::min(p.max_running_requests, p.state_slots / (s.disable_radix_cache ? 1 : 3));
   // req_to_token_pool: (max_num_reqs + 1) x context_len int32 slots, allocated beside the pool.
   const uint64_t req_map = checked_product({max_num_reqs + 1, context, 4});
 
@@ -165,14 +192,27 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                      s.tensor_parallel > 1 ? "2.5 GiB with tensor parallelism" : "0.5 GiB on one GPU",
                      "uncertain: SGLang does not print it; read from public logs", kModelRunner});
   p.lines.push_back({"sglang.weights", "Weights per GPU", p.weights, fmt::format("checkpoint at --dtype {} / (tp {} x pp {})", s.dtype, s.tensor_parallel, s.pipeline_parallel),
-                     "weights split evenly over the ranks", kModelRunner});
+                     s.loaded_weights ? "as the log printed (\"Load weight end ... mem usage\")" : "weights split evenly over the ranks", kModelRunner});
   p.lines.push_back({"sglang.kv", pool_label, p.token_pool_bytes,
-                     fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights) / {} B a token) = {} tokens", p.mem_fraction_static,
-                                 p.free_before_weights, p.weights, p.token_bytes, tokens),
+                     p.state_slots ? fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights - {} state slots x {} B) / {} B a token) = {} tokens",
+                                                 p.mem_fraction_static, p.free_before_weights, p.weights, p.state_slots, p.state_bytes_per_request,
+                                                 p.token_bytes, tokens)
+                                   : fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights) / {} B a token) = {} tokens",
+                                                 p.mem_fraction_static, p.free_before_weights, p.weights, p.token_bytes, tokens),
                      p.mem_fraction_chosen ? fmt::format("mem_fraction_static chosen by SGLang: (card {} MiB - reserved {} MiB) / card", gpu_mib, p.reserved_mib)
                                            : "mem_fraction_static as given",
                      kPools});
-  const uint64_t used = checked_add(checked_add(p.runtime_before_weights, p.weights), p.token_pool_bytes);
+  if (p.state_pool_bytes) {
+    p.lines.push_back({"sglang.state", fmt::format("Recurrent state pool: {} request slots", p.state_slots), p.state_pool_bytes,
+                       fmt::format("({} slots + 1 padding slot) x {} B of conv (bf16) + SSM ({}) state a request", p.state_slots, g.state_bytes, s.mamba_ssm_dtype),
+                       s.max_mamba_cache_size ? "--max-mamba-cache-size as given"
+                       : (s.disable_radix_cache && s.max_running_requests)
+                           ? "radix cache disabled: one slot per --max-running-requests"
+                           : fmt::format("slots = floor(rest x {} / (1 + {}) / {} B); the attention pool gets the rest", s.mamba_full_memory_ratio,
+                                         s.mamba_full_memory_ratio, g.state_bytes),
+                       kStatePool});
+  }
+  const uint64_t used = checked_add(checked_add(checked_add(p.runtime_before_weights, p.weights), p.token_pool_bytes), p.state_pool_bytes);
   const uint64_t rest = s.card_bytes > used ? s.card_bytes - used : 0;
   const uint64_t req_line = std::min(req_map, rest);
   p.lines.push_back({"sglang.req_to_token", "Request-to-token map", req_line, fmt::format("({} requests + 1) x {} tokens x 4 B", max_num_reqs, context),

@@ -6,6 +6,12 @@
 //   CUDA graphs. Token pool = free after weights - free before weights x (1 - mem_fraction_static),
 //   divided by the bytes a token takes over all layers (model_runner.py profile_max_num_token,
 //   model_executor/pool_configurator.py).
+// Hybrid recurrent models (Mamba2, Gated DeltaNet, KDA layers beside attention) first give the
+//   state pool its share: max_mamba_cache_size request slots = the rest x r / (1 + r) (r =
+//   --mamba-full-memory-ratio, 0.9) / one request's state (conv state in bf16, SSM state in
+//   --mamba-ssm-dtype, float32 by default), unless --max-mamba-cache-size (or, with the radix cache
+//   disabled, --max-running-requests) fixes the slots; the attention layers' pool gets what is left
+//   (model_runner_kv_cache_mixin.py _handle_max_mamba_cache, configs/mamba_utils.py).
 // A pure function: model + settings + card -> lines, pool size, max_total_num_tokens.
 #include <cstdint>
 #include <optional>
@@ -33,6 +39,12 @@ struct SglangSettings {
   double swa_full_tokens_ratio = 0.8;            // --swa-full-tokens-ratio (window layers' pool / full pool)
   uint64_t weight_bytes = 0;                     // the whole checkpoint as loaded
   std::optional<uint64_t> free_before_weights;   // "Load weight begin. avail mem" when a log printed it
+  std::optional<uint64_t> loaded_weights;        // "Load weight end. ... mem usage" when a log printed it
+  // Hybrid recurrent models: the state pool.
+  std::optional<uint64_t> max_mamba_cache_size;  // --max-mamba-cache-size: request slots
+  double mamba_full_memory_ratio = 0.9;          // --mamba-full-memory-ratio
+  std::string mamba_ssm_dtype = "float32";       // --mamba-ssm-dtype: float32 or bfloat16
+  bool disable_radix_cache = false;              // --disable-radix-cache
 };
 
 struct SglangProfile {
@@ -47,6 +59,9 @@ struct SglangProfile {
   uint64_t token_bytes = 0;             // one token over this GPU's layers ("cell size")
   uint64_t max_total_num_tokens = 0;    // "max_total_num_tokens=" / "KV Cache is allocated. #tokens:"
   uint64_t swa_tokens = 0;              // hybrid window models: the window layers' pool
+  uint64_t state_bytes_per_request = 0; // hybrid recurrent models: conv + SSM state of one request on this GPU
+  uint64_t state_slots = 0;             // max_mamba_cache_size
+  uint64_t state_pool_bytes = 0;        // (slots + 1) x one request's state (slot 0 is the padding slot)
   uint64_t token_pool_bytes = 0;        // K + V (or latent) pool bytes
   uint64_t max_running_requests = 0;
   uint64_t dynamic_reserve = 0;         // free before weights x (1 - mem_fraction_static)

@@ -106,7 +106,7 @@ void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv
   VllmBudgetSettings b;
   b.card_bytes = static_cast<uint64_t>(p["total_gpu_memory_gib"].get<double>() * kGiB);
   b.gpu_memory_utilization = st["gpu_memory_utilization"].get<double>();
-  b.weight_bytes = m.native.bytes;
+  b.weight_bytes = loaded_weight_bytes(m, m.native.bytes, kv.dtype);  // --dtype float32 loads 16-bit weights at 4 bytes
   b.max_num_batched_tokens = st.value("max_num_batched_tokens", 8192);
   b.kv = kv;
   VllmBudget r = vllm_budget(m, b);
@@ -180,6 +180,10 @@ void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow
     s.tensor_parallel = st.value("tensor_parallel_size", 1);
     s.pipeline_parallel = st.value("pipeline_parallel_size", 1);
     s.kv_cache_dtype = st.contains("kv_cache_dtype") && st["kv_cache_dtype"].is_string() ? st["kv_cache_dtype"].get<std::string>() : "auto";
+    if (st.contains("dtype") && st["dtype"].is_string()) {  // "auto (resolved bfloat16)", "float32": the first word
+      const std::string d = st["dtype"].get<std::string>();
+      s.dtype = d.substr(0, d.find(' '));
+    }
     if (st.contains("max_model_len") && st["max_model_len"].is_number()) s.max_model_len = st["max_model_len"].get<uint64_t>();
     VllmKv kv = vllm_kv(*m, s);
     std::string note = kv.note;
@@ -270,6 +274,9 @@ void vllm_case_rows(const nlohmann::json& c, const Model& m, const std::string& 
   if (p.contains("non_torch_increase_gib")) add("vllm non-torch memory", number_at(p, "non_torch_increase_gib"), static_cast<double>(r.non_torch) / kGiB, 10.0);
   if (p.contains("non_kv_total_gib")) add("vllm non-KV total (from the card)", number_at(p, "non_kv_total_gib"), static_cast<double>(r.non_kv_total) / kGiB, 3.0);
   if (p.contains("kv_cache_tokens")) add("vllm kv_tokens (from the card)", number_at(p, "kv_cache_tokens"), static_cast<double>(r.kv.tokens), 2.0);
+  // CUDA graphs: what the capture took ("Graph capturing finished ... took"), else vLLM's own estimate.
+  const char* graph_key = p.contains("graph_capture_gib") ? "graph_capture_gib" : "cuda_graph_estimate_gib";
+  if (p.contains(graph_key)) add("vllm CUDA graph memory", number_at(p, graph_key), static_cast<double>(r.cuda_graphs) / kGiB, 20.0);
 }
 
 void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string& id, const std::string& set, std::vector<ValidationRow>& out) {
@@ -281,13 +288,34 @@ void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string
   s.tensor_parallel = whole(st, "tp", 1);
   if (number_at(st, "mem_fraction_static") > 0) s.mem_fraction_static = number_at(st, "mem_fraction_static");
   s.kv_cache_dtype = first_word(st, "kv_cache_dtype", "auto");
+  if (auto v = whole(st, "context_length", 0)) s.context_length = v;
+  if (auto v = whole(st, "chunked_prefill_size", 0)) s.chunked_prefill_size = static_cast<int64_t>(v);
+  if (auto v = whole(st, "cuda_graph_max_bs", 0)) s.cuda_graph_max_bs = v;
+  if (auto v = whole(st, "page_size", 0)) s.page_size = v;
+  if (auto v = whole(st, "max_running_requests", 0)) s.max_running_requests = v;
+  if (auto v = whole(st, "max_mamba_cache_size", 0)) s.max_mamba_cache_size = v;
+  s.mamba_ssm_dtype = first_word(st, "mamba_ssm_dtype", "float32");
+  s.disable_radix_cache = st.value("disable_radix_cache", false);
   s.weight_bytes = m.native.bytes;
-  SglangProfile prof = sglang_profile(m, s);
-  std::string note;
-  for (const auto& n : prof.notes) note += (note.empty() ? "" : "; ") + n;
-  ValidationRow r = row(id, "sglang token pool (from the card)", number_at(p, "kv_cache_tokens"), static_cast<double>(prof.max_total_num_tokens), 3.0, note);
-  r.part = set;
-  out.push_back(std::move(r));
+  auto add = [&](const char* figure, const SglangProfile& prof) {
+    std::string note;
+    for (const auto& n : prof.notes) note += (note.empty() ? "" : "; ") + n;
+    ValidationRow r = row(id, figure, number_at(p, "kv_cache_tokens"), static_cast<double>(prof.max_total_num_tokens), 3.0, note);
+    r.part = set;
+    out.push_back(std::move(r));
+  };
+  // From the free memory the log printed before the weights (and the weights, when printed): the
+  // pool rule alone (geometry, state pool, mem_fraction_static), without the runtime constant.
+  if (p.contains("load_weight_begin_avail_gib")) {
+    SglangSettings printed = s;
+    const double before = number_at(p, "load_weight_begin_avail_gib");
+    printed.free_before_weights = static_cast<uint64_t>(before * kGiB);
+    if (p.contains("weights_gib")) printed.loaded_weights = static_cast<uint64_t>(number_at(p, "weights_gib") * kGiB);
+    else if (p.contains("load_weight_end_avail_gib")) printed.loaded_weights = static_cast<uint64_t>((before - number_at(p, "load_weight_end_avail_gib")) * kGiB);
+    if (printed.card_bytes < *printed.free_before_weights) printed.card_bytes = *printed.free_before_weights;
+    add("sglang token pool (from printed free memory)", sglang_profile(m, printed));
+  }
+  if (s.card_bytes > 0) add("sglang token pool (from the card)", sglang_profile(m, s));
 }
 
 }  // namespace

@@ -67,6 +67,9 @@ uint64_t vllm_quantized_weight_bytes(const Model& model, uint64_t loaded_bytes, 
   return bytes;
 }
 
+// CUDA graph memory a decoder layer on the rank (vLLM 0.19, H100; fitted, docs/accuracy.md).
+constexpr uint64_t kGraphPerLayer = 27 * kMiB;
+
 VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) {
   if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1)) throw InputError("--gpu-memory-utilization", "must be above 0 and at most 1");
   if (s.card_bytes == 0) throw InputError("--gpu-memory", "vLLM's budget needs the card's memory, e.g. 80GB");
@@ -103,6 +106,12 @@ VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) {
   if (tp > 1) b.non_torch = checked_add(2080 * kGiB / 1000, checked_product({tp - 2, 55, kGiB}) / 1000);
   else b.non_torch = pp > 1 ? 7 * kGiB / 100 : kGiB / 4;
   b.non_kv_total = checked_add(checked_add(b.weights, b.activation), b.non_torch);
+  // CUDA graphs: vLLM 0.19 captures its decode graphs (67 batch sizes up to 512 with the default
+  // max_num_seqs) after the KV cache is allocated, in the memory gpu_memory_utilization leaves
+  // free; each graph keeps its kernels' nodes, so the memory grows with the layers on the rank:
+  // kGraphPerLayer a layer (fitted on the fitted share, docs/accuracy.md; vLLM 0.21 and later
+  // profile it inside the budget instead).
+  b.cuda_graphs = checked_mul(ceil_div(model.layers.size(), pp), kGraphPerLayer);
   b.available_kv = b.requested > b.non_kv_total ? b.requested - b.non_kv_total : 0;
   VllmSettings kv = s.kv;
   kv.available_kv_bytes = b.available_kv;

@@ -34,6 +34,7 @@ struct VllmBudget {
   uint64_t non_torch = 0;        // "non-torch forward increase memory"
   uint64_t non_kv_total = 0;     // "Total non KV cache memory"
   uint64_t available_kv = 0;     // 0 when the rest does not fit ("No available memory for the cache blocks")
+  uint64_t cuda_graphs = 0;      // graphs captured after the KV cache ("Graph capturing finished ... took"), outside the budget in vLLM 0.19
   VllmKv kv;
 };
 

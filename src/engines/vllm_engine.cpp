@@ -29,9 +29,19 @@ Allocation activation_line(const VllmBudget& b) {
           "fitted on public vLLM 0.19 logs, 30% set aside (docs/accuracy.md); vision encoders are not profiled here", kProfileSource};
 }
 
-Allocation non_torch_line(const VllmBudget& b) {
-  return {AllocKind::RuntimeReserve, "Non-torch memory (CUDA context, NCCL)", b.non_torch,
-          "0.25 GiB on one GPU; 2.08 GiB at TP 2 + 0.055 GiB a further rank (NCCL)", "fitted on public vLLM 0.19 logs", kBudgetSource};
+// Non-torch memory, split where tensor parallelism adds communication buffers: the CUDA context
+// and cuBLAS workspace (0.25 GiB, as one GPU prints), and NCCL with vLLM's custom all-reduce.
+std::vector<Allocation> non_torch_lines(const VllmBudget& b, uint64_t tp) {
+  constexpr uint64_t kContext = (1ull << 30) / 4;
+  if (tp < 2 || b.non_torch <= kContext)
+    return {{AllocKind::RuntimeReserve, "Non-torch memory (CUDA context, cuBLAS)", b.non_torch, "0.25 GiB on one GPU; 0.07 GiB on a pipeline rank without TP",
+             "fitted on public vLLM 0.19 logs (\"non-torch forward increase memory\")", kBudgetSource}};
+  return {{AllocKind::RuntimeReserve, "Non-torch memory: CUDA context, cuBLAS", kContext, "0.25 GiB, as one GPU prints",
+           "fitted on public vLLM 0.19 logs (\"non-torch forward increase memory\")", kBudgetSource},
+          {AllocKind::RuntimeReserve, fmt::format("NCCL and custom all-reduce buffers (TP {})", tp), b.non_torch - kContext,
+           "non-torch memory 2.08 GiB at TP 2 + 0.055 GiB a further rank, less the CUDA context",
+           "fitted on public vLLM 0.19 logs at TP 2-4 (2.07-2.21 GiB printed); NCCL's channels and vLLM's custom all-reduce IPC buffers",
+           "https://github.com/vllm-project/vllm/blob/main/vllm/distributed/device_communicators/custom_all_reduce.py"}};
 }
 
 }  // namespace
@@ -65,7 +75,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       d.name = rank_name(i, tp);
       d.add(even_weights_line(w.bytes, tp, pp, kBudgetSource));
       d.add(activation_line(b));
-      d.add(non_torch_line(b));
+      for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
       d.add({AllocKind::Kv, "KV cache the scenario needs", need,
              fmt::format("{} B per token x {} tokens x {} sequence(s){}", kv.bytes_per_token, s.context, s.sequences,
                          kv.state_bytes_per_seq ? fmt::format(" + {} B state per sequence", kv.state_bytes_per_seq) : ""),
@@ -83,7 +93,12 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     d.capacity = bs.card_bytes;
     d.add({AllocKind::Weights, "Weights on this rank", b.weights, fmt::format("{} / (tp {} x pp {})", format_count(w.bytes), tp, pp), "", kBudgetSource});
     d.add(activation_line(b));
-    d.add(non_torch_line(b));
+    for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
+    d.add({AllocKind::CudaGraphs, "CUDA graphs (captured after the KV cache)", b.cuda_graphs,
+           fmt::format("{} layers on this rank x 27 MiB (decode graphs for 67 batch sizes up to 512)", ceil_div(model.layers.size(), pp)),
+           "uncertain: fitted on public vLLM 0.19 logs (\"Graph capturing finished ... took\"), 30% set aside; outside gpu_memory_utilization in "
+           "vLLM 0.19, profiled inside it from vLLM 0.21",
+           "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (capture_model)"});
     d.add({AllocKind::Kv, fmt::format("KV cache pool: {} tokens", b.kv.tokens), b.available_kv,
            fmt::format("{} x card {} - weights - activation - non-torch", bs.gpu_memory_utilization, format_count(bs.card_bytes)),
            b.kv.note.empty() ? "vLLM gives the cache everything left of its share of the card" : b.kv.note, kKvSource});

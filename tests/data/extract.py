@@ -2,8 +2,9 @@
 """Writes the compact test data of tests/data/ from the collected engine measurements.
 
 Usage: python3 tests/data/extract.py REFERENCE_FOLDER
-REFERENCE_FOLDER holds llamacpp/runs.json, llamacpp/gguf/*.gguf and engine-logs/cases.json (the input of
-`vramcalc validate`). The tests never read REFERENCE_FOLDER: they read what this script writes, and write
+REFERENCE_FOLDER holds llamacpp/runs.json and llamacpp/gguf/*.gguf (the input of `vramcalc validate`).
+Public engine logs live in tests/data/engine-logs.json alone (tools/engine-logs/build_cases.py).
+The tests never read REFERENCE_FOLDER: they read what this script writes, and write
 the tiny GGUF models themselves from tests/data/llamacpp/tiny_models.json (tests/tiny_gguf.h).
 Rerunning it on the same input rewrites the same bytes.
 """
@@ -137,16 +138,6 @@ def llamacpp_runs(ref):
     return dump_lines(head, "runs", keep)
 
 
-def engine_logs(ref):
-    cases = json.loads((ref / "engine-logs/cases.json").read_text())
-    keep = [{k: v for k, v in c.items() if k != "raw"} for c in cases]
-    head = {
-        "source": "Start-up memory figures printed by vLLM, SGLang and llama.cpp in public GitHub threads and committed logs; "
-                  "each case names its own `source` URL (and `source_thread`).",
-        "produced_by": "python3 tests/data/extract.py REFERENCE_FOLDER (every case; the verbatim log lines left out)",
-    }
-    return dump_lines(head, "cases", keep)
-
 
 # Published config.json files the family tests read, with where each was copied from.
 AICONFIGURATOR = ("https://github.com/ai-dynamo/aiconfigurator/blob/0b077da5e017cb8ceac1ad14e91eb6e26c40207a/"
@@ -173,10 +164,8 @@ def main():
     ref = Path(sys.argv[1])
     out = Path(__file__).resolve().parent
     (out / "llamacpp").mkdir(exist_ok=True)
-    (out / "engine_logs").mkdir(exist_ok=True)
     (out / "llamacpp/tiny_models.json").write_text(tiny_models(ref))
     (out / "llamacpp/runs.json").write_text(llamacpp_runs(ref))
-    (out / "engine_logs/cases.json").write_text(engine_logs(ref))
     configs(ref, out)
 
 
