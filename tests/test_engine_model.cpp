@@ -227,6 +227,32 @@ TEST(Engines, PlanAndEstimateShowTheSameKvAndCompute) {
   EXPECT_GT(e.bytes(AllocKind::Compute), 0u);
 }
 
+// llama.cpp short on its GPU (Gemma 3 27B BF16, about 54 GB of weights, on one 24 GiB RTX 4090): the
+// plan's -ngl N is the most layers whose CUDA0 share fits, judged on llama.cpp's own answer: N fits,
+// N + 1 does not; the command carries it; a dense model moves no experts.
+TEST(Engines, LlamaCppOffloadKeepsTheMostLayersThatFit) {
+  const Plan p = gemma_32k_on_4090(EngineKind::LlamaCpp);
+  ASSERT_TRUE(p.llamacpp_offload.has_value());
+  const LlamaCppOffload& lo = *p.llamacpp_offload;
+  ASSERT_TRUE(lo.n_gpu_layers.has_value());
+  EXPECT_EQ(lo.n_cpu_moe, 0u);
+  auto cuda0_fits = [&](uint64_t ngl) {
+    LlamaCppPlacementSettings pl;
+    pl.n_gpu_layers = ngl;
+    const EngineAnswer a = run_engine(plan_engine_request(*p.model, p.estimate.scenario, p.box, p.options, pl));
+    for (const auto& d : a.devices) {
+      if (d.name == "CUDA0") return d.fits.value_or(false);
+    }
+    return false;
+  };
+  EXPECT_TRUE(cuda0_fits(*lo.n_gpu_layers));
+  EXPECT_FALSE(cuda0_fits(*lo.n_gpu_layers + 1));
+  EXPECT_EQ(lo.answer.devices.size(), 2u);  // CUDA0 and the host
+  EXPECT_EQ(lo.answer.bytes(AllocKind::Kv), p.engine.bytes(AllocKind::Kv));  // the same cache, split with its layers
+  const std::string text = plan_text(p, solve(p), false, ByteUnits::Decimal);
+  EXPECT_NE(text.find(" -ngl " + std::to_string(*lo.n_gpu_layers) + "\n"), std::string::npos) << text;
+}
+
 // vLLM on an H100: the pool in tokens and the concurrency are numbers in the check rows.
 TEST(Engines, VllmCheckGivesTokensAndConcurrency) {
   PlanOptions o;

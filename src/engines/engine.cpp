@@ -207,6 +207,11 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
 EngineAnswer run_engine(const EngineRequest& r) {
   if (!r.model) throw std::logic_error("run_engine: no model");
   EngineRun run = r.command ? *r.command : engine_run_for(r);
+  if (!r.command && r.llamacpp_placement) {
+    run.placement.n_gpu_layers = r.llamacpp_placement->n_gpu_layers;
+    run.placement.overrides = r.llamacpp_placement->overrides;
+    if (!r.llamacpp_placement->tensor_split.empty()) run.placement.tensor_split = r.llamacpp_placement->tensor_split;
+  }
   if (r.command && r.box && !r.box->gpus.empty() && run.vllm.card_bytes == 0) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
   const EngineKind kind = r.command ? r.command->engine : r.scenario.engine;
   EngineAnswer a;

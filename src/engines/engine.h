@@ -81,6 +81,9 @@ struct EngineRequest {
   uint64_t per_device_fixed = 0;       // rule on a box: bytes added per device (--per-device)
   uint64_t card_bytes = 0;             // one card's memory when no box names it (--gpu-memory)
   std::optional<EngineRun> command;  // a pasted engine command (its flags override the scenario's)
+  // llama.cpp: -ngl / -ot / -ts to use instead of the default (everything on the GPUs), keeping the
+  // scenario's context and sequences: the plan's offload placement and --n-cpu-moe.
+  std::optional<LlamaCppPlacementSettings> llamacpp_placement;
   Companions companions;             // mmproj, draft, adapters beside the model (engines/companions.h)
 };
 

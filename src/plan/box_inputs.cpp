@@ -50,7 +50,8 @@ PlanOptions BoxInputs::to_options() const {
       o.command->engine = EngineKind::LlamaCpp;
       o.command->placement.n_gpu_layers = 1u << 20;  // -ngl all, as the plan's own command
     }
-    for (auto& ov : cpu_moe_overrides(parse_count(n_cpu_moe, "--n-cpu-moe", 0, 4096))) o.command->placement.overrides.push_back(ov);
+    o.n_cpu_moe = parse_count(n_cpu_moe, "--n-cpu-moe", 0, 4096);
+    for (auto& ov : cpu_moe_overrides(*o.n_cpu_moe)) o.command->placement.overrides.push_back(ov);
   }
   return o;
 }

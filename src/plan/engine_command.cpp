@@ -120,7 +120,26 @@ EngineCommand llamacpp(const Plan& p) {
       cmd += " --split-mode " + std::string(p.options.split == SplitMode::Tensor ? "row" : "layer") + " -ts " + ts;
     }
   }
-  if (p.offload) {
+  if (p.llamacpp_offload) {
+    // llama.cpp's own offload, judged on its per-device answer (plan.cpp solve_llamacpp_offload).
+    const auto& lo = *p.llamacpp_offload;
+    if (lo.n_gpu_layers) {
+      if (const auto at = cmd.find(" -ngl 999"); at != std::string::npos) cmd.replace(at, 9, fmt::format(" -ngl {}", *lo.n_gpu_layers));
+    }
+    if (lo.n_cpu_moe) cmd += fmt::format(" --n-cpu-moe {}", lo.n_cpu_moe);
+    if (lo.given && !lo.n_cpu_moe) {
+      for (const auto& [pattern, buffer] : lo.placement.overrides) cmd += fmt::format(" -ot \"{}={}\"", pattern, buffer);
+    }
+    const std::string why = lo.given ? "as given" : "the fewest that let every GPU hold its share, from llama.cpp's per-device answer above";
+    if (lo.n_cpu_moe) {
+      c.notes.push_back(fmt::format("--n-cpu-moe {}: the routed experts of the first {} of {} layers stay in system memory ({})", lo.n_cpu_moe, lo.n_cpu_moe, lo.layers, why));
+    }
+    if (lo.n_gpu_layers) {
+      c.notes.push_back(fmt::format("-ngl {}: the last {} of {} layers go to the GPUs and the rest run on the CPU ({})", *lo.n_gpu_layers, *lo.n_gpu_layers, lo.layers,
+                                    lo.given ? "as given" : "the most the GPUs hold, from llama.cpp's per-device answer above"));
+    }
+    c.notes.push_back("weights stay memory-mapped (default --mmap): what runs on the CPU is read from the page cache in RAM");
+  } else if (p.offload) {
     const auto& o = *p.offload;
     const uint64_t gpu_slots = !o.tiers.empty() && o.tiers[0].tier == "GPU" ? o.tiers[0].experts_per_layer : 0;
     if (p.box.gpus.empty()) {

@@ -121,7 +121,8 @@ uint64_t solve_max_sequences(const Footprint& f, const Box& box, const PlanOptio
   return lo;
 }
 
-EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options) {
+EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options,
+                                  const std::optional<LlamaCppPlacementSettings>& placement) {
   EngineRequest r;
   r.model = &model;
   r.scenario = scenario;
@@ -129,6 +130,8 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
   r.box = box;
   r.split = options.split;
   r.per_device_fixed = options.per_device_fixed;
+  if (placement) r.llamacpp_placement = placement;
+  else if (options.command && options.engine == EngineKind::LlamaCpp) r.llamacpp_placement = options.command->placement;
   return r;
 }
 
@@ -154,6 +157,46 @@ uint64_t largest(uint64_t hi, Ok ok) {
   return lo;
 }
 
+// Every GPU of the answer holds its share (the host is RAM: judged on its own).
+bool gpus_hold(const EngineAnswer& a) {
+  return std::all_of(a.devices.begin(), a.devices.end(), [](const DeviceAllocation& d) { return d.name == "host" || d.fits.value_or(true); });
+}
+
+// llama.cpp's offload for a box whose GPUs cannot hold everything: MoE models first move the routed
+// experts of the fewest leading layers to the CPU (--n-cpu-moe N, how llama.cpp users offload);
+// when even every layer's experts on the CPU is not enough, or for a dense model, the GPUs keep the
+// most layers they hold (-ngl N). Each candidate is judged on llama.cpp's own per-device answer.
+std::optional<LlamaCppOffload> solve_llamacpp_offload(const EngineRequest& base, const Footprint& f) {
+  const uint64_t layers = f.layers.size();
+  if (layers == 0) return std::nullopt;
+  auto answer = [&](const LlamaCppPlacementSettings& pl) {
+    EngineRequest r = base;
+    r.llamacpp_placement = pl;
+    return run_engine(r);
+  };
+  auto placement = [&](std::optional<uint64_t> ngl, uint64_t cpu_moe) {
+    LlamaCppPlacementSettings pl;
+    pl.n_gpu_layers = ngl.value_or(1u << 20);
+    if (cpu_moe) pl.overrides = cpu_moe_overrides(cpu_moe);
+    return pl;
+  };
+  LlamaCppOffload o;
+  o.layers = layers;
+  const bool moe = f.moe_layers() > 0;
+  if (moe && gpus_hold(answer(placement(std::nullopt, layers)))) {
+    // The most layers that keep their experts on the GPUs, so the fewest moved to the CPU.
+    const uint64_t keep = largest(layers, [&](uint64_t k) { return gpus_hold(answer(placement(std::nullopt, layers - k))); });
+    o.n_cpu_moe = layers - keep;
+  } else {
+    o.n_cpu_moe = moe ? layers : 0;
+    o.n_gpu_layers = largest(layers, [&](uint64_t n) { return gpus_hold(answer(placement(n, o.n_cpu_moe))); });
+  }
+  o.placement = placement(o.n_gpu_layers, o.n_cpu_moe);
+  o.answer = answer(o.placement);
+  o.fits = o.answer.fits().value_or(false);
+  return o;
+}
+
 }  // namespace
 
 uint64_t engine_max_context(const EngineRequest& r, uint64_t limit) {
@@ -164,6 +207,13 @@ uint64_t engine_max_sequences(const EngineRequest& r) {
   // llama.cpp splits -c over -np, so every sequence keeps the context; vLLM/SGLang pools are sized
   // by the card, so the concurrency is what the pool holds.
   return largest(std::min<uint64_t>(kMaxSequences, 256), [&](uint64_t n) { return engine_fits(r, r.scenario.context, n); });
+}
+
+std::string llamacpp_offload_flags(const LlamaCppOffload& o) {
+  std::string flags;
+  if (o.n_cpu_moe) flags = fmt::format("--n-cpu-moe {}", o.n_cpu_moe);
+  if (o.n_gpu_layers) flags += fmt::format("{}-ngl {}", flags.empty() ? "" : " ", *o.n_gpu_layers);
+  return flags.empty() ? "-ngl 999" : flags;
 }
 
 Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options) {
@@ -187,6 +237,23 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
     p.fits_on_devices = options.engine == EngineKind::Rule ? p.split->all_fit : p.engine.fits().value_or(false);
     p.decode = device_decode(*p.split, options.efficiency_bp);
     p.prefill = prefill_speed(*p.split, model, options.compute_efficiency_bp);
+  }
+  // llama.cpp short on its GPUs: its own offload (or the user's placement), judged on its answer.
+  if (options.engine == EngineKind::LlamaCpp && !box.gpus.empty() && (options.command || !p.fits_on_devices)) {
+    const EngineRequest base = plan_engine_request(model, scenario, box, options);
+    if (options.command) {
+      LlamaCppOffload o;
+      o.placement = options.command->placement;
+      o.layers = p.footprint.layers.size();
+      if (o.placement.n_gpu_layers < o.layers) o.n_gpu_layers = o.placement.n_gpu_layers;
+      o.n_cpu_moe = options.n_cpu_moe.value_or(0);
+      o.given = true;
+      o.answer = p.engine;
+      o.fits = p.engine.fits().value_or(false);
+      p.llamacpp_offload = o;
+    } else if (auto o = solve_llamacpp_offload(base, p.footprint)) {
+      p.llamacpp_offload = o;  // p.engine stays the answer with every layer on the GPUs (the one estimate gives)
+    }
   }
   if (p.split && options.engine == EngineKind::Rule) {  // an engine explains its own per-device lines
     const DeviceShare& b = p.split->devices[p.split->busiest];
@@ -260,7 +327,22 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
     } else {
       p.verdict = fmt::format("Short: {}, {} short in aggregate.", agg, format_bytes(p.estimate.total_bytes - p.aggregate_capacity));
     }
-    if (!p.fits_on_devices && p.offload) {
+    if (p.llamacpp_offload && !p.fits_on_devices) {
+      const auto& lo = *p.llamacpp_offload;
+      const std::string how = lo.given ? "the placement given" : llamacpp_offload_flags(lo);
+      const DeviceAllocation* host = nullptr;
+      for (const auto& d : lo.answer.devices) {
+        if (d.name == "host") host = &d;
+      }
+      if (lo.fits) {
+        p.verdict += fmt::format(" With llama.cpp's offload ({}): every GPU holds its share and the host holds {} in RAM{}, about {:.2f} tok/s.", how,
+                                 format_bytes(host ? host->total_bytes : 0), host && host->capacity ? "" : " (give --ram to check it)", p.decode.expected_tok_s);
+      } else {
+        p.verdict += host && host->capacity && host->total_bytes > *host->capacity
+                         ? fmt::format(" Offload does not rescue it: with {} the host needs {} of {} RAM.", how, format_bytes(host->total_bytes), format_bytes(*host->capacity))
+                         : fmt::format(" Offload does not rescue it: even with {} a GPU is over its memory.", how);
+      }
+    } else if (!p.fits_on_devices && p.offload) {
       const auto& o = *p.offload;
       const bool all_on_gpu = o.fits && p.footprint.moe_layers() > 0 && o.tiers.front().tier == "GPU" &&
                               std::all_of(o.tiers.begin() + 1, o.tiers.end(), [](const TierUse& t) { return t.cache + t.weights + t.experts == 0; });

@@ -30,6 +30,7 @@ struct PlanOptions {
   std::optional<EngineRun> command;       // a pasted engine command: its placement (-ngl, -ot, --n-cpu-moe) sets the engine's speed
   std::optional<uint32_t> experts_per_token;  // engines' speed: fewer (or more) active experts than the config
   uint32_t sockets = 1;                   // engines' speed: CPU sockets reading RAM (--ram-gbps is one socket's)
+  std::optional<uint64_t> n_cpu_moe;      // --n-cpu-moe N as given (the command above carries its overrides)
 };
 
 struct Speed {
@@ -39,6 +40,19 @@ struct Speed {
   std::string formula;
   std::string assumption;
   std::string source;
+};
+
+// llama.cpp's own way out when its GPUs cannot hold everything, found with its per-device answer:
+// the fewest layers whose routed experts move to the CPU (--n-cpu-moe N), else the most layers kept
+// on the GPUs (-ngl N); or the placement the user gave (--n-cpu-moe, a pasted command).
+struct LlamaCppOffload {
+  LlamaCppPlacementSettings placement;
+  std::optional<uint64_t> n_gpu_layers;  // -ngl N (none: every layer)
+  uint64_t n_cpu_moe = 0;                 // --n-cpu-moe N (0: none)
+  uint64_t layers = 0;                    // the model's repeating layers
+  bool given = false;                     // the user's placement, not one solved here
+  bool fits = false;                      // every device of the answer, host RAM included when given, holds it
+  EngineAnswer answer;                    // llama.cpp's per-device answer with this placement
 };
 
 struct Plan {
@@ -53,11 +67,15 @@ struct Plan {
   bool aggregate_fits = false;            // the estimate's total against all device memory
   bool fits_on_devices = false;           // every device's shard fits
   std::optional<OffloadPlan> offload;     // when the devices are short, or there are none
+  std::optional<LlamaCppOffload> llamacpp_offload;  // --engine llamacpp when the GPUs alone are short
   Speed decode;
   Speed prefill;
   std::vector<Line> lines;                // explained figures (busiest device, speeds, rules)
   std::string verdict;
 };
+
+// The llama.cpp flags of an offload: "--n-cpu-moe 12", "-ngl 23", "--n-cpu-moe 48 -ngl 10".
+std::string llamacpp_offload_flags(const LlamaCppOffload& o);
 
 Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options);
 
@@ -65,7 +83,9 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
 std::string speed_text_for(const Speed& s, int decimals);
 
 // The engine request a plan makes: the scenario under options.engine on the box's devices.
-EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options);
+// With `placement`, llama.cpp places by it (-ngl/-ot) instead of everything on the GPUs.
+EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options,
+                                  const std::optional<LlamaCppPlacementSettings>& placement = std::nullopt);
 // Does the engine's answer fit every device at this context and sequence count?
 bool engine_fits(const EngineRequest& request, uint64_t context, uint64_t sequences);
 // Solvers over the engine's per-device answer (binary search over exact figures).

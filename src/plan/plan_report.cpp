@@ -33,8 +33,9 @@ PlanSolved solve(const Plan& p) {
   s.with_offload = !p.fits_on_devices;
   const uint64_t limit = p.model->max_context ? p.model->max_context : kMaxContextTokens;
   if (p.options.engine != EngineKind::Rule && !p.box.gpus.empty()) {  // the engine's own per-device figures
-    const EngineRequest r = plan_engine_request(*p.model, sc, p.box, p.options);
-    s.with_offload = false;
+    const EngineRequest r = plan_engine_request(*p.model, sc, p.box, p.options,
+                                                p.llamacpp_offload ? std::optional(p.llamacpp_offload->placement) : std::nullopt);
+    s.with_offload = p.llamacpp_offload.has_value();
     s.max_context = engine_max_context(r, limit);
     s.max_sequences = engine_max_sequences(r);
     return s;
@@ -53,6 +54,10 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
     out += fmt::format("{} allocates {} in all ({} devices in aggregate).\n\n", to_string(p.options.engine), format_bytes(p.engine.total_bytes, u),
                        format_bytes(p.aggregate_capacity, u));
     out += engine_text(p.engine, explain, u);
+    if (p.llamacpp_offload && !p.llamacpp_offload->given) {
+      out += fmt::format("\nWith llama.cpp's offload ({}), what it allocates per device:\n", llamacpp_offload_flags(*p.llamacpp_offload));
+      out += engine_text(p.llamacpp_offload->answer, explain, u);
+    }
   } else {
     out += fmt::format("Estimate total {} (weights {}, cache and state {}, overhead {}); devices {} in aggregate.\n\n", format_bytes(p.estimate.total_bytes, u),
                        format_bytes(p.estimate.weights.bytes, u), format_bytes(p.estimate.context_bytes(), u), format_bytes(p.estimate.overhead_bytes, u),
@@ -61,7 +66,7 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
     out += "\nEngine: rule (the default: the table above; --engine llamacpp|vllm|sglang for what an engine allocates per device)\n";
   }
   out += "\n" + p.verdict + "\n";
-  if (p.offload) {
+  if (p.offload && !p.llamacpp_offload) {  // llama.cpp's offload is in its device table above
     const auto& o = *p.offload;
     if (p.options.engine == EngineKind::Rule) out += fmt::format("\nOffload ({} experts per MoE layer, Zipf skew {}{}):\n", o.experts, o.skew, o.hot_cache ? ", hottest first" : ", hot cache off");
     else out += fmt::format("\nOffload tiers (what holds the bytes; the speed below follows {}'s own placement, with no hot-expert cache):\n", to_string(p.options.engine));
@@ -118,6 +123,11 @@ nlohmann::json plan_json(const Plan& p, const PlanSolved& solved) {
   j["fits_on_devices"] = p.fits_on_devices;
   j["verdict"] = p.verdict;
   j["engine"] = engine_json(p.engine);
+  if (p.llamacpp_offload) {
+    const auto& lo = *p.llamacpp_offload;
+    j["llamacpp_offload"] = {{"flags", llamacpp_offload_flags(lo)}, {"n_gpu_layers", lo.n_gpu_layers ? nlohmann::json(*lo.n_gpu_layers) : nlohmann::json(nullptr)},
+                             {"n_cpu_moe", lo.n_cpu_moe}, {"layers", lo.layers}, {"given", lo.given}, {"fits", lo.fits}, {"engine", engine_json(lo.answer)}};
+  }
   if (p.split) {
     const auto& s = *p.split;
     j["parallel"] = {{"tp", s.tp}, {"pp", s.pp}, {"ep", s.ep}, {"dp", s.dp}, {"kv_replicated", s.kv_replicated}, {"kv_heads_per_rank", s.kv_heads_per_rank},
