@@ -897,7 +897,8 @@ function drawPlan(plan, row) {
   $('plan-busiest').textContent = devs.length
     ? `Busiest: #${devs[plan.busiest].rank + 1} ${devs[plan.busiest].device}, ${d.devices[plan.busiest].total} of ${d.devices[plan.busiest].capacity} (headroom ${d.devices[plan.busiest].headroom}).`
     : 'No GPU holds a shard: everything is offloaded.';
-  $('plan-speed').textContent = `Decode, estimated from memory bandwidth: ${d.decode_expected_tok_s} tok/s expected, ${d.decode_upper_tok_s} upper bound (one sequence). `
+  $('plan-speed').textContent = `Decode, an estimate from memory bandwidth: ${d.decode_expected_tok_s} tok/s`
+    + (d.decode_range_tok_s ? ` (measured runs: likely ${d.decode_range_tok_s})` : '') + `, ${d.decode_upper_tok_s} upper bound (one sequence). `
     + `Largest context: ${d.max_context}; most sequences at ${d.context}: ${d.max_sequences}.`;
   const cmds = $('plan-commands');
   clear(cmds);

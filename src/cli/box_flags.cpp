@@ -14,7 +14,11 @@ void BoxFlags::add_to(CLI::App& app, bool with_split) {
   app.add_option("--efficiency", efficiency, "Achieved share of peak memory bandwidth during decode")->capture_default_str();
   app.add_option("--compute-efficiency", compute_efficiency, "Achieved share of peak BF16 compute during prefill")->capture_default_str();
   app.add_option("--expert-skew", expert_skew, "Zipf exponent of expert popularity (0 = uniform)")->capture_default_str();
-  app.add_option("--hot-cache", hot_cache, "on: keep the hottest experts in the fastest tier; off: experts land in no particular order")->capture_default_str();
+  app.add_option("--hot-cache", hot_cache, "on: keep the hottest experts in the fastest tier; off: experts land in no particular order (the rule engine)")->capture_default_str();
+  app.add_option("--engine-command", engine_command, "A llama.cpp command (llama-server ... -ngl, -ts, -ot, --n-cpu-moe): its placement sets the speed (implies --engine llamacpp)");
+  app.add_option("--n-cpu-moe", n_cpu_moe, "Keep the routed experts of the first N layers in RAM, as llama.cpp's --n-cpu-moe (implies --engine llamacpp)");
+  app.add_option("--experts-per-token", experts_per_token, "Active routed experts per token for the speed (default: the model's config)");
+  app.add_option("--sockets", sockets, "CPU sockets reading RAM; --ram-gbps is one socket's (a second adds a measured share, data/speed_efficiency.json)")->capture_default_str();
 }
 
 }  // namespace vc::cli

@@ -55,16 +55,18 @@ Command add_check(CLI::App& app) {
             fmt::print("Box: {}, RAM {}{}\nEngine: {}{}\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "",
                        to_string(opts.engine), opts.engine == EngineKind::Rule ? " (the default percentage rule; --engine llamacpp|vllm|sglang)" : "");
             fmt::print("Tiers: {}.\n\n", engine_tiers_text(opts.engine));
-            fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", "model", "fit", "tier", "weights", "total", "max context", "tok/s");
+            fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>21}\n", "model", "fit", "tier", "weights", "total", "max context", "tok/s");
             for (const auto& r : rows) {
-              fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>10}\n", r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier,
+              fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>21}\n", r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier,
                          r.weights_bytes ? format_bytes(r.weights_bytes) : "-", r.total_bytes ? format_bytes(r.total_bytes) : "-",
-                         r.max_context ? format_tokens(r.max_context) : "-", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-" : fmt::format("{:.2f}", r.decode_tok_s));
+                         r.max_context ? format_tokens(r.max_context) : "-", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-"
+                         : r.decode_low_tok_s > 0 ? fmt::format("{:.2f} ({:.1f}-{:.1f})", r.decode_tok_s, r.decode_low_tok_s, r.decode_high_tok_s)
+                                                  : fmt::format("{:.2f}", r.decode_tok_s));
             }
             for (const auto& r : rows) {
               if (r.fit == FitKind::Unavailable) fmt::print("\n{}: {}", r.model->id, r.note);
             }
-            fmt::print("\n\nContext checked: {} per sequence; tok/s expected at the --efficiency factor. `vramcalc plan MODEL` for the full plan.\n", o->flags.context);
+            fmt::print("\n\nContext checked: {} per sequence; tok/s are estimates (the rule: at the --efficiency factor; an engine: its placement, with the range measured runs show). `vramcalc plan MODEL` for the full plan.\n", o->flags.context);
             return 0;
           }};
 }

@@ -18,6 +18,7 @@
 #include "core/units.h"
 #include "engines/engine_log.h"
 #include "engines/validate.h"
+#include "speed/speed_validate.h"
 
 namespace vc::cli {
 namespace {
@@ -49,6 +50,37 @@ int validate_log(const std::string& file, const std::string& model_spec, const s
   return 0;
 }
 
+int validate_speed_file(const std::string& file, bool json) {
+  const auto rows = validate_speed(file);
+  const auto summary = summarize_speed(rows);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows)
+      out.push_back({{"id", r.id}, {"group", r.group}, {"part", r.part}, {"setup", r.setup}, {"measured_tok_s", r.measured}, {"estimate_tok_s", r.estimate},
+                     {"ratio", r.ratio}, {"met", r.met}, {"note", r.note}, {"reads", r.reads}});
+    nlohmann::json sum = nlohmann::json::array();
+    for (const auto& s : summary)
+      sum.push_back({{"group", s.group}, {"part", s.part}, {"cases", s.cases}, {"met", s.met}, {"median_ratio", s.median_ratio}, {"target", {s.low, s.high}}});
+    fmt::print("{}\n", nlohmann::json{{"schema", "vramcalc.validate-speed/1"}, {"rows", out}, {"summary", sum}}.dump(2));
+    return 0;
+  }
+  fmt::print("{:<52} {:<17} {:<9} {:>10} {:>10} {:>7}\n", "case", "group", "part", "measured", "estimate", "ratio");
+  for (const auto& r : rows) {
+    if (r.estimate <= 0) {
+      fmt::print("{:<52} {:<17} {:<9} {:>10.2f} {:>10} {:>7}  {}\n", r.id, r.group, r.part, r.measured, "-", "-", r.note);
+      continue;
+    }
+    fmt::print("{:<52} {:<17} {:<9} {:>10.2f} {:>10.2f} {:>7.2f}{}\n", r.id, r.group, r.part, r.measured, r.estimate, r.ratio, r.met ? "" : "  (outside the band)");
+  }
+  fmt::print("\nSpeed, measured / estimate (target band per group):\n");
+  fmt::print("| group | part | cases | within band | median ratio | band |\n|---|---|---:|---:|---:|---|\n");
+  for (const auto& s : summary) {
+    fmt::print("| {} | {} | {} | {} ({:.0f}%) | {:.2f} | {:.2f}-{:.2f} |\n", s.group, s.part, s.cases, s.met, s.cases ? 100.0 * static_cast<double>(s.met) / static_cast<double>(s.cases) : 0.0,
+               s.median_ratio, s.low, s.high);
+  }
+  return 0;
+}
+
 }  // namespace
 
 Command add_validate(CLI::App& app) {
@@ -59,6 +91,7 @@ Command add_validate(CLI::App& app) {
     std::string log;
     std::string model;
     std::string gpu_memory;
+    std::string speed;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
@@ -67,9 +100,11 @@ Command add_validate(CLI::App& app) {
   sub->add_option("--log", o->log, "A start-up log of vLLM, SGLang or llama.cpp: its settings are read and our figures printed beside its own");
   sub->add_option("--model", o->model, "With --log: the model (catalogue id, config.json, .gguf, hf:ORG/REPO) when the log does not name it");
   sub->add_option("--gpu-memory", o->gpu_memory, "With --log: the card's memory when the log does not print it, e.g. 80GB or 79.19GiB");
+  sub->add_option("--speed", o->speed, "Published decode and prefill speeds (tests/data/speed-measurements.json): our estimate beside each, fitted and set-aside apart");
   sub->add_flag("--json", o->json, "Print JSON");
   return {sub, [o] {
             if (!o->log.empty()) return validate_log(o->log, o->model, o->gpu_memory, o->json);
+            if (!o->speed.empty()) return validate_speed_file(o->speed, o->json);
             if (o->path.empty() && o->measured.empty())
               throw InputError("validate", "give a reference folder or engine-logs JSON file (PATH), --measured FILE, or --log FILE");
             std::vector<ValidationRow> rows;

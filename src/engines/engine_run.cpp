@@ -132,6 +132,10 @@ EngineRun parse_engine_command(const std::string& command) {
         r.placement.devices = r.placement.tensor_split.size();
       } else if (flag == "-ot" || flag == "--override-tensor") {
         for (auto& o : parse_overrides(take())) r.placement.overrides.push_back(o);
+      } else if (flag == "--cpu-moe" || flag == "-cmoe") {
+        for (auto& o : cpu_moe_overrides(std::nullopt)) r.placement.overrides.push_back(o);
+      } else if (flag == "--n-cpu-moe" || flag == "-ncmoe") {
+        for (auto& o : cpu_moe_overrides(number(flag, take(), 0, 4096))) r.placement.overrides.push_back(o);
       } else if (flag == "--no-mmproj-offload" || flag == "--mmproj-offload") {
         // read with the flags below by estimate's companions (engines/companions.h)
       } else if (flag == "-mm" || flag == "--mmproj" || flag == "-md" || flag == "--model-draft" || flag == "--lora" || flag == "-ngld" ||

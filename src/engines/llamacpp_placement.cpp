@@ -24,26 +24,6 @@ bool is_buffer_name(const std::string& b) {
   return std::stoull(b.substr(4)) < kMaxDevices;
 }
 
-// llama.cpp's tensor names for a per-layer parameter class (the name decides where -ot moves it).
-std::span<const char* const> tensor_names(ParamClass c) {
-  static constexpr const char* kAttention[] = {"attn.weight"};
-  static constexpr const char* kDense[] = {"ffn_up.weight"};
-  static constexpr const char* kExperts[] = {"ffn_up_exps.weight", "ffn_gate_exps.weight", "ffn_down_exps.weight"};
-  static constexpr const char* kShared[] = {"ffn_up_shexp.weight"};
-  static constexpr const char* kRouter[] = {"ffn_gate_inp.weight"};
-  static constexpr const char* kNorms[] = {"attn_norm.weight"};
-  static constexpr const char* kOther[] = {"other.weight"};
-  switch (c) {
-    case ParamClass::Attention: return kAttention;
-    case ParamClass::DenseMlp: return kDense;
-    case ParamClass::RoutedExperts: return kExperts;
-    case ParamClass::SharedExperts: return kShared;
-    case ParamClass::Router: return kRouter;
-    case ParamClass::Norms: return kNorms;
-    default: return kOther;
-  }
-}
-
 // Where a tensor belongs before any -ot: the input embedding, a repeating layer, or the output layer
 // (output, output_norm and anything global).
 enum class Home { Input, Layer, Output };
@@ -85,7 +65,7 @@ void synthesize(const Model& m, uint64_t weight_bytes, bool named, const Emit& e
   for (std::size_t il = 0; il < m.layers.size(); ++il) {
     const std::string b = named ? fmt::format("blk.{}.", il) : "";
     for (const auto& [c, n] : per_layer ? m.layers[il].params : even) {
-      const auto names = tensor_names(c);
+      const auto names = llamacpp_tensor_names(c);
       const uint64_t bytes = bytes_for(n);
       for (const char* name : names) emit(Home::Layer, named ? b + name : none, made_up(bytes / names.size(), il, name));
       layer_params = checked_add(layer_params, n);
@@ -107,6 +87,36 @@ std::size_t buffer_index(const std::string& buffer) {
 std::string buffer_name(std::size_t index) { return index == 0 ? "CPU" : fmt::format("CUDA{}", index - 1); }
 
 }  // namespace
+
+// llama.cpp's tensor names for a per-layer parameter class (the name decides where -ot moves it).
+std::span<const char* const> llamacpp_tensor_names(ParamClass c) {
+  static constexpr const char* kAttention[] = {"attn.weight"};
+  static constexpr const char* kDense[] = {"ffn_up.weight"};
+  static constexpr const char* kExperts[] = {"ffn_up_exps.weight", "ffn_gate_exps.weight", "ffn_down_exps.weight"};
+  static constexpr const char* kShared[] = {"ffn_up_shexp.weight"};
+  static constexpr const char* kRouter[] = {"ffn_gate_inp.weight"};
+  static constexpr const char* kNorms[] = {"attn_norm.weight"};
+  static constexpr const char* kOther[] = {"other.weight"};
+  switch (c) {
+    case ParamClass::Attention: return kAttention;
+    case ParamClass::DenseMlp: return kDense;
+    case ParamClass::RoutedExperts: return kExperts;
+    case ParamClass::SharedExperts: return kShared;
+    case ParamClass::Router: return kRouter;
+    case ParamClass::Norms: return kNorms;
+    default: return kOther;
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> cpu_moe_overrides(std::optional<uint64_t> layers) {
+  // common/arg.cpp: --cpu-moe adds "\.ffn_(up|down|gate)_exps" = CPU; --n-cpu-moe N adds
+  // "blk\.%d\.ffn_(up|down|gate)_exps" = CPU for each of the first N layers.
+  if (!layers) return {{"\\.ffn_(up|down|gate)_exps", "CPU"}};
+  if (*layers > 4096) throw InputError("--n-cpu-moe", "must be at most 4096 layers");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (uint64_t i = 0; i < *layers; ++i) out.emplace_back(fmt::format("blk\\.{}\\.ffn_(up|down|gate)_exps", i), "CPU");
+  return out;
+}
 
 std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value) {
   std::vector<std::pair<std::string, std::string>> out;

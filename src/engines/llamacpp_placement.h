@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,13 @@ struct LlamaCppPlacement {
 
 // `-ot` values ("exps=CPU,blk\.1\.=CUDA1") into pairs; InputError("-ot") on a bad regex or form.
 std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value);
+
+// What --cpu-moe (`layers` empty: every layer) and --n-cpu-moe N (layers 0 .. N-1) add: one
+// override per layer moving its routed expert tensors to the CPU, as llama.cpp's arg.cpp does.
+std::vector<std::pair<std::string, std::string>> cpu_moe_overrides(std::optional<uint64_t> layers);
+
+// llama.cpp's tensor names for one per-layer parameter class, without the "blk.N." prefix.
+std::span<const char* const> llamacpp_tensor_names(ParamClass c);
 
 // `weight_bytes`: the total to place when the model has no GGUF tensors (a catalogue entry at a
 // quantization tier); its tensors are synthesized from the parameter classes in proportion.

@@ -2,6 +2,8 @@
 
 #include "core/error.h"
 #include "core/units.h"
+#include "engines/engine_run.h"
+#include "engines/llamacpp_placement.h"
 
 namespace vc {
 
@@ -28,6 +30,28 @@ PlanOptions BoxInputs::to_options() const {
   o.expert_skew = static_cast<double>(skew_milli) / 1000.0;
   if (hot_cache != "on" && hot_cache != "off") throw InputError("--hot-cache", "'" + hot_cache + "': accepted: on, off");
   o.hot_cache = hot_cache == "on";
+  o.sockets = static_cast<uint32_t>(parse_count(sockets, "--sockets", 1, 8));
+  if (!experts_per_token.empty()) o.experts_per_token = static_cast<uint32_t>(parse_count(experts_per_token, "--experts-per-token", 1, 1024));
+  // A llama.cpp placement (pasted command, --n-cpu-moe) is llama.cpp's: the engine follows it.
+  auto llamacpp_engine = [&](const char* flag) {
+    if (o.engine == EngineKind::Rule) o.engine = EngineKind::LlamaCpp;
+    if (o.engine != EngineKind::LlamaCpp) throw InputError(flag, std::string("places tensors the llama.cpp way; use it with --engine llamacpp (not ") + to_string(o.engine) + ")");
+  };
+  if (!engine_command.empty()) {
+    EngineRun run = parse_engine_command(engine_command);
+    if (run.engine != EngineKind::LlamaCpp) throw InputError("--engine-command", "plan reads the placement of a llama.cpp command (llama-server, llama-cli); vLLM and SGLang place by --split");
+    llamacpp_engine("--engine-command");
+    o.command = std::move(run);
+  }
+  if (!n_cpu_moe.empty()) {
+    llamacpp_engine("--n-cpu-moe");
+    if (!o.command) {
+      o.command = EngineRun{};
+      o.command->engine = EngineKind::LlamaCpp;
+      o.command->placement.n_gpu_layers = 1u << 20;  // -ngl all, as the plan's own command
+    }
+    for (auto& ov : cpu_moe_overrides(parse_count(n_cpu_moe, "--n-cpu-moe", 0, 4096))) o.command->placement.overrides.push_back(ov);
+  }
   return o;
 }
 

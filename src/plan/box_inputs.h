@@ -22,6 +22,12 @@ struct BoxInputs {
   std::string compute_efficiency = "40%";
   std::string expert_skew = "1.0";
   std::string hot_cache = "on";
+  // The engines' speed (src/speed/): a llama.cpp command whose placement to use, --n-cpu-moe,
+  // the active experts per token and the CPU sockets reading RAM.
+  std::string engine_command;
+  std::string n_cpu_moe;
+  std::string experts_per_token;
+  std::string sockets = "1";
 
   Box to_box() const;
   PlanOptions to_options() const;

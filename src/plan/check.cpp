@@ -146,6 +146,8 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
     row.quant = best_quant;
     row.weights_bytes = best->estimate.weights.bytes;
     row.decode_tok_s = best->decode.expected_tok_s;
+    row.decode_low_tok_s = best->decode.low_tok_s;
+    row.decode_high_tok_s = best->decode.high_tok_s;
     row.note = best->verdict;
     if (best_answer) {
       row.total_bytes = best_answer->total_bytes;

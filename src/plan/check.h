@@ -30,7 +30,8 @@ struct CheckRow {
   std::optional<double> max_concurrency;  // vLLM / SGLang: requests of the checked context at once
   std::optional<EngineAnswer> engine;     // the engine's per-device answer when it decided the fit (not rule)
   uint64_t max_context = 0;    // at one sequence, in the same fit
-  double decode_tok_s = 0;     // expected
+  double decode_tok_s = 0;     // expected (an estimate)
+  double decode_low_tok_s = 0, decode_high_tok_s = 0;  // engines: the measured range around it (0: none)
   uint64_t gpu_bytes = 0;      // where the chosen tier lives: on the GPUs, in RAM, streamed from SSD
   uint64_t ram_bytes = 0;
   uint64_t ssd_bytes = 0;

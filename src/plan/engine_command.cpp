@@ -143,8 +143,9 @@ EngineCommand llamacpp(const Plan& p) {
       const uint64_t on_gpu = o.experts ? moe * gpu_slots / o.experts : 0;
       if (moe > on_gpu) cmd += fmt::format(" --n-cpu-moe {}", moe - on_gpu);
       c.notes.push_back(fmt::format("llama.cpp keeps one tensor per layer for all experts, so the GPU takes whole layers of experts ({} of {} MoE layers) "
-                                    "rather than the hottest experts: its hit rate is the uniform share, not the higher share of the most-used experts",
-                                    on_gpu, moe));
+                                    "rather than the hottest experts: its hit rate is the uniform share, not the higher share of the most-used experts{}",
+                                    on_gpu, moe, p.options.engine == EngineKind::LlamaCpp ? " (the speed above is computed for this placement)"
+                                                                                          : " (the rule's speed assumes hottest-first; --engine llamacpp computes this placement's)"));
     }
     c.notes.push_back("weights stay memory-mapped (default --mmap): the page cache in RAM holds the experts read most, SSD serves the rest");
   }

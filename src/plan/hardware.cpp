@@ -70,6 +70,9 @@ DeviceTable::DeviceTable(std::string_view json_text) {
     for (const auto& eng : e.value("engines", nlohmann::json::array())) d.engines.push_back(eng.get<std::string>());
     d.source = e.at("source").get<std::string>();
     d.note = e.value("note", "");
+    d.vendor = e.value("vendor", "");
+    d.memory_kind = e.value("memory", d.kind == "unified" ? "unified" : "gddr");
+    if (d.memory_kind != "gddr" && d.memory_kind != "hbm" && d.memory_kind != "unified") throw InputError("devices.json: " + d.id, "memory must be gddr, hbm or unified");
     if (d.source.empty()) throw InputError("devices.json: " + d.id, "every device needs a source");
     devices_.push_back(std::move(d));
   }

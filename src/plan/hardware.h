@@ -24,6 +24,8 @@ struct Device {
   std::vector<std::string> engines;
   std::string source;
   std::string note;
+  std::string vendor;       // nvidia, amd, apple, intel: the backend llama.cpp uses by default
+  std::string memory_kind;  // gddr, hbm, unified: which decode efficiency applies
 };
 
 class DeviceTable {

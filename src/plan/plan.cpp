@@ -6,6 +6,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "plan/engine_speed.h"
 
 namespace vc {
 namespace {
@@ -271,6 +272,7 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
       }
     }
   }
+  apply_engine_speed(p, model);
   if (!model.weights_available()) {  // an estimate of what it would take, never a "fits" for files that do not exist
     p.verdict = fmt::format("No fit verdict and no command line: {} is {} ({}). On paper, if it ships as estimated: {}", model.name,
                             status_text(model.status), model.status_note, p.verdict);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engines/engine.h"
+#include "engines/engine_run.h"
 #include "estimate/estimate.h"
 #include "plan/footprint.h"
 #include "plan/hardware.h"
@@ -26,11 +27,15 @@ struct PlanOptions {
   double expert_skew = 1.0;
   bool hot_cache = true;
   EngineKind engine = EngineKind::Rule;   // whose per-device figures decide fits, solvers and the command
+  std::optional<EngineRun> command;       // a pasted engine command: its placement (-ngl, -ot, --n-cpu-moe) sets the engine's speed
+  std::optional<uint32_t> experts_per_token;  // engines' speed: fewer (or more) active experts than the config
+  uint32_t sockets = 1;                   // engines' speed: CPU sockets reading RAM (--ram-gbps is one socket's)
 };
 
 struct Speed {
   double upper_tok_s = 0;     // pure bound
-  double expected_tok_s = 0;  // with the efficiency factor
+  double expected_tok_s = 0;  // the estimate (the rule: with the efficiency factor)
+  double low_tok_s = 0, high_tok_s = 0;  // engines: the range measured runs show around it (0: none)
   std::string formula;
   std::string assumption;
   std::string source;
@@ -55,6 +60,9 @@ struct Plan {
 };
 
 Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options);
+
+// "41.20 tok/s (estimate, likely 35.02-47.38)"; "unknown" when there is no figure.
+std::string speed_text_for(const Speed& s, int decimals);
 
 // The engine request a plan makes: the scenario under options.engine on the box's devices.
 EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options);

@@ -63,21 +63,27 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
   out += "\n" + p.verdict + "\n";
   if (p.offload) {
     const auto& o = *p.offload;
-    out += fmt::format("\nOffload ({} experts per MoE layer, Zipf skew {}{}):\n", o.experts, o.skew, o.hot_cache ? ", hottest first" : ", hot cache off");
+    if (p.options.engine == EngineKind::Rule) out += fmt::format("\nOffload ({} experts per MoE layer, Zipf skew {}{}):\n", o.experts, o.skew, o.hot_cache ? ", hottest first" : ", hot cache off");
+    else out += fmt::format("\nOffload tiers (what holds the bytes; the speed below follows {}'s own placement, with no hot-expert cache):\n", to_string(p.options.engine));
     out += fmt::format("{:<5} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>12} {:>10}\n", "tier", "capacity", "cache", "weights", "experts", "exp/layer", "hit rate", "read/token", "GB/s");
     for (const auto& t : o.tiers) {
-      out += fmt::format("{:<5} {:>12} {:>12} {:>12} {:>12} {:>9} {:>8.1f}% {:>12} {:>10}\n", t.tier, t.capacity == UINT64_MAX ? "-" : format_bytes(t.capacity, u),
-                         format_bytes(t.cache, u), format_bytes(t.weights, u), format_bytes(t.experts, u), t.experts_per_layer, t.hit_rate * 100,
-                         format_bytes(t.read_weights + t.read_cache, u), format_grouped(static_cast<double>(t.bandwidth) / 1e9, 1));
+      // The hit rate and reads are the rule's hot-expert model; an engine's speed has its own placement.
+      const bool rule = p.options.engine == EngineKind::Rule;
+      out += fmt::format("{:<5} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>12} {:>10}\n", t.tier, t.capacity == UINT64_MAX ? "-" : format_bytes(t.capacity, u),
+                         format_bytes(t.cache, u), format_bytes(t.weights, u), format_bytes(t.experts, u), t.experts_per_layer,
+                         rule ? fmt::format("{:.1f}%", t.hit_rate * 100) : "-", rule ? format_bytes(t.read_weights + t.read_cache, u) : "-",
+                         format_grouped(static_cast<double>(t.bandwidth) / 1e9, 1));
     }
     if (!o.fits) out += "Does not fit: " + o.why + "\n";
   }
   if (p.decode.upper_tok_s > 0) {
-    out += fmt::format("\nDecode: {:.2f} tok/s expected, {:.2f} upper bound (one sequence)\n", p.decode.expected_tok_s, p.decode.upper_tok_s);
+    out += fmt::format("\nDecode: {}, {:.2f} upper bound (one sequence){}\n", speed_text_for(p.decode, 2), p.decode.upper_tok_s,
+                       p.decode.low_tok_s > 0 ? "" : "; --engine llamacpp|vllm|sglang for the engine's placement and a measured range");
   } else {
     out += "\nDecode: unknown (nothing fits, or a device's bandwidth is unknown: name it with --gpu)\n";
   }
-  if (p.split && !p.offload) out += fmt::format("Prefill: {:.0f} tok/s expected, {:.0f} upper bound\n", p.prefill.expected_tok_s, p.prefill.upper_tok_s);
+  if (p.prefill.low_tok_s > 0) out += fmt::format("Prefill: {}\n", speed_text_for(p.prefill, 0));
+  else if (p.split && !p.offload) out += fmt::format("Prefill: {}, {:.0f} upper bound\n", speed_text_for(p.prefill, 0), p.prefill.upper_tok_s);
   out += fmt::format("Largest context at {} sequence{}: {}; most sequences at {}: {}{}\n", sc.sequences, sc.sequences == 1 ? "" : "s",
                      solved.max_context ? format_tokens(solved.max_context) + " (" + format_count(solved.max_context) + ")" : "none fits",
                      format_tokens(sc.context), format_count(solved.max_sequences), solved.with_offload ? " (with offload)" : "");
@@ -136,12 +142,13 @@ nlohmann::json plan_json(const Plan& p, const PlanSolved& solved) {
     j["offload"] = {{"fits", o.fits}, {"why", o.why}, {"experts", o.experts}, {"skew", o.skew}, {"hot_cache", o.hot_cache}, {"tiers", tiers},
                     {"weights_seconds_per_token", o.weights_seconds}, {"seconds_per_token", o.seconds}, {"formula", o.formula}};
   }
-  j["decode"] = {{"upper_tok_s", p.decode.upper_tok_s}, {"expected_tok_s", p.decode.expected_tok_s}, {"formula", p.decode.formula},
-                 {"assumption", p.decode.assumption}, {"source", p.decode.source}};
-  if (p.split && !p.offload) {
-    j["prefill"] = {{"upper_tok_s", p.prefill.upper_tok_s}, {"expected_tok_s", p.prefill.expected_tok_s}, {"formula", p.prefill.formula},
-                    {"assumption", p.prefill.assumption}, {"source", p.prefill.source}};
-  }
+  auto speed = [](const Speed& s) {
+    json o = {{"upper_tok_s", s.upper_tok_s}, {"expected_tok_s", s.expected_tok_s}, {"estimate", true}, {"formula", s.formula}, {"assumption", s.assumption}, {"source", s.source}};
+    if (s.low_tok_s > 0) o["range_tok_s"] = {s.low_tok_s, s.high_tok_s};
+    return o;
+  };
+  j["decode"] = speed(p.decode);
+  if ((p.split && !p.offload) || p.prefill.low_tok_s > 0) j["prefill"] = speed(p.prefill);
   j["solvers"] = {{"max_context", solved.max_context}, {"max_sequences", solved.max_sequences}, {"with_offload", solved.with_offload}};
   json cmds = json::array();
   for (const auto& c : engine_commands(p)) cmds.push_back({{"engine", c.engine}, {"command", c.command}, {"notes", c.notes}});

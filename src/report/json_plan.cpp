@@ -19,6 +19,7 @@ nlohmann::json check_json(const Box& box, const std::vector<std::string>& found,
   for (const auto& r : rows) {
     out["rows"].push_back({{"model", r.model->id}, {"fit", to_string(r.fit)}, {"tier", r.tier}, {"weights_bytes", r.weights_bytes},
                            {"total_bytes", r.total_bytes}, {"max_context", r.max_context}, {"decode_tok_s", r.decode_tok_s},
+                           {"decode_range_tok_s", r.decode_low_tok_s > 0 ? nlohmann::json::array({r.decode_low_tok_s, r.decode_high_tok_s}) : nlohmann::json(nullptr)},
                            {"quant", r.quant}, {"gpu_bytes", r.gpu_bytes}, {"ram_bytes", r.ram_bytes}, {"ssd_bytes", r.ssd_bytes},
                            {"tiers_tried", r.tiers_tried}, {"tiers_fitting", r.tiers_fitting}, {"note", r.note},
                            {"kv_tokens", r.kv_tokens ? nlohmann::json(*r.kv_tokens) : nlohmann::json(nullptr)},
@@ -47,7 +48,9 @@ nlohmann::json check_row_display_json(const CheckRow& r, ByteUnits units) {
           {"gpu", format_bytes(r.gpu_bytes, units)},
           {"ram", format_bytes(r.ram_bytes, units)},
           {"ssd", format_bytes(r.ssd_bytes, units)},
-          {"decode_tok_s", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-" : fmt::format("{:.2f}", r.decode_tok_s)}};
+          {"decode_tok_s", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-"
+                          : r.decode_low_tok_s > 0 ? fmt::format("{:.2f} ({:.1f}-{:.1f})", r.decode_tok_s, r.decode_low_tok_s, r.decode_high_tok_s)
+                                                   : fmt::format("{:.2f}", r.decode_tok_s)}};
 }
 
 nlohmann::json plan_display_json(const Plan& p, const PlanSolved& solved, ByteUnits units) {
@@ -68,6 +71,7 @@ nlohmann::json plan_display_json(const Plan& p, const PlanSolved& solved, ByteUn
   }
   d["decode_expected_tok_s"] = p.decode.upper_tok_s > 0 ? fmt::format("{:.2f}", p.decode.expected_tok_s) : "unknown";
   d["decode_upper_tok_s"] = p.decode.upper_tok_s > 0 ? fmt::format("{:.2f}", p.decode.upper_tok_s) : "unknown";
+  d["decode_range_tok_s"] = p.decode.low_tok_s > 0 ? fmt::format("{:.2f}-{:.2f}", p.decode.low_tok_s, p.decode.high_tok_s) : "";
   d["max_context"] = solved.max_context ? format_tokens(solved.max_context) : "none fits";
   d["max_sequences"] = format_count(solved.max_sequences);
   return d;

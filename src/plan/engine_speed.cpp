@@ -1,0 +1,84 @@
+#include "plan/engine_speed.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engines/engine_run.h"
+#include "plan/engine_command.h"
+#include "speed/speed_estimate.h"
+
+namespace vc {
+namespace {
+
+Speed to_speed(const SpeedEstimate& e, double bound) {
+  Speed s;
+  s.expected_tok_s = e.tok_s;
+  s.upper_tok_s = e.tok_s > 0 ? std::max(bound, e.tok_s) : 0;
+  s.low_tok_s = e.low;
+  s.high_tok_s = e.high;
+  s.formula = e.formula;
+  s.assumption = e.assumption;
+  s.source = e.source;
+  return s;
+}
+
+double bound_tok_s(const TokenReads& t) {
+  double s = 0;
+  for (const auto& m : t.memories) {
+    if (m.bandwidth) s += static_cast<double>(m.weights_read + m.cache_read) / static_cast<double>(m.bandwidth);
+  }
+  return s > 0 ? 1.0 / s : 0;
+}
+
+}  // namespace
+
+void apply_engine_speed(Plan& p, const Model& model) {
+  if (p.options.engine == EngineKind::Rule) return;
+  SpeedSettings s;
+  s.engine = to_string(p.options.engine);
+  s.experts_per_token = p.options.experts_per_token;
+  s.sockets = p.options.sockets;
+  s.depth = p.estimate.scenario.context;
+  if (p.options.engine == EngineKind::LlamaCpp) {
+    // The placement llama.cpp makes for the command this plan prints (or the one pasted).
+    EngineRun run;
+    if (p.options.command) {
+      run = *p.options.command;
+    } else {
+      for (const auto& c : engine_commands(p)) {
+        if (c.engine == "llamacpp") run = parse_engine_command(c.command);
+      }
+    }
+    s.llamacpp = run.placement;
+    if (run.llamacpp.n_ubatch) s.ubatch = run.llamacpp.n_ubatch;
+  } else {
+    if (!p.fits_on_devices && !p.box.gpus.empty()) return;  // vLLM/SGLang CPU offload is not modelled: the rule's figures stay
+    s.tensor_parallel = p.options.split == SplitMode::Tensor ? static_cast<uint32_t>(std::max<std::size_t>(1, p.box.gpus.size())) : 1;
+  }
+  const double rule_decode = p.decode.expected_tok_s;
+  const TokenReads decode_reads = token_reads(model, p.footprint, p.box, s);
+  p.decode = to_speed(decode_speed(decode_reads), bound_tok_s(decode_reads));
+  SpeedSettings ps = s;
+  ps.depth = 0;
+  const TokenReads prefill_reads = token_reads(model, p.footprint, p.box, ps);
+  p.prefill = to_speed(prefill_speed(prefill_reads), 0);
+  p.prefill.upper_tok_s = p.prefill.expected_tok_s;
+  // The lines and the verdict speak of the engine's figures: no Zipf hit rate, no rule tok/s.
+  p.lines.erase(std::remove_if(p.lines.begin(), p.lines.end(), [](const Line& l) { return l.id == "plan.offload.hit_rate" || l.id == "plan.decode" || l.id == "plan.prefill"; }),
+                p.lines.end());
+  p.lines.push_back(Line{"plan.decode", "Decode speed (" + s.engine + ")", 0, p.decode.formula, p.decode.assumption, p.decode.source});
+  p.lines.push_back(Line{"plan.prefill", "Prefill speed (" + s.engine + ")", 0, p.prefill.formula, p.prefill.assumption, p.prefill.source});
+  if (rule_decode > 0) {
+    const std::string old = fmt::format("about {:.2f} tok/s", rule_decode);
+    if (const auto at = p.verdict.find(old); at != std::string::npos) p.verdict.replace(at, old.size(), "about " + speed_text_for(p.decode, 2));
+  }
+}
+
+std::string speed_text_for(const Speed& s, int decimals) {
+  if (s.expected_tok_s <= 0) return "unknown";
+  if (s.low_tok_s <= 0) return fmt::format("{:.{}f} tok/s (estimate)", s.expected_tok_s, decimals);
+  return fmt::format("{:.{}f} tok/s (estimate, likely {:.{}f}-{:.{}f})", s.expected_tok_s, decimals, s.low_tok_s, decimals, s.high_tok_s, decimals);
+}
+
+}  // namespace vc

@@ -1,0 +1,103 @@
+#include "speed/speed_estimate.h"
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace vc {
+namespace {
+
+std::string gbps(uint64_t b) { return format_grouped(static_cast<double>(b) / 1e9, 0); }
+
+void finish(SpeedEstimate& e, const SpeedRange& r) {
+  e.tok_s = e.seconds > 0 ? 1.0 / e.seconds : 0;
+  e.low = e.tok_s * r.low;
+  e.high = e.tok_s * r.high;
+}
+
+}  // namespace
+
+SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
+  SpeedEstimate e;
+  e.offload = t.offload;
+  std::string terms;
+  bool unknown = false;
+  for (const auto& m : t.memories) {
+    const uint64_t read = m.weights_read + m.cache_read;
+    if (!read && !m.layers && !m.moe_layers) continue;
+    const DecodeFactor& f = data.decode_for(t.engine, m.backend, m.memory);
+    if (read && m.bandwidth == 0) {
+      unknown = true;
+      continue;
+    }
+    const double move = read ? static_cast<double>(read) / (static_cast<double>(m.bandwidth) * f.bandwidth_share) : 0;
+    const double fixed = (m.layers * f.layer_us + m.moe_layers * f.moe_layer_us) * 1e-6;
+    e.seconds += move + fixed;
+    terms += fmt::format("{}{}: {} / ({} GB/s x {:.2f}) + {} layers x {:.0f} us{} = {:.2f} ms", terms.empty() ? "" : "; ", m.name, format_bytes(read), gbps(m.bandwidth),
+                         f.bandwidth_share, m.layers, f.layer_us, m.moe_layers ? fmt::format(" + {} MoE layers x {:.0f} us", m.moe_layers, f.moe_layer_us) : "",
+                         (move + fixed) * 1e3);
+  }
+  if (t.handoffs) {
+    e.seconds += t.handoffs * data.handoff_us * 1e-6;
+    terms += fmt::format("; {} GPU-CPU hand-offs x {:.0f} us", t.handoffs, data.handoff_us);
+  }
+  if (t.tensor_parallel > 1) {
+    e.seconds += t.layers * data.tp_allreduce_us * 1e-6;
+    terms += fmt::format("; {} layers x {:.0f} us all-reduce (TP {})", t.layers, data.tp_allreduce_us, t.tensor_parallel);
+  }
+  if (unknown) e.seconds = 0;
+  finish(e, t.offload ? data.decode_offload : data.decode_on_device);
+  e.formula = unknown ? "unknown: a memory that is read has no known bandwidth (name the GPU with --gpu, give --ram-gbps)"
+                      : fmt::format("s/token = {} = {:.2f} ms -> {:.2f} tok/s", terms, e.seconds * 1e3, e.tok_s);
+  e.assumption = fmt::format("{}; one sequence; {} reads its cache to the current depth; the fixed costs and shares are {}'s on each backend and memory",
+                             t.placement, t.layers ? "every layer" : "the model", t.engine);
+  e.source = data.source;
+  return e;
+}
+
+SpeedEstimate prefill_speed(const TokenReads& t, const SpeedData& data) {
+  SpeedEstimate e;
+  e.offload = t.offload;
+  std::string terms;
+  bool unknown = false;
+  uint64_t ram_held = 0, link = 0;
+  for (const auto& m : t.memories) {
+    if (!m.is_gpu()) ram_held += m.weights_held;
+    else if (!link) link = m.host_link;
+    if (m.prefill_flops <= 0) continue;
+    double rate = 0;
+    if (m.is_gpu()) rate = m.tflops * 1e12 * data.prefill_for(t.engine, m.backend, m.memory).compute_share;
+    else rate = static_cast<double>(m.bandwidth) * data.cpu_flops_per_ram_byte;
+    if (rate <= 0) {
+      unknown = true;
+      continue;
+    }
+    e.seconds += m.prefill_flops / rate;
+    terms += fmt::format("{}{}: {:.3g} GFLOP / {:.3g} TFLOP/s", terms.empty() ? "" : "; ", m.name, m.prefill_flops / 1e9, rate / 1e12);
+  }
+  // llama.cpp copies the RAM-held weights of a layer to the GPU for each ubatch it computes there.
+  const bool copies = t.engine == "llamacpp" && t.offload && ram_held > 0;
+  if (copies) {
+    if (!link) unknown = true;
+    else {
+      const double s = static_cast<double>(ram_held) / (static_cast<double>(link) * data.pcie_share) / static_cast<double>(t.ubatch);
+      e.seconds += s;
+      terms += fmt::format("; {} in RAM over PCIe ({} GB/s x {:.2f}) once per {}-token ubatch", format_bytes(ram_held), gbps(link), data.pcie_share, t.ubatch);
+    }
+  }
+  if (unknown) e.seconds = 0;
+  finish(e, data.prefill_range);
+  e.formula = unknown ? "unknown: a device that computes has no known compute rate or host link"
+                      : fmt::format("s/token = {} = {:.3f} ms -> {:.0f} tok/s", terms, e.seconds * 1e3, e.tok_s);
+  e.assumption = "long prompt, batched; 2 FLOPs per active parameter plus attention over the context" +
+                 std::string(copies ? "; weights held in RAM are copied to the GPU once per ubatch" : "");
+  e.source = data.source;
+  return e;
+}
+
+std::string speed_text(const SpeedEstimate& e, int decimals) {
+  if (e.tok_s <= 0) return "unknown";
+  return fmt::format("{:.{}f} tok/s (estimate, likely {:.{}f}-{:.{}f})", e.tok_s, decimals, e.low, decimals, e.high, decimals);
+}
+
+}  // namespace vc

@@ -1,0 +1,153 @@
+#include "speed/speed_validate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <tuple>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "catalogue/catalogue.h"
+#include "core/error.h"
+#include "estimate/estimate.h"
+#include "plan/footprint.h"
+#include "plan/hardware.h"
+
+namespace vc {
+namespace {
+
+uint64_t trailing_number(const std::string& s, std::size_t from) {
+  uint64_t v = 0;
+  for (std::size_t i = from; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+  return v;
+}
+
+nlohmann::json reads_json(const TokenReads& t) {
+  nlohmann::json mems = nlohmann::json::array();
+  for (const auto& m : t.memories) {
+    mems.push_back({{"name", m.name}, {"backend", m.backend}, {"memory", m.memory}, {"bandwidth", m.bandwidth}, {"weights_read", m.weights_read},
+                    {"cache_read", m.cache_read}, {"weights_held", m.weights_held}, {"layers", m.layers}, {"moe_layers", m.moe_layers},
+                    {"tflops", m.tflops}, {"host_link", m.host_link}, {"prefill_flops", m.prefill_flops}});
+  }
+  return {{"engine", t.engine}, {"memories", mems}, {"handoffs", t.handoffs}, {"tensor_parallel", t.tensor_parallel}, {"layers", t.layers},
+          {"ubatch", t.ubatch}, {"offload", t.offload}, {"placement", t.placement}};
+}
+
+SpeedRow run_case(const nlohmann::json& c) {
+  SpeedRow r;
+  r.id = c.at("id").get<std::string>();
+  r.part = c.at("set_aside").get<bool>() ? "set-aside" : "fitted";
+  r.measured = c.at("measured_tok_s").get<double>();
+  const std::string kind = c.at("kind").get<std::string>();
+  const std::string test = c.at("test").get<std::string>();
+  const Model* model = Catalogue::builtin().find(c.at("model").get<std::string>());
+  if (!model) throw InputError("model", "'" + c.at("model").get<std::string>() + "' is not in the catalogue");
+  Box box;
+  const std::string gpu = c.at("gpu").get<std::string>();
+  if (gpu != "none") box.gpus = parse_gpus(gpu, "gpu");
+  box.ram_bandwidth = static_cast<uint64_t>(c.value("ram_gbps", 0.0) * 1e9);
+  box.ram_bytes = static_cast<uint64_t>(c.value("ram_gb", 0.0) * 1e9);
+  SpeedSettings s;
+  s.engine = c.at("engine").get<std::string>();
+  s.backend = c.value("backend", "");
+  const nlohmann::json st = c.value("settings", nlohmann::json::object());
+  if (st.contains("ngl")) s.llamacpp.n_gpu_layers = st.at("ngl").get<uint64_t>();
+  if (st.contains("n_cpu_moe")) s.llamacpp.overrides = cpu_moe_overrides(st.at("n_cpu_moe").get<uint64_t>());
+  if (st.contains("ot")) {
+    for (auto& o : parse_overrides(st.at("ot").get<std::string>())) s.llamacpp.overrides.push_back(o);
+  }
+  if (st.contains("ubatch")) s.ubatch = st.at("ubatch").get<uint64_t>();
+  if (st.contains("tp")) s.tensor_parallel = st.at("tp").get<uint32_t>();
+  if (st.contains("gpu_experts")) s.gpu_experts = st.at("gpu_experts").get<uint32_t>();
+  s.depth = c.value("depth", uint64_t{0});
+  // tgN: N tokens generated after the depth, so the cache holds depth + N/2 on average; ppN and
+  // prefillN: a prompt of N tokens after the depth.
+  const bool prefill = kind == "prefill";
+  if (!prefill && test.rfind("tg", 0) == 0) s.depth += trailing_number(test, 2) / 2;
+  if (prefill) s.prompt = test.rfind("pp", 0) == 0 ? trailing_number(test, 2) : trailing_number(test, 7);
+  if (prefill && s.prompt == 0) s.prompt = 512;
+  Scenario sc;
+  sc.quant = c.at("quant").get<std::string>();
+  sc.context = std::max<uint64_t>(s.depth + s.prompt, 1);
+  const Estimate e = estimate(*model, sc);
+  const Footprint f = make_footprint(*model, e);
+  const TokenReads t = token_reads(*model, f, box, s);
+  const SpeedEstimate est = prefill ? prefill_speed(t) : decode_speed(t);
+  r.group = prefill ? "prefill" : t.offload ? "decode offload" : "decode on device";
+  r.setup = fmt::format("{} {} on {}{}, {}", model->id, sc.quant, gpu == "none" ? "CPU" : gpu, t.offload ? " + RAM" : "", c.at("engine").get<std::string>());
+  r.estimate = est.tok_s;
+  r.reads = reads_json(t);
+  if (r.estimate > 0) {
+    r.ratio = r.measured / r.estimate;
+    const auto [lo, hi] = speed_target(r.group);
+    r.met = r.ratio >= lo && r.ratio <= hi;
+  } else {
+    r.note = est.formula;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::pair<double, double> speed_target(const std::string& group) {
+  if (group == "decode on device") return {0.8, 1.25};
+  if (group == "decode offload") return {0.7, 1.4};
+  return {0.5, 2.0};
+}
+
+std::vector<SpeedRow> validate_speed(const std::string& measurements_json) {
+  std::ifstream in(measurements_json, std::ios::binary);
+  if (!in) throw InputError("--speed", "cannot open '" + measurements_json + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::exception& ex) {
+    throw InputError("--speed", "'" + measurements_json + "' is not JSON: " + ex.what());
+  }
+  if (!doc.contains("cases") || !doc.at("cases").is_array()) throw InputError("--speed", "'" + measurements_json + "' has no cases array");
+  std::vector<SpeedRow> rows;
+  for (const auto& c : doc.at("cases")) {
+    try {
+      rows.push_back(run_case(c));
+    } catch (const std::exception& ex) {
+      SpeedRow r;
+      r.id = c.value("id", "?");
+      r.part = c.value("set_aside", false) ? "set-aside" : "fitted";
+      r.group = c.value("kind", "") == "prefill" ? "prefill" : "decode";
+      r.measured = c.value("measured_tok_s", 0.0);
+      r.note = ex.what();
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+std::vector<SpeedSummary> summarize_speed(const std::vector<SpeedRow>& rows) {
+  std::vector<SpeedSummary> out;
+  for (const char* group : {"decode on device", "decode offload", "prefill"}) {
+    for (const char* part : {"fitted", "set-aside"}) {
+      SpeedSummary s{group, part};
+      std::tie(s.low, s.high) = speed_target(group);
+      std::vector<double> ratios;
+      for (const auto& r : rows) {
+        if (r.group != group || r.part != part || r.estimate <= 0) continue;
+        ratios.push_back(r.ratio);
+        s.met += r.met ? 1 : 0;
+      }
+      s.cases = ratios.size();
+      if (!ratios.empty()) {
+        std::sort(ratios.begin(), ratios.end());
+        const std::size_t n = ratios.size();
+        s.median_ratio = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+      }
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+}  // namespace vc

@@ -1,0 +1,43 @@
+#pragma once
+// `vramcalc validate --speed FILE`: every published speed in tests/data/speed-measurements.json
+// recomputed from its model, weights tier, devices, engine and settings, beside what was measured.
+// Rows carry their part ("fitted", or "set-aside" when fixed aside by the hash rule before any
+// fitting) and their group (decode on one memory system, decode with offload, prefill), so the
+// summary reports each apart. The targets: decode within 0.8-1.25x on one memory system, 0.7-1.4x
+// with offload; prefill within 0.5-2x.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "speed/speed_estimate.h"
+
+namespace vc {
+
+struct SpeedRow {
+  std::string id;
+  std::string group;      // "decode on device", "decode offload", "prefill"
+  std::string part;       // "fitted" or "set-aside"
+  std::string setup;      // model, tier, devices, engine in words
+  double measured = 0;
+  double estimate = 0;    // 0: not computed (see note)
+  double ratio = 0;       // measured / estimate
+  bool met = false;
+  std::string note;
+  nlohmann::json reads;   // the token reads (memories, hand-offs) the estimate used: for the fit
+};
+
+std::vector<SpeedRow> validate_speed(const std::string& measurements_json);
+
+struct SpeedSummary {
+  std::string group, part;
+  std::size_t cases = 0, met = 0;
+  double median_ratio = 0;
+  double low = 0, high = 0;  // target band
+};
+std::vector<SpeedSummary> summarize_speed(const std::vector<SpeedRow>& rows);
+
+// The band a group must land in, measured / estimate.
+std::pair<double, double> speed_target(const std::string& group);
+
+}  // namespace vc

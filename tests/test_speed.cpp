@@ -1,0 +1,278 @@
+// The speed model (src/speed/): bytes each memory serves per token for the placement an engine
+// makes, decode and prefill worked out by hand from a factor table given here (not the fitted
+// data/speed_efficiency.json, whose numbers change when refitted), and the measurement file's
+// shape and set-aside rule.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "core/error.h"
+#include "engines/engine_run.h"
+#include "engines/llamacpp_placement.h"
+#include "plan/hardware.h"
+#include "speed/speed_estimate.h"
+#include "speed/speed_validate.h"
+#include "sha256.h"
+#include "test_data.h"
+
+namespace vc {
+namespace {
+
+// A 4-layer MoE by hand: per layer 100 MB attention and 8 experts of 100 MB (k = 2), 1,000 cache
+// bytes per token; a 50 MB head and a 50 MB input embedding.
+struct TinyMoe {
+  Model model;
+  Footprint f;
+  TinyMoe() {
+    model.id = "tiny-moe";
+    for (int i = 0; i < 4; ++i) {
+      LayerConfig l;
+      l.attention.kind = AttentionKind::Full;
+      l.attention.query_heads = 8;
+      l.attention.kv_heads = 2;
+      l.attention.head_dim_k = 64;
+      l.attention.head_dim_v = 64;
+      l.feed_forward.kind = FeedForwardKind::MoE;
+      l.feed_forward.experts = 8;
+      l.feed_forward.experts_per_token = 2;
+      model.layers.push_back(l);
+      LayerFootprint lf;
+      lf.attention = 100'000'000;
+      lf.routed = 800'000'000;
+      lf.cache_per_token = 1000;
+      lf.kind = AttentionKind::Full;
+      lf.experts = 8;
+      lf.experts_per_token = 2;
+      f.layers.push_back(lf);
+    }
+    model.params.by_class = {{ParamClass::Embedding, 25'000'000}, {ParamClass::OutputHead, 25'000'000}, {ParamClass::Attention, 200'000'000},
+                             {ParamClass::RoutedExperts, 1'600'000'000}};
+    model.params.active_by_class = {{ParamClass::RoutedExperts, 400'000'000}};
+    model.params.derived_total = 1'850'000'000;
+    model.params.derived_active = 1'000'000'000;
+    f.embedding = 50'000'000;
+    f.output_head = 50'000'000;
+    f.weights_total = 4 * 900'000'000ull + 100'000'000;
+  }
+};
+
+// Round factors so the arithmetic below can be followed: half the bandwidth everywhere, 10 us per
+// layer, 20 us per MoE layer, 100 us per GPU<->CPU hand-off, half the BF16 rate for prefill.
+const char* kFactors = R"({
+  "source": "test", "decode": [{"engine": "*", "backend": "*", "memory": "*", "bandwidth_share": 0.5, "layer_us": 10, "moe_layer_us": 20, "source": "t"}],
+  "prefill": [{"engine": "*", "backend": "*", "memory": "*", "compute_share": 0.5, "source": "t"}],
+  "handoff_us": 100, "tp_allreduce_us": 30, "pcie_share": 0.8, "cpu_flops_per_ram_byte": 20, "second_socket_gain": 0.4,
+  "ranges": {"decode_on_device": {"low": 0.9, "high": 1.1}, "decode_offload": {"low": 0.8, "high": 1.3}, "prefill": {"low": 0.5, "high": 2}}})";
+
+Box rtx4090(uint64_t ram_gbps = 80) {
+  Box b;
+  b.gpus = parse_gpus("RTX 4090", "--gpu");
+  b.ram_bandwidth = ram_gbps * 1'000'000'000;
+  return b;
+}
+
+const MemoryRead& named(const TokenReads& t, const std::string& name) {
+  for (const auto& m : t.memories) {
+    if (m.name == name) return m;
+  }
+  throw std::runtime_error("no memory " + name);
+}
+
+TEST(SpeedReads, AllOnTheGpuReadsKOfNExpertsAndTheHead) {
+  TinyMoe m;
+  SpeedSettings s;
+  s.depth = 999;
+  const TokenReads t = token_reads(m.model, m.f, rtx4090(), s);
+  const MemoryRead& g = named(t, "GeForce RTX 4090");
+  // 4 x (100 MB attention + 2/8 x 800 MB experts) + 50 MB head = 1,250 MB; the embedding is a lookup.
+  EXPECT_EQ(g.weights_read, 1'250'000'000u);
+  // 4 layers x 1,000 B x (999 + 1) tokens in the cache.
+  EXPECT_EQ(g.cache_read, 4'000'000u);
+  EXPECT_EQ(g.layers, 4u);
+  EXPECT_EQ(g.moe_layers, 4u);
+  EXPECT_EQ(t.handoffs, 0u);
+  EXPECT_FALSE(t.offload);
+}
+
+TEST(SpeedReads, NCpuMoeMovesTheFirstLayersExpertsToRam) {
+  TinyMoe m;
+  SpeedSettings s;
+  s.llamacpp.overrides = cpu_moe_overrides(2);  // --n-cpu-moe 2: layers 0 and 1
+  const TokenReads t = token_reads(m.model, m.f, rtx4090(), s);
+  // GPU: 4 x 100 MB attention + 2 x 200 MB experts + 50 MB head; RAM: 2 x 200 MB experts.
+  EXPECT_EQ(named(t, "GeForce RTX 4090").weights_read, 850'000'000u);
+  EXPECT_EQ(named(t, "RAM").weights_read, 400'000'000u);
+  EXPECT_EQ(named(t, "RAM").weights_held, 1'600'000'000u);
+  EXPECT_EQ(named(t, "RAM").moe_layers, 2u);
+  // GPU -> CPU -> GPU in layers 0 and 1.
+  EXPECT_EQ(t.handoffs, 4u);
+  EXPECT_TRUE(t.offload);
+}
+
+TEST(SpeedReads, ExpsOnCpuAndFewerActiveExperts) {
+  TinyMoe m;
+  SpeedSettings s;
+  s.llamacpp.overrides = parse_overrides("exps=CPU");
+  s.experts_per_token = 1;  // --experts-per-token 1: 1/8 of each layer's experts
+  const TokenReads t = token_reads(m.model, m.f, rtx4090(), s);
+  EXPECT_EQ(named(t, "RAM").weights_read, 400'000'000u);                // 4 x 100 MB
+  EXPECT_EQ(named(t, "GeForce RTX 4090").weights_read, 450'000'000u);   // 4 x 100 MB + 50 MB
+  EXPECT_EQ(t.handoffs, 8u);
+}
+
+TEST(SpeedReads, TensorParallelSplitsEveryRead) {
+  TinyMoe m;
+  SpeedSettings s;
+  s.engine = "vllm";
+  s.tensor_parallel = 2;
+  Box b;
+  b.gpus = parse_gpus("2xrtx-4090", "--gpu");
+  const TokenReads t = token_reads(m.model, m.f, b, s);
+  ASSERT_EQ(t.memories.size(), 1u);
+  EXPECT_EQ(t.memories[0].weights_read, 625'000'000u);  // 1,250 MB / 2
+  EXPECT_EQ(t.tensor_parallel, 2u);
+}
+
+TEST(SpeedReads, RefusesWhatTheBoxCannotHold) {
+  TinyMoe m;
+  SpeedSettings s;
+  s.llamacpp.overrides = parse_overrides("exps=CUDA1");
+  EXPECT_THROW(token_reads(m.model, m.f, rtx4090(), s), InputError);
+  s.llamacpp.overrides.clear();
+  s.engine = "tensorrt";
+  EXPECT_THROW(token_reads(m.model, m.f, rtx4090(), s), InputError);
+  s.engine = "vllm";
+  s.tensor_parallel = 2;
+  EXPECT_THROW(token_reads(m.model, m.f, rtx4090(), s), InputError);
+}
+
+TEST(SpeedEstimate, DecodeByHandWithExpertsInRam) {
+  TinyMoe m;
+  const SpeedData data(kFactors);
+  SpeedSettings s;
+  s.llamacpp.overrides = cpu_moe_overrides(2);
+  s.depth = 999;
+  const SpeedEstimate e = decode_speed(token_reads(m.model, m.f, rtx4090(), s), data);
+  // GPU: (850 MB + 4 MB cache) / (1,008 GB/s x 0.5) = 1.69444 ms, + 4 layers x 10 us + 2 MoE x 20 us;
+  // RAM: 400 MB / (80 GB/s x 0.5) = 10 ms + 2 MoE x 20 us; 4 hand-offs x 100 us.
+  // 1.69444 + 0.08 + 10 + 0.04 + 0.4 = 12.21444 ms -> 81.870 tok/s; offload range 0.8-1.3.
+  EXPECT_NEAR(e.seconds, 0.0122144444, 1e-9);
+  EXPECT_NEAR(e.tok_s, 81.870, 0.001);
+  EXPECT_NEAR(e.low, 81.870 * 0.8, 0.001);
+  EXPECT_NEAR(e.high, 81.870 * 1.3, 0.001);
+  EXPECT_NE(e.formula.find("4 GPU-CPU hand-offs"), std::string::npos) << e.formula;
+}
+
+TEST(SpeedEstimate, PrefillCopiesRamWeightsOncePerUbatch) {
+  TinyMoe m;
+  const SpeedData data(kFactors);
+  SpeedSettings s;
+  s.llamacpp.overrides = cpu_moe_overrides(2);
+  const SpeedEstimate e = prefill_speed(token_reads(m.model, m.f, rtx4090(), s), data);
+  // 2 x 1e9 active + attention 4 layers x 2 x 8 heads x (64 + 64) x 256 = 2,002,097,152 FLOPs
+  // / (165.2 TFLOP/s x 0.5) = 24.239 us; 1.6 GB of experts in RAM / (32 GB/s x 0.8) / 512 =
+  // 122.070 us; 146.309 us -> 6,834.86 tok/s.
+  EXPECT_NEAR(e.tok_s, 6834.86, 0.05);
+}
+
+TEST(SpeedEstimate, CpuOnlyPrefillUsesTheRamRate) {
+  TinyMoe m;
+  const SpeedData data(kFactors);
+  SpeedSettings s;
+  Box cpu;
+  cpu.ram_bandwidth = 100'000'000'000;
+  const SpeedEstimate e = prefill_speed(token_reads(m.model, m.f, cpu, s), data);
+  // 2,002,097,152 FLOPs / (100 GB/s x 20 FLOP per byte/s = 2 TFLOP/s) = 1.001 ms -> 998.95 tok/s.
+  EXPECT_NEAR(e.tok_s, 998.952, 0.01);
+}
+
+TEST(SpeedData, TheMostSpecificRowWins) {
+  const SpeedData data(R"({"source": "t", "decode": [
+      {"engine": "llamacpp", "backend": "metal", "memory": "*", "bandwidth_share": 0.8, "layer_us": 1, "moe_layer_us": 1, "source": "a"},
+      {"engine": "llamacpp", "backend": "*", "memory": "*", "bandwidth_share": 0.7, "layer_us": 1, "moe_layer_us": 1, "source": "b"},
+      {"engine": "*", "backend": "*", "memory": "*", "bandwidth_share": 0.6, "layer_us": 1, "moe_layer_us": 1, "source": "c"}],
+    "prefill": [{"engine": "*", "backend": "*", "memory": "*", "compute_share": 0.5, "source": "t"}],
+    "handoff_us": 1, "tp_allreduce_us": 1, "pcie_share": 1, "cpu_flops_per_ram_byte": 1, "second_socket_gain": 0,
+    "ranges": {"decode_on_device": {"low": 1, "high": 1}, "decode_offload": {"low": 1, "high": 1}, "prefill": {"low": 1, "high": 1}}})");
+  EXPECT_EQ(data.decode_for("llamacpp", "metal", "unified").source, "a");
+  EXPECT_EQ(data.decode_for("llamacpp", "cuda", "gddr").source, "b");
+  EXPECT_EQ(data.decode_for("vllm", "metal", "unified").source, "c");
+  EXPECT_THROW(SpeedData(R"({"decode": []})"), std::exception);
+}
+
+TEST(SpeedData, BuiltinLoadsWithARangeAroundOne) {
+  const SpeedData& d = SpeedData::builtin();
+  EXPECT_LE(d.decode_on_device.low, 1.0);
+  EXPECT_GE(d.decode_on_device.high, 1.0);
+  EXPECT_EQ(d.decode.back().engine, "*");
+}
+
+TEST(SpeedFlags, NCpuMoeInAPastedCommand) {
+  const EngineRun r = parse_engine_command("llama-server -m x.gguf -ngl 99 --n-cpu-moe 3");
+  ASSERT_EQ(r.placement.overrides.size(), 3u);
+  // llama.cpp common/arg.cpp: blk\.%d\.ffn_(up|down|gate)_exps = CPU for layers 0 .. N-1.
+  EXPECT_EQ(r.placement.overrides[2].first, "blk\\.2\\.ffn_(up|down|gate)_exps");
+  EXPECT_EQ(r.placement.overrides[2].second, "CPU");
+  const EngineRun all = parse_engine_command("llama-server -m x.gguf --cpu-moe");
+  ASSERT_EQ(all.placement.overrides.size(), 1u);
+  EXPECT_THROW(parse_engine_command("llama-server -m x.gguf --n-cpu-moe lots"), InputError);
+}
+
+TEST(SpeedDevices, TheAddedDevicesAreFoundWithTheirBandwidth) {
+  // Vendor pages: RTX 4090 D 1,008 GB/s; RTX 2080 448 GB/s; RTX 2080 Ti 616 GB/s; M3 Max 400 GB/s.
+  EXPECT_EQ(DeviceTable::builtin().find("rtx-4090d", "--gpu").bandwidth, 1'008'000'000'000u);
+  EXPECT_EQ(DeviceTable::builtin().find("RTX 2080", "--gpu").bandwidth, 448'000'000'000u);
+  EXPECT_EQ(DeviceTable::builtin().find("RTX 2080 Ti", "--gpu").bandwidth, 616'000'000'000u);
+  EXPECT_EQ(DeviceTable::builtin().find("m3-max-64gb", "--gpu").memory_bytes, 68'719'476'736u);
+  EXPECT_EQ(DeviceTable::builtin().find("RTX 4090", "--gpu").id, "rtx-4090");
+}
+
+TEST(SpeedMeasurements, EveryCaseHasASourceAQuoteAndTheHashedPart) {
+  // FIPS 180-2 appendix B.1: SHA-256("abc") begins ba 78 16 bf.
+  const auto abc = test::sha256("abc");
+  EXPECT_EQ(abc[0], 0xba);
+  EXPECT_EQ(abc[3], 0xbf);
+  const auto doc = testing::read_test_json("speed-measurements.json");
+  std::size_t aside = 0;
+  for (const auto& c : doc.at("cases")) {
+    const std::string id = c.at("id");
+    EXPECT_EQ(c.at("source").get<std::string>().rfind("https://", 0), 0u) << id;
+    EXPECT_FALSE(c.at("quote").get<std::string>().empty()) << id;
+    EXPECT_GT(c.at("measured_tok_s").get<double>(), 0) << id;
+    // set_aside = (first 4 bytes of SHA-256(id), big-endian) % 100 < 30
+    const auto h = test::sha256(id);
+    const uint32_t first = (uint32_t{h[0]} << 24) | (uint32_t{h[1]} << 16) | (uint32_t{h[2]} << 8) | h[3];
+    EXPECT_EQ(c.at("set_aside").get<bool>(), first % 100 < 30) << id;
+    aside += c.at("set_aside").get<bool>() ? 1 : 0;
+  }
+  EXPECT_GE(doc.at("cases").size(), 60u);
+  EXPECT_GT(aside, 0u);
+}
+
+TEST(SpeedValidate, ACaseFileGivesRowsAndASummary) {
+  const std::string path = ::testing::TempDir() + "speed-cases.json";
+  {
+    std::ofstream out(path);
+    out << R"({"cases": [
+      {"id": "a", "source": "https://x", "quote": "q", "model": "llama-3.1-8b", "quant": "Q4_K_M", "gpu": "RTX 4090", "engine": "llamacpp",
+       "backend": "cuda", "test": "tg128", "kind": "decode", "measured_tok_s": 100, "set_aside": false},
+      {"id": "b", "source": "https://x", "quote": "q", "model": "no-such-model", "quant": "Q4_K_M", "gpu": "RTX 4090", "engine": "llamacpp",
+       "test": "tg128", "kind": "decode", "measured_tok_s": 100, "set_aside": true}]})";
+  }
+  const auto rows = validate_speed(path);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_GT(rows[0].estimate, 0);
+  EXPECT_EQ(rows[0].group, "decode on device");
+  EXPECT_NEAR(rows[0].ratio, 100 / rows[0].estimate, 1e-12);
+  EXPECT_EQ(rows[1].estimate, 0);
+  EXPECT_NE(rows[1].note.find("no-such-model"), std::string::npos);
+  const auto summary = summarize_speed(rows);
+  EXPECT_EQ(summary[0].cases, 1u);  // decode on device, fitted
+  EXPECT_EQ(summary[1].cases, 0u);  // the set-aside case was not computed
+  EXPECT_THROW(validate_speed(path + ".missing"), InputError);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace vc

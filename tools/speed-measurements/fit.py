@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Fits data/speed_efficiency.json to the FITTED share of tests/data/speed-measurements.json.
+
+    build/vramcalc validate --speed tests/data/speed-measurements.json --json > /tmp/speed.json
+    python3 tools/speed-measurements/fit.py /tmp/speed.json   # rewrites data/speed_efficiency.json
+
+The set-aside share (fixed by the hash rule in build.py) is never read here. The model is the one
+src/speed/speed_estimate.cpp computes:
+
+  decode  s = sum_m read_m / (bandwidth_m * share[engine, backend, memory])
+              + layers_m * layer_us[engine, backend] + moe_layers_m * moe_layer_us[engine]
+              + handoffs * handoff_us + (TP > 1) * layers * tp_allreduce_us
+  prefill s = sum_gpu flops / (tflops * compute_share[engine, backend])
+              + RAM-held bytes / (PCIe * pcie_share) / ubatch  +  CPU flops / (RAM bytes/s * cpu_flops_per_ram_byte)
+
+Parameters are found by minimising the squared log error (Nelder-Mead, pure Python) with a weak
+pull toward round defaults so a parameter few runs inform stays plausible. The printed range is
+the 10th-90th percentile of measured / estimate over the fitted runs of each group.
+"""
+import json
+import math
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def nelder_mead(f, x0, step=0.3, iters=4000):
+    n = len(x0)
+    pts = [list(x0)] + [[x0[j] + (step if j == i else 0) for j in range(n)] for i in range(n)]
+    vals = [f(p) for p in pts]
+    for _ in range(iters):
+        order = sorted(range(n + 1), key=lambda i: vals[i])
+        pts = [pts[i] for i in order]
+        vals = [vals[i] for i in order]
+        cen = [sum(p[j] for p in pts[:-1]) / n for j in range(n)]
+        refl = [cen[j] + (cen[j] - pts[-1][j]) for j in range(n)]
+        fr = f(refl)
+        if fr < vals[0]:
+            exp = [cen[j] + 2 * (cen[j] - pts[-1][j]) for j in range(n)]
+            fe = f(exp)
+            pts[-1], vals[-1] = (exp, fe) if fe < fr else (refl, fr)
+        elif fr < vals[-2]:
+            pts[-1], vals[-1] = refl, fr
+        else:
+            con = [cen[j] + 0.5 * (pts[-1][j] - cen[j]) for j in range(n)]
+            fc = f(con)
+            if fc < vals[-1]:
+                pts[-1], vals[-1] = con, fc
+            else:
+                for i in range(1, n + 1):
+                    pts[i] = [pts[0][j] + 0.5 * (pts[i][j] - pts[0][j]) for j in range(n)]
+                    vals[i] = f(pts[i])
+        if max(vals) - min(vals) < 1e-10:
+            break
+    i = min(range(n + 1), key=lambda k: vals[k])
+    return pts[i]
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return 1.0
+    k = (len(xs) - 1) * q
+    lo, hi = math.floor(k), math.ceil(k)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def main():
+    rows = json.load(open(sys.argv[1]))["rows"]
+    fitted = [r for r in rows if r["part"] == "fitted" and r["reads"]]
+    decode = [r for r in fitted if r["group"] != "prefill"]
+    prefill = [r for r in fitted if r["group"] == "prefill"]
+
+    # Decode parameters.
+    share_keys = sorted({(r["reads"]["engine"], m["backend"], m["memory"]) for r in decode for m in r["reads"]["memories"] if m["weights_read"] + m["cache_read"] > 0})
+    layer_keys = sorted({(r["reads"]["engine"], m["backend"]) for r in decode for m in r["reads"]["memories"] if m["layers"] or m["moe_layers"]})
+    moe_keys = sorted({r["reads"]["engine"] for r in decode})
+    names = [("share",) + k for k in share_keys] + [("layer",) + k for k in layer_keys] + [("moe", k) for k in moe_keys] + [("handoff",), ("tp",)]
+    default = {"share": 0.7, "layer": 10.0, "moe": 20.0, "handoff": 50.0, "tp": 20.0}
+    x0 = [math.log(default[n[0]]) for n in names]
+
+    def params(x):
+        return {n: math.exp(v) for n, v in zip(names, x)}
+
+    def decode_seconds(r, p):
+        t = r["reads"]
+        s = 0.0
+        for m in t["memories"]:
+            read = m["weights_read"] + m["cache_read"]
+            if read:
+                s += read / (m["bandwidth"] * min(p[("share", t["engine"], m["backend"], m["memory"])], 1.0))
+            if m["layers"] or m["moe_layers"]:
+                s += (m["layers"] * p[("layer", t["engine"], m["backend"])] + m["moe_layers"] * p[("moe", t["engine"])]) * 1e-6
+        s += t["handoffs"] * p[("handoff",)] * 1e-6
+        if t["tensor_parallel"] > 1:
+            s += t["layers"] * p[("tp",)] * 1e-6
+        return s
+
+    def loss_decode(x):
+        p = params(x)
+        err = sum((math.log(1.0 / decode_seconds(r, p)) - math.log(r["measured_tok_s"])) ** 2 for r in decode)
+        prior = sum(0.02 * (v - math.log(default[n[0]])) ** 2 for n, v in zip(names, x))
+        return err + prior
+
+    pd = params(nelder_mead(loss_decode, x0))
+
+    # Prefill parameters.
+    comp_keys = sorted({(r["reads"]["engine"], m["backend"], m["memory"]) for r in prefill for m in r["reads"]["memories"] if m["prefill_flops"] > 0 and m["backend"] != "cpu"})
+    pnames = [("compute",) + k for k in comp_keys] + [("pcie",), ("cpu",)]
+    pdef = {"compute": 0.4, "pcie": 0.8, "cpu": 20.0}
+    px0 = [math.log(pdef[n[0]]) for n in pnames]
+
+    def pparams(x):
+        return {n: math.exp(v) for n, v in zip(pnames, x)}
+
+    def prefill_seconds(r, p):
+        t = r["reads"]
+        s, ram_held, link = 0.0, 0, 0
+        for m in t["memories"]:
+            if m["backend"] == "cpu":
+                ram_held += m["weights_held"]
+            elif not link:
+                link = m["host_link"]
+            if m["prefill_flops"] <= 0:
+                continue
+            if m["backend"] == "cpu":
+                s += m["prefill_flops"] / (m["bandwidth"] * p[("cpu",)])
+            else:
+                s += m["prefill_flops"] / (m["tflops"] * 1e12 * min(p[("compute", t["engine"], m["backend"], m["memory"])], 4.0))
+        if t["engine"] == "llamacpp" and t["offload"] and ram_held and link:
+            s += ram_held / (link * min(p[("pcie",)], 1.0)) / t["ubatch"]
+        return s
+
+    def loss_prefill(x):
+        p = pparams(x)
+        err = sum((math.log(1.0 / prefill_seconds(r, p)) - math.log(r["measured_tok_s"])) ** 2 for r in prefill)
+        return err + sum(0.05 * (v - math.log(pdef[n[0]])) ** 2 for n, v in zip(pnames, x))
+
+    pp = pparams(nelder_mead(loss_prefill, px0))
+
+    def ratios(rs, sec):
+        return [r["measured_tok_s"] * sec(r) for r in rs]
+
+    def rng(rs, sec):
+        xs = ratios(rs, sec)
+        return {"low": round(min(pct(xs, 0.1), 1.0), 2), "high": round(max(pct(xs, 0.9), 1.0), 2),
+                "source": f"10th-90th percentile of measured / estimate over {len(xs)} fitted runs"}
+
+    on = [r for r in decode if r["group"] == "decode on device"]
+    off = [r for r in decode if r["group"] == "decode offload"]
+    cnt = lambda pred: sum(1 for r in decode if pred(r))
+    src = "fitted to {} runs of tests/data/speed-measurements.json (docs/performance.md)"
+
+    dec_rows = []
+    for k in share_keys:
+        e, b, m = k
+        n = cnt(lambda r: r["reads"]["engine"] == e and any(x["backend"] == b and x["memory"] == m for x in r["reads"]["memories"]))
+        dec_rows.append({"engine": e, "backend": b, "memory": m, "bandwidth_share": round(min(pd[("share",) + k], 1.0), 3),
+                         "layer_us": round(pd.get(("layer", e, b), default["layer"]), 1), "moe_layer_us": round(pd.get(("moe", e), default["moe"]), 1), "source": src.format(n)})
+    # Fallbacks: per engine, then everything, at the median of the fitted rows.
+    med = lambda xs: round(pct(xs, 0.5), 3)
+    for e in moe_keys:
+        rs = [d for d in dec_rows if d["engine"] == e]
+        dec_rows.append({"engine": e, "backend": "*", "memory": "*", "bandwidth_share": med([d["bandwidth_share"] for d in rs]), "layer_us": med([d["layer_us"] for d in rs]),
+                         "moe_layer_us": med([d["moe_layer_us"] for d in rs]), "source": "median of this engine's fitted rows"})
+    dec_rows.append({"engine": "*", "backend": "*", "memory": "*", "bandwidth_share": med([d["bandwidth_share"] for d in dec_rows]),
+                     "layer_us": med([d["layer_us"] for d in dec_rows]), "moe_layer_us": med([d["moe_layer_us"] for d in dec_rows]), "source": "median of the fitted rows"})
+    pre_rows = []
+    for k in comp_keys:
+        n = sum(1 for r in prefill if r["reads"]["engine"] == k[0] and any(x["backend"] == k[1] and x["memory"] == k[2] for x in r["reads"]["memories"]))
+        pre_rows.append({"engine": k[0], "backend": k[1], "memory": k[2], "compute_share": round(min(pp[("compute",) + k], 4.0), 3), "source": src.format(n)})
+    pre_rows.append({"engine": "*", "backend": "*", "memory": "*", "compute_share": med([d["compute_share"] for d in pre_rows]) if pre_rows else 0.4, "source": "median of the fitted rows"})
+
+    path = os.path.join(ROOT, "data", "speed_efficiency.json")
+    doc = json.load(open(path))
+    doc["decode"] = dec_rows
+    doc["prefill"] = pre_rows
+    doc["handoff_us"] = round(pd[("handoff",)], 1)
+    doc["tp_allreduce_us"] = round(pd[("tp",)], 1)
+    doc["pcie_share"] = round(min(pp[("pcie",)], 1.0), 3)
+    doc["cpu_flops_per_ram_byte"] = round(pp[("cpu",)], 2)
+    doc["ranges"] = {"decode_on_device": rng(on, lambda r: decode_seconds(r, pd)), "decode_offload": rng(off, lambda r: decode_seconds(r, pd)),
+                     "prefill": rng(prefill, lambda r: prefill_seconds(r, pp))}
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(json.dumps(doc, indent=1))
+
+
+if __name__ == "__main__":
+    main()
