@@ -164,13 +164,8 @@ Model hand_built(bool moe) {
   const ParamClass mlp = moe ? ParamClass::RoutedExperts : ParamClass::DenseMlp;
   for (int i = 0; i < 8; ++i) {
     LayerConfig l;
-    l.attention.kind = AttentionKind::Full;
-    l.attention.query_heads = 8;
-    l.attention.kv_heads = 2;
-    l.attention.head_dim_k = 64;
-    l.attention.head_dim_v = 64;
-    l.feed_forward.kind = moe ? FeedForwardKind::MoE : FeedForwardKind::Dense;
-    l.feed_forward.experts = moe ? 8 : 0;
+    l.attention = {.kind = AttentionKind::Full, .kv_heads = 2, .query_heads = 8, .head_dim_k = 64, .head_dim_v = 64};
+    l.feed_forward = {.kind = moe ? FeedForwardKind::MoE : FeedForwardKind::Dense, .experts = moe ? 8u : 0u};
     l.params = {{ParamClass::Attention, 4096}, {mlp, 3072}};
     m.layers.push_back(l);
   }
