@@ -278,6 +278,35 @@ TEST(Engines, SglangPoolIsWholeTokens) {
   EXPECT_EQ(a.fits(), std::optional<bool>(true));
 }
 
+// A CPU-only llama.cpp user pays for CPU_REPACK in RAM: Qwen3 8B at Q4_0 with --gpu none keeps
+// every layer's attention and MLP matrices on the host, all Q4_0 with rows a multiple of 8, so the
+// repacked copy is the weights' layer share (attention + dense MLP parameters over all parameters,
+// from the catalogue's counts) within 32 B of padding per tensor (36 layers x 2 made-up tensors);
+// the embedding, the output layer (Q6_K) and the norms are not repacked. On a GPU there is none.
+TEST(Engines, CpuOnlyLlamaCppShowsRepackedWeights) {
+  auto host_line = [](const std::string& args, const std::string& label) -> nlohmann::json {
+    const CliResult r = run_cli(args + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json j = nlohmann::json::parse(r.output);
+    for (const auto& d : j["engine"]["devices"]) {
+      for (const auto& l : d["lines"]) {
+        if (d["name"] == "host" && l["label"] == label) return l;
+      }
+    }
+    return nullptr;
+  };
+  const Model& m = cat("qwen3-8b");
+  const nlohmann::json weights = host_line("estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu none", "Weights on host");
+  const nlohmann::json repack = host_line("estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu none", "Repacked CPU weights (CPU_REPACK)");
+  ASSERT_FALSE(weights.is_null());
+  ASSERT_FALSE(repack.is_null());
+  const double layer_share = static_cast<double>(m.params.by_class.at(ParamClass::Attention) + m.params.by_class.at(ParamClass::DenseMlp)) /
+                             static_cast<double>(m.params.total());
+  EXPECT_NEAR(repack["bytes"].get<double>(), weights["bytes"].get<double>() * layer_share, 36.0 * 2 * 32 + 1);
+  for (const char* key : {"formula", "assumption", "source"}) EXPECT_FALSE(repack[key].get<std::string>().empty()) << key;
+  EXPECT_TRUE(host_line("estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu 'RTX 4090'", "Repacked CPU weights (CPU_REPACK)").is_null());
+}
+
 // The API and the CLI print the same document for every verb and engine.
 TEST(Engines, ApiJsonEqualsCliJson) {
   using server::call_api;

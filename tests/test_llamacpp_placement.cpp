@@ -5,6 +5,7 @@
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
+#include "engines/llamacpp_cpu_weights.h"
 #include "engines/llamacpp_placement.h"
 #include "sources/resolver.h"
 #include "tiny_gguf.h"
@@ -95,6 +96,8 @@ TEST(LlamaCppPlacement, NamesOnlyMatterToOverrides) {
       EXPECT_EQ(a.layer_device, b.layer_device);
       EXPECT_EQ(a.output_device, b.output_device);
       EXPECT_EQ(b.overridden_tensors, 0u);
+      // CPU_REPACK reads each host tensor's part and layer, never its spelled-out name.
+      EXPECT_EQ(llamacpp_host_repack(m, a.host_tensors, "Q4_K_M").bytes, llamacpp_host_repack(m, b.host_tensors, "Q4_K_M").bytes);
     }
   }
 }
@@ -127,4 +130,98 @@ TEST(LlamaCppPlacement, CatalogueModelExpertsToHost) {
   const double host_share = static_cast<double>(m.params.by_class.at(ParamClass::Embedding) + m.params.by_class.at(ParamClass::RoutedExperts)) / static_cast<double>(total);
   EXPECT_NEAR(static_cast<double>(at(p, "CPU")), host_share * 12e9, 12e9 * 0.001);
   EXPECT_NEAR(static_cast<double>(at(p, "CPU") + at(p, "CUDA0")), 12e9, 12e9 * 0.001);
+}
+
+// CPU_REPACK of a GGUF model follows its tensors' types and shapes (tiny-llama, from the table in
+// tests/data/llamacpp/tiny_models.json): each layer's ffn_gate and ffn_up are Q4_0 of 512 rows
+// (73,728 B, a multiple of 32), everything else F16, F32 or Q8_0. -ngl 0 leaves all 4 layers on the
+// host: 8 x 73,728 = 589,824 B; -ngl 3 offloads the output layer and layers 2 and 3: 294,912 B;
+// -ngl 99 with -ot blk\.0\.ffn_gate=CPU brings back one tensor: 73,728 B.
+TEST(LlamaCppPlacement, RepackedHostWeightsOfAGgufModel) {
+  const Model& m = tiny("tiny-llama.gguf");
+  LlamaCppPlacementSettings s;
+  const HostRepack all = llamacpp_host_repack(m, llamacpp_placement(m, 0, s).host_tensors, "native Q8_0");
+  EXPECT_EQ(all.bytes, 589'824u);
+  EXPECT_EQ(all.tensors, 8u);
+  EXPECT_FALSE(all.from_recipe);
+  s.n_gpu_layers = 3;
+  EXPECT_EQ(llamacpp_host_repack(m, llamacpp_placement(m, 0, s).host_tensors, "native Q8_0").bytes, 294'912u);
+  s.n_gpu_layers = 99;
+  EXPECT_EQ(llamacpp_host_repack(m, llamacpp_placement(m, 0, s).host_tensors, "native Q8_0").bytes, 0u);
+  s.overrides = parse_overrides("blk\\.0\\.ffn_gate=CPU");
+  EXPECT_EQ(llamacpp_host_repack(m, llamacpp_placement(m, 0, s).host_tensors, "native Q8_0").bytes, 73'728u);
+}
+
+namespace {
+
+// A hand-built model of 8 layers, each with 4,096 attention parameters (8 query heads and 2 KV
+// heads of 64: Q 512, K 128, V 128 and O 512 of 1,280 rows, so V is a 0.1 share and O 0.4) and
+// 3,072 MLP parameters (dense, or 8 routed experts' up, gate and down), 1,000 embedding and 1,000
+// output parameters. Placed at 2,000 + 8 x 7,168 = 59,344 B it holds 1 byte a parameter.
+Model hand_built(bool moe) {
+  Model m;
+  m.name = "hand-built";
+  const ParamClass mlp = moe ? ParamClass::RoutedExperts : ParamClass::DenseMlp;
+  for (int i = 0; i < 8; ++i) {
+    LayerConfig l;
+    l.attention = {.kind = AttentionKind::Full, .kv_heads = 2, .query_heads = 8, .head_dim_k = 64, .head_dim_v = 64};
+    l.feed_forward = {.kind = moe ? FeedForwardKind::MoE : FeedForwardKind::Dense, .experts = moe ? 8u : 0u};
+    l.params = {{ParamClass::Attention, 4096}, {mlp, 3072}};
+    m.layers.push_back(l);
+  }
+  m.params.by_class = {{ParamClass::Embedding, 1000}, {ParamClass::OutputHead, 1000}, {ParamClass::Attention, 8 * 4096}, {mlp, 8 * 3072}};
+  return m;
+}
+
+}  // namespace
+
+// CPU_REPACK for a model without a GGUF (a catalogue entry at a tier), worked by hand from
+// llama-quant.cpp (llama_tensor_get_type, use_more_bits) and repack.cpp, -ngl 0 (all on the host).
+// Each repacked tensor is padded to 32 B; token_embd (row lookups) and output.weight (Q6_K) never count.
+//   Q4_0: every attention and MLP matrix is Q4_0: 8 x (4,096 + 3,072) = 57,344 B.
+//   Q4_K_M: use_more_bits(il, 8) raises attn_v and ffn_down to Q6_K in layers 0, 3, 6 and 7: there
+//     4,096 x 0.9 = 3,686 B -> 3,712 padded, and 3,072 x 2/3 = 2,048 B; elsewhere 4,096 + 3,072:
+//     4 x (3,712 + 2,048) + 4 x 7,168 = 51,712 B.
+//   Q4_K_S: ffn_down to Q5_K in layer 0 (the first eighth), attn_v in layers 0-3:
+//     (3,712 + 2,048) + 3 x (3,712 + 3,072) + 4 x 7,168 = 54,784 B.
+//   IQ4_NL: 4 query heads per KV head, so attn_v goes to Q5_K in every layer; ffn_down in layer 0:
+//     (3,712 + 2,048) + 7 x (3,712 + 3,072) = 53,248 B.
+//   Q8_0: nothing is repacked on x86 AVX2; Q3_K_M: a recipe not modelled, flagged.
+TEST(LlamaCppPlacement, RepackedHostWeightsOfACatalogueModel) {
+  const Model m = hand_built(false);
+  LlamaCppPlacementSettings s;  // -ngl 0
+  const LlamaCppPlacement p = llamacpp_placement(m, 2000 + 8 * 7168, s);
+  ASSERT_TRUE(p.synthesized);
+  EXPECT_EQ(at(p, "CPU"), 59'344u);
+  const HostRepack q40 = llamacpp_host_repack(m, p.host_tensors, "Q4_0");
+  EXPECT_EQ(q40.bytes, 57'344u);
+  EXPECT_EQ(q40.tensors, 16u);
+  EXPECT_TRUE(q40.from_recipe);
+  EXPECT_EQ(llamacpp_host_repack(m, p.host_tensors, "Q4_K_M").bytes, 51'712u);
+  EXPECT_EQ(llamacpp_host_repack(m, p.host_tensors, "Q4_K_S").bytes, 54'784u);
+  EXPECT_EQ(llamacpp_host_repack(m, p.host_tensors, "IQ4_NL").bytes, 53'248u);
+  const HostRepack q80 = llamacpp_host_repack(m, p.host_tensors, "Q8_0");
+  EXPECT_EQ(q80.bytes, 0u);
+  EXPECT_FALSE(q80.unknown_recipe);
+  EXPECT_TRUE(llamacpp_host_repack(m, p.host_tensors, "Q3_K_M").unknown_recipe);
+  // -ngl 99: only the input embedding stays on the host, and it is never repacked.
+  s.n_gpu_layers = 99;
+  EXPECT_EQ(llamacpp_host_repack(m, llamacpp_placement(m, 2000 + 8 * 7168, s).host_tensors, "Q4_0").bytes, 0u);
+}
+
+// The same model with 8 routed experts (3,072 B a layer as up, gate and down of 1,024 B each), by hand:
+//   MXFP4 (gpt-oss style): only the experts: 8 x 3,072 = 24,576 B.
+//   Q4_K_M with 8 experts: attn_v stays Q8_0 and attn_output goes to Q5_K in every layer, so half of
+//     the 4,096 attention bytes (Q and K) is Q4_K: 2,048 B; up and gate 1,024 B each; ffn_down_exps
+//     Q6_K in layers 0, 3, 6 and 7: 4 x 4,096 + 4 x 5,120 = 36,864 B.
+//   -ngl 99 -ot exps=CPU leaves the experts (and the embedding) on the host: MXFP4 24,576 B again.
+TEST(LlamaCppPlacement, RepackedHostExpertsOfACatalogueModel) {
+  const Model m = hand_built(true);
+  LlamaCppPlacementSettings s;
+  const LlamaCppPlacement p = llamacpp_placement(m, 2000 + 8 * 7168, s);
+  EXPECT_EQ(llamacpp_host_repack(m, p.host_tensors, "native MXFP4").bytes, 24'576u);
+  EXPECT_EQ(llamacpp_host_repack(m, p.host_tensors, "Q4_K_M").bytes, 36'864u);
+  s.n_gpu_layers = 99;
+  s.overrides = parse_overrides("exps=CPU");
+  EXPECT_EQ(llamacpp_host_repack(m, llamacpp_placement(m, 2000 + 8 * 7168, s).host_tensors, "native MXFP4").bytes, 24'576u);
 }

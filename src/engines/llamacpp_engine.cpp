@@ -11,6 +11,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
+#include "engines/llamacpp_cpu_weights.h"
 
 namespace vc::engines {
 namespace {
@@ -76,6 +77,25 @@ EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
                         p.synthesized ? "tensors laid out from each layer's parameters at the tier's bytes per parameter (a catalogue model has no GGUF)"
                                       : "exact GGUF tensor bytes",
                         kLoadSource});
+  }
+  // CPU_REPACK: the CPU backend keeps an interleaved copy of the 4-bit matrices it multiplies.
+  const HostRepack repack = llamacpp_host_repack(model, p.host_tensors, w.tier);
+  if (repack.bytes) {
+    device("CPU").add({AllocKind::Weights, "Repacked CPU weights (CPU_REPACK)", repack.bytes,
+                       fmt::format("{} tensor(s) on the CPU backend stored as Q4_0, Q4_K, IQ4_NL or MXFP4 with rows a multiple of 8, copied into the "
+                                   "8x8 interleaved layout (each padded to 32 B)",
+                                   repack.tensors),
+                       repack.from_recipe ? fmt::format("x86 CPU with AVX2 (ARM repacks other types); a catalogue model has no GGUF: llama-quantize's {} recipe "
+                                                        "(llama_tensor_get_type, no imatrix) says which tensors are stored in those types",
+                                                        w.tier)
+                                          : "x86 CPU with AVX2 (ARM repacks other types); exact GGUF tensor types and shapes",
+                       "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cpu/repack.cpp (ggml_repack_get_optimal_repack_type); "
+                       "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-quant.cpp (llama_tensor_get_type)"});
+  }
+  if (repack.unknown_recipe) {
+    a.notes.push_back(fmt::format("CPU_REPACK (repacked copies of Q4_0/Q4_K/IQ4_NL/MXFP4 weights on the CPU backend) is not estimated for the {} tier: its "
+                                  "llama-quantize recipe is not modelled; a GGUF gives exact tensor types",
+                                  w.tier));
   }
   // KV and recurrent state: each layer's on that layer's device.
   struct Held {

@@ -28,15 +28,17 @@ bool is_buffer_name(const std::string& b) {
 // (output, output_norm and anything global).
 enum class Home { Input, Layer, Output };
 
-// One tensor to place: where it belongs and its bytes; its name is llama.cpp's (what -ot reads), empty
-// for a synthesized tensor when no -ot pattern reads it.
-using Emit = std::function<void(Home home, uint64_t layer, uint64_t bytes, const std::string& name)>;
+// One tensor to place: where it belongs (`what` holds its bytes, its layer and what CPU_REPACK
+// needs); `name` is llama.cpp's (what -ot reads), empty for a synthesized tensor when no -ot
+// pattern reads it.
+using Emit = std::function<void(Home home, const std::string& name, const HostTensor& what)>;
 
-void emit_tensor(const NamedTensor& t, uint64_t n_layer, const Emit& emit) {
-  if (t.name.rfind("token_embd.", 0) == 0) return emit(Home::Input, 0, t.bytes, t.name);
+void emit_tensor(const Model& m, std::size_t index, const Emit& emit) {
+  const NamedTensor& t = m.tensors[index];
+  if (t.name.rfind("token_embd.", 0) == 0) return emit(Home::Input, t.name, {t.bytes, std::nullopt, index, ""});
   auto il = tensor_layer_index(t.name);
-  if (t.name.rfind("blk.", 0) == 0 && il && *il < n_layer) return emit(Home::Layer, *il, t.bytes, t.name);
-  emit(Home::Output, 0, t.bytes, t.name);
+  if (t.name.rfind("blk.", 0) == 0 && il && *il < m.layers.size()) return emit(Home::Layer, t.name, {t.bytes, *il, index, ""});
+  emit(Home::Output, t.name, {t.bytes, std::nullopt, index, ""});
 }
 
 // A catalogue model has no tensor names: make llama.cpp's, each layer's class at its own
@@ -49,8 +51,9 @@ void synthesize(const Model& m, uint64_t weight_bytes, bool named, const Emit& e
   auto bytes_for = [&](uint64_t params) { return mul_div_round(weight_bytes, params, total); };
   auto class_params = [&](ParamClass c) { auto it = m.params.by_class.find(c); return it == m.params.by_class.end() ? uint64_t{0} : it->second; };
   const std::string none;
-  emit(Home::Input, 0, bytes_for(class_params(ParamClass::Embedding)), named ? "token_embd.weight" : none);
-  emit(Home::Output, 0, bytes_for(class_params(ParamClass::OutputHead)), named ? "output.weight" : none);
+  auto made_up = [](uint64_t bytes, std::optional<uint64_t> layer, const char* part) { return HostTensor{bytes, layer, std::nullopt, part}; };
+  emit(Home::Input, named ? "token_embd.weight" : none, made_up(bytes_for(class_params(ParamClass::Embedding)), std::nullopt, "token_embd.weight"));
+  emit(Home::Output, named ? "output.weight" : none, made_up(bytes_for(class_params(ParamClass::OutputHead)), std::nullopt, "output.weight"));
   uint64_t layer_params = 0;
   const bool per_layer = std::any_of(m.layers.begin(), m.layers.end(), [](const LayerConfig& l) { return !l.params.empty(); });
   std::map<ParamClass, uint64_t> even;  // a hand-built model without per-layer counts: classes spread evenly
@@ -64,14 +67,16 @@ void synthesize(const Model& m, uint64_t weight_bytes, bool named, const Emit& e
     for (const auto& [c, n] : per_layer ? m.layers[il].params : even) {
       const auto names = llamacpp_tensor_names(c);
       const uint64_t bytes = bytes_for(n);
-      for (const char* name : names) emit(Home::Layer, il, bytes / names.size(), named ? b + name : none);
+      for (const char* name : names) emit(Home::Layer, named ? b + name : none, made_up(bytes / names.size(), il, name));
       layer_params = checked_add(layer_params, n);
     }
   }
   // What no layer holds (the final norm, multi-token prediction) sits with the output layer.
   const uint64_t placed = checked_add(layer_params, checked_add(class_params(ParamClass::Embedding), class_params(ParamClass::OutputHead)));
   const uint64_t vision = class_params(ParamClass::Vision);  // a separate mmproj file in llama.cpp
-  if (total > checked_add(placed, vision)) emit(Home::Output, 0, bytes_for(total - placed - vision), named ? "output_norm.weight" : none);
+  if (total > checked_add(placed, vision)) {
+    emit(Home::Output, named ? "output_norm.weight" : none, made_up(bytes_for(total - placed - vision), std::nullopt, "output_norm.weight"));
+  }
 }
 
 // A buffer as an index: 0 is CPU, 1 + k is CUDAk.
@@ -179,7 +184,7 @@ LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, 
   // Bytes per buffer; `used` marks a buffer that received a tensor (of any size, zero included).
   std::vector<uint64_t> bytes(names.size(), 0);
   std::vector<bool> used(names.size(), false);
-  auto place = [&](const std::string& name, uint64_t size, std::size_t buffer) {
+  auto place = [&](const std::string& name, const HostTensor& what, std::size_t buffer) {
     for (const auto& [re, target] : res) {
       if (std::regex_search(name, re)) {
         buffer = target;
@@ -188,24 +193,29 @@ LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, 
       }
     }
     if (buffer >= bytes.size()) bytes.resize(buffer + 1, 0), used.resize(buffer + 1, false);
-    bytes[buffer] = checked_add(bytes[buffer], size);
+    bytes[buffer] = checked_add(bytes[buffer], what.bytes);
     used[buffer] = true;
+    if (buffer == 0) p.host_tensors.push_back(what);
   };
   p.synthesized = model.tensors.empty();
   const bool tied = !p.synthesized && std::none_of(model.tensors.begin(), model.tensors.end(), [](const NamedTensor& t) { return t.name == "output.weight"; });
-  const Emit to_buffer = [&](Home home, uint64_t layer, uint64_t size, const std::string& name) {
+  const Emit to_buffer = [&](Home home, const std::string& name, const HostTensor& what) {
     switch (home) {
       case Home::Input:
-        place(name, size, 0);  // the input layer stays on the host
+        place(name, what, 0);  // the input layer stays on the host
         // Tied embeddings: the output layer loads a duplicate of token_embd on its own device.
-        if (tied && name == "token_embd.weight" && output_buffer != 0) place("output.weight", size, output_buffer);
+        if (tied && name == "token_embd.weight" && output_buffer != 0) {
+          HostTensor copy = what;
+          copy.part = "output.weight";
+          place("output.weight", copy, output_buffer);
+        }
         break;
-      case Home::Layer: place(name, size, layer_buffer[layer]); break;
-      case Home::Output: place(name, size, output_buffer); break;
+      case Home::Layer: place(name, what, layer_buffer[*what.layer]); break;
+      case Home::Output: place(name, what, output_buffer); break;
     }
   };
   if (p.synthesized) synthesize(model, weight_bytes, !res.empty(), to_buffer);
-  else for (const auto& t : model.tensors) emit_tensor(t, n_layer, to_buffer);
+  else for (std::size_t i = 0; i < model.tensors.size(); ++i) emit_tensor(model, i, to_buffer);
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     if (used[i]) p.weights_by_buffer[buffer_name(i)] = bytes[i];
   }

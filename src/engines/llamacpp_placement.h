@@ -22,12 +22,23 @@ struct LlamaCppPlacementSettings {
   std::vector<std::pair<std::string, std::string>> overrides;  // -ot REGEX=BUFT, in order
 };
 
+// A weight tensor left on the CPU backend, as CPU_REPACK reads it (llamacpp_cpu_weights.h): a GGUF
+// tensor by its index in Model::tensors, or a synthesized one by llama.cpp's name for its share of a
+// parameter class without "blk.N." ("attn.weight", "ffn_down_exps.weight", "output.weight").
+struct HostTensor {
+  uint64_t bytes = 0;
+  std::optional<uint64_t> layer;          // the repeating layer it belongs to
+  std::optional<std::size_t> gguf_index;  // Model::tensors[i]; empty for a synthesized tensor
+  const char* part = "";                  // synthesized, or the output layer's copy of tied embeddings
+};
+
 struct LlamaCppPlacement {
   std::map<std::string, uint64_t> weights_by_buffer;  // "CPU", "CUDA0", ...: weight bytes
   std::vector<std::string> layer_device;              // per repeating layer
   std::string output_device;
   uint64_t overridden_tensors = 0;                    // tensors moved by -ot
   bool synthesized = false;                           // tensor names made up for a catalogue model
+  std::vector<HostTensor> host_tensors;               // the weights on the CPU backend (CPU_REPACK reads them)
 };
 
 // `-ot` values ("exps=CPU,blk\.1\.=CUDA1") into pairs; InputError("-ot") on a bad regex or form.

@@ -146,6 +146,8 @@ struct OpenQuestion {
 struct NamedTensor {
   std::string name;
   uint64_t bytes = 0;
+  std::string type;          // GGUF storage type ("Q4_0"); empty when not read from a file
+  std::vector<uint64_t> ne;  // GGUF shape in ggml order; empty when not read from a file
 };
 
 // Whether the weights exist to be downloaded: only released weights get engine command lines or

@@ -314,7 +314,7 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
   m.native.note = "GGUF " + tally.dtype_summary();
   for (const auto& s : shards) m.sources.push_back(s.label);
   for (const auto& s : shards) {
-    for (const auto& t : s.tensors) m.tensors.push_back({t.name, t.bytes});
+    for (const auto& t : s.tensors) m.tensors.push_back({t.name, t.bytes, t.type_name, t.ne});
   }
   if (nextn) m.left_out.push_back(fmt::format("{} multi-token-prediction block(s): counted in the weights, not in the layer stack", nextn));
   return m;
