@@ -102,6 +102,28 @@ TEST(LlamaCppPlacement, NamesOnlyMatterToOverrides) {
   }
 }
 
+// --n-cpu-moe N as a layer count (what plan's offload search uses) moves exactly the tensors of
+// llama.cpp's N overrides (blk.i.ffn_(up|down|gate)_exps=CPU for i < N, common/arg.cpp).
+TEST(LlamaCppPlacement, CpuMoeCountMatchesItsOverrides) {
+  for (const char* id : {"gpt-oss-20b", "qwen3-30b-a3b", "deepseek-v3"}) {
+    SCOPED_TRACE(id);
+    const Model& m = *Catalogue::builtin().find(id);
+    for (uint64_t n : {uint64_t{4}, uint64_t{7}, uint64_t{4096}}) {  // DeepSeek-V3: layers 0-2 are dense
+      LlamaCppPlacementSettings by_count;
+      by_count.n_gpu_layers = 999;
+      by_count.cpu_moe_layers = n;
+      LlamaCppPlacementSettings by_regex;
+      by_regex.n_gpu_layers = 999;
+      by_regex.overrides = cpu_moe_overrides(std::min<uint64_t>(n, m.layers.size()));
+      const auto a = llamacpp_placement(m, 123'456'789'012, by_count);
+      const auto b = llamacpp_placement(m, 123'456'789'012, by_regex);
+      EXPECT_EQ(a.weights_by_buffer, b.weights_by_buffer);
+      EXPECT_EQ(a.overridden_tensors, b.overridden_tensors);
+      EXPECT_GT(a.overridden_tensors, 0u);
+    }
+  }
+}
+
 TEST(LlamaCppPlacement, TiedEmbeddingIsDuplicatedForTheOutputLayer) {
   // tiny-qwen3 has no output.weight: llama.cpp loads token_embd (128 x 512 F16 = 131,072 B) a
   // second time for the output layer, on the output layer's device.

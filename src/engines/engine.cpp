@@ -210,6 +210,7 @@ EngineAnswer run_engine(const EngineRequest& r) {
   if (!r.command && r.llamacpp_placement) {
     run.placement.n_gpu_layers = r.llamacpp_placement->n_gpu_layers;
     run.placement.overrides = r.llamacpp_placement->overrides;
+    run.placement.cpu_moe_layers = r.llamacpp_placement->cpu_moe_layers;
     if (!r.llamacpp_placement->tensor_split.empty()) run.placement.tensor_split = r.llamacpp_placement->tensor_split;
   }
   if (r.command && r.box && !r.box->gpus.empty() && run.vllm.card_bytes == 0) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <regex>
 #include <span>
+#include <string_view>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -185,6 +186,14 @@ LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, 
   std::vector<uint64_t> bytes(names.size(), 0);
   std::vector<bool> used(names.size(), false);
   auto place = [&](const std::string& name, const HostTensor& what, std::size_t buffer) {
+    if (s.cpu_moe_layers && what.layer && *what.layer < s.cpu_moe_layers) {
+      // The tensors --n-cpu-moe's overrides match (cpu_moe_overrides), told by part or name.
+      const std::string_view id = *what.part ? std::string_view(what.part) : std::string_view(name);
+      if (id.find("ffn_up_exps") != id.npos || id.find("ffn_gate_exps") != id.npos || id.find("ffn_down_exps") != id.npos) {
+        buffer = 0;
+        ++p.overridden_tensors;
+      }
+    }
     for (const auto& [re, target] : res) {
       if (std::regex_search(name, re)) {
         buffer = target;

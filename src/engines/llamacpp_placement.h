@@ -20,6 +20,7 @@ struct LlamaCppPlacementSettings {
   uint64_t devices = 1;                     // GPUs (CUDA0 ...); -ts gives one weight per device
   std::vector<double> tensor_split;         // -ts 3,1 (empty: even, see docs: llama.cpp uses free memory)
   std::vector<std::pair<std::string, std::string>> overrides;  // -ot REGEX=BUFT, in order
+  uint64_t cpu_moe_layers = 0;  // --n-cpu-moe N as a count: routed experts of layers 0..N-1 on the CPU, no names or regex
 };
 
 // A weight tensor left on the CPU backend, as CPU_REPACK reads it (llamacpp_cpu_weights.h): a GGUF

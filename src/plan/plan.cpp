@@ -177,7 +177,7 @@ std::optional<LlamaCppOffload> solve_llamacpp_offload(const EngineRequest& base,
   auto placement = [&](std::optional<uint64_t> ngl, uint64_t cpu_moe) {
     LlamaCppPlacementSettings pl;
     pl.n_gpu_layers = ngl.value_or(1u << 20);
-    if (cpu_moe) pl.overrides = cpu_moe_overrides(cpu_moe);
+    pl.cpu_moe_layers = cpu_moe;  // a count, not N -ot regexes: the search runs many placements
     return pl;
   };
   LlamaCppOffload o;
