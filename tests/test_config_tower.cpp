@@ -7,6 +7,7 @@
 #include "catalogue/catalogue.h"
 #include "catalogue/catalogue_tower.h"
 #include "core/error.h"
+#include "engines/engine.h"
 #include "engines/vllm_budget.h"
 #include "engines/vllm_encoder.h"
 #include "estimate/estimate.h"
@@ -181,4 +182,29 @@ TEST(ConfigTower, VllmProfilesGemma3sEncoderOnADummyImageBatch) {
   const VllmBudget with = vllm_budget(g, s), without = vllm_budget(text_only, s);
   EXPECT_EQ(with.activation - without.activation, 242'221'056u);  // 154,140,672 + 88,080,384
   EXPECT_EQ(without.available_kv - with.available_kv, 242'221'056u);
+}
+
+TEST(ConfigTower, EnginesShowTheTowerWhereTheyLoadIt) {
+  const Model& g = entry("gemma-3-27b");
+  EngineInputs in;
+  in.gpu = "H100-sxm";
+  // vLLM loads the checkpoint's tower with the weights: its own line on the rank, 423,060,336 x 2 B
+  // (TP 1), beside the language model's; the two add up to the checkpoint.
+  in.engine = "vllm";
+  const EngineAnswer v = run_engine(engine_request(g, Scenario{}, in));
+  ASSERT_EQ(v.devices.size(), 1u);
+  uint64_t tower = 0;
+  for (const auto& l : v.devices[0].lines) {
+    if (l.label.rfind("Vision tower", 0) == 0) tower = l.bytes;
+  }
+  EXPECT_EQ(tower, 846'120'672u);
+  EXPECT_EQ(v.bytes(AllocKind::Weights), g.native.bytes);
+  // llama.cpp loads a tower only from an --mmproj GGUF: the weights leave it out and a note says so.
+  in.engine = "llamacpp";
+  const EngineAnswer l = run_engine(engine_request(g, Scenario{}, in));
+  bool said = false;
+  for (const auto& n : l.notes) said = said || n.find("vision tower (423M params) is not loaded") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Its weights: the checkpoint less the tower (each tensor at its class's share; rounding of a few bytes).
+  EXPECT_NEAR(static_cast<double>(l.bytes(AllocKind::Weights)), static_cast<double>(g.native.bytes - 846'120'672u), 1e3);
 }
