@@ -95,8 +95,8 @@ TEST(LlamaCppMeasured, CpuModelBufferWithRepackedCopiesExact) {
 
 TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
   // The compute buffer is a model of ggml-alloc's peak (docs/engines.md). Reached on llama.cpp
-  // v0.4.0: fitted part 342 of 361 cases within 3% (94.7%), 358 within 10% (99.2%), worst -31%
-  // (Mamba2 at -ub 64); set-aside part 135 of 148 within 3% (91.2%), 147 within 10% (99.3%),
+  // v0.4.0: fitted part 350 of 361 cases within 3% (97.0%), 358 within 10% (99.2%), worst -31%
+  // (Mamba2 at -ub 64); set-aside part 140 of 148 within 3% (94.6%), 147 within 10% (99.3%),
   // worst -16%. The 3% target is not met on every case; the bounds sit just under what is reached
   // so that a rule change that loses accuracy fails here.
   for (bool aside : {false, true}) {
@@ -111,7 +111,7 @@ TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
       worst = std::max(worst, std::fabs(e));
     }
     SCOPED_TRACE(aside ? "set-aside part" : "fitted part");
-    EXPECT_GE(within3 * 100, n * (aside ? 91 : 94)) << within3 << " of " << n << " within 3%";
+    EXPECT_GE(within3 * 100, n * (aside ? 94 : 96)) << within3 << " of " << n << " within 3%";
     EXPECT_GE(within10 * 1000, n * 990) << within10 << " of " << n << " within 10%";
     EXPECT_LE(worst, aside ? 20.0 : 35.0);
   }
@@ -129,6 +129,23 @@ TEST(LlamaCppMeasured, GatedQueryCountsTheGateHalf) {
   const uint64_t ours = llamacpp_memory(measured().find("tiny-qwen3next")->model, s).compute_bytes;
   EXPECT_EQ(ours, 44'840'960u);
   EXPECT_NEAR(static_cast<double>(ours), 45'131'808.0, 45'131'808.0 * 0.01);
+}
+
+TEST(LlamaCppMeasured, RotatedQuantizedCachesMoveTheFeedForwardHole) {
+  // tiny-qwen3 (n_embd 128, n_ff 320, 4 heads x 64, 5 layers), -c 4096 -fa on, 512 tokens; the
+  // f16 mask is 4096 x 512 x 2 = 4,194,304. A q8_0 V cache on a 64-wide head is rotated: its
+  // 64 x 64 f32 Hadamard matrix is a graph input (16,384 B), and with one cache rotated the first
+  // layer's hole is one slot: 3 x 128 + 3 x 320 = 1,344 values (a middle layer: the same), x 4 B
+  // + 28 B = 5,404 B x 512 = 2,766,848. Total 6,977,536 = measured (|k-f16|v-q8_0, to the byte).
+  LlamaCppSettings s;
+  s.type_v = "q8_0";
+  const Model& m = measured().find("tiny-qwen3")->model;
+  EXPECT_EQ(llamacpp_memory(m, s).compute_bytes, 6'977'536u);
+  // Both caches q8_0: two matrices (32,768 B) and the first layer's two-slot hole again: 4 x 128 +
+  // 3 x 320 = 1,472 values, x 4 B + 28 B = 5,916 B x 512 = 3,028,992. Total 7,256,064 = measured
+  // (|k-q8_0|v-q8_0, to the byte).
+  s.type_k = "q8_0";
+  EXPECT_EQ(llamacpp_memory(m, s).compute_bytes, 7'256'064u);
 }
 
 TEST(LlamaCppMeasured, ComputeFollowsTheReservedBatch) {

@@ -1,6 +1,7 @@
 #include "engines/llamacpp_compute.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/checked.h"
 
@@ -72,29 +73,54 @@ uint64_t ffn_values(const FeedForwardSpec& f) {
 // them sit holes left by the first half of the layer: two hidden-sized slots in the first layer
 // (the token-embedding rows and the norm or the attention output), one in a middle layer. The gate
 // projection goes into that hole when it fits (best fit), else the gate, up and product are laid
-// end to end. In the last layer the KQ mask is already freed, so it is never the peak.
-uint64_t flash_ffn_values(const FeedForwardSpec& f, uint64_t hidden, size_t layer, size_t n_layers) {
+// end to end. In the last layer the KQ mask is already freed, so it is never the peak. When
+// llama.cpp rotates exactly one of the K and V caches (see one_cache_rotated), the first layer's
+// hole is one slot, as in a middle layer (the trace of tiny-qwen3, tiny-qwen3moe, tiny-gpt-oss).
+// nullopt: the general rule (below) holds for this layer; 0: this layer is not the peak.
+std::optional<uint64_t> flash_ffn_values(const FeedForwardSpec& f, uint64_t hidden, size_t layer, size_t n_layers, bool one_rotated) {
   const bool middle = layer > 0 && layer + 1 < n_layers;
+  const bool routed = f.kind == FeedForwardKind::MoE && f.shared_width == 0;
+  if (f.kind != FeedForwardKind::Dense && !routed) return std::nullopt;  // shared experts, none
+  const uint64_t used = routed ? f.experts_per_token : 1;
+  const uint64_t w = routed ? used * f.expert_width : f.dense_width;
+  // Routed experts no wider than n_embd all fit in the holes (the general rule holds then).
+  if (routed && w <= hidden) return std::nullopt;
   if (layer != 0 && !middle) return 0;
-  const uint64_t hole = (middle ? 1 : 2) * hidden;
+  const uint64_t hole = (middle || one_rotated ? 1 : 2) * hidden;
   const uint64_t kept = 2 * hidden + hole;  // input embeddings + residual + the hole
-  if (f.kind == FeedForwardKind::Dense) {
-    const uint64_t w = f.dense_width;
-    return kept + 2 * w + (w > hole ? w : 0);
+  if (!routed || w > hole) return kept + 2 * w + (w > hole ? w : 0);
+  // Routed experts (llm_graph_context::build_moe_ffn): gate, up and product are n_used x
+  // expert_ff wide; the down projection's output is n_used x n_embd (one row per selected expert
+  // before the weighted sum). When the gate fills the hole, the down output cannot reuse its slot
+  // and lands after the product, with one more hidden-sized slot before it (first layer, read
+  // from the trace of tiny-qwen3moe and tiny-gpt-oss).
+  return kept + hidden + 2 * w + used * hidden;
+}
+
+// llama.cpp rotates a quantized K (V) cache with a Hadamard matrix when the head width is a
+// multiple of 64 (llama-kv-cache.cpp: attn_rot_k / attn_rot_v), which adds graph nodes to every
+// attention layer (llama_mul_mat_hadamard in llama-graph.cpp build_attn). The matrix, head width
+// squared in f32, is an input of the graph (attn_inp_k_rot / attn_inp_v_rot), one per cache
+// (full and window caches each have theirs), alive all along.
+struct Rotation {
+  uint64_t k_width = 0, v_width = 0;  // head width of the rotated cache, 0: not rotated
+  uint64_t caches = 0;                // full-attention and window caches
+  bool exactly_one() const { return (k_width != 0) != (v_width != 0); }
+  uint64_t matrix_bytes() const { return checked_product({k_width * k_width + v_width * v_width, kF32, caches}); }
+};
+
+Rotation cache_rotation(const Model& model, const LlamaCppComputeInput& in) {
+  Rotation r;
+  bool full = false, window = false;
+  for (const auto& layer : model.layers) {
+    const AttentionSpec& a = layer.attention;
+    if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) continue;
+    (a.kind == AttentionKind::Full ? full : window) = true;
+    if (in.k_quantized && a.head_dim_k && a.head_dim_k % 64 == 0) r.k_width = a.head_dim_k;
+    if (in.v_quantized && a.head_dim_v && a.head_dim_v % 64 == 0) r.v_width = a.head_dim_v;
   }
-  if (f.kind == FeedForwardKind::MoE && f.shared_width == 0) {
-    // Routed experts (llm_graph_context::build_moe_ffn): gate, up and product are n_used x
-    // expert_ff wide; the down projection's output is n_used x n_embd (one row per selected
-    // expert before the weighted sum). When the gate fills the hole, the down output cannot reuse
-    // its slot and lands after the product, with one more hidden-sized slot before it (first
-    // layer, read from the trace of tiny-qwen3moe and tiny-gpt-oss).
-    // Experts no wider than n_embd all fit in the holes (the general rule below holds then).
-    const uint64_t used = f.experts_per_token;
-    const uint64_t w = used * f.expert_width;
-    if (middle || w <= hidden) return 0;  // not the peak on the measured MoE models
-    return w > hole ? kept + 3 * w : kept + hidden + 2 * w + used * hidden;
-  }
-  return 0;  // shared experts / no feed-forward: the general rule below
+  r.caches = (full ? 1 : 0) + (window ? 1 : 0);
+  return r;
 }
 
 }  // namespace
@@ -125,6 +151,8 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
   const bool gated_query = std::any_of(model.layers.begin(), model.layers.end(), [](const LayerConfig& l) {
     return l.attention.kind == AttentionKind::LinearState && l.attention.state_family == StateFamily::GatedDeltaNet;
   });
+  const Rotation rotation = cache_rotation(model, in);
+  const bool one_rotated = rotation.exactly_one();
   bool has_full = false, has_window = false;
   for (size_t il = 0; il < model.layers.size(); ++il) {
     const LayerConfig& layer = model.layers[il];
@@ -149,8 +177,9 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
     // When the attention width (heads x value head) exceeds the hidden size, ggml-alloc keeps the
     // excess as a hole it cannot reuse for the feed-forward tensors (tiny-qwen3: 1,664 values per
     // token where 3 x 128 + 3 x 384 = 1,536; 4 x 64 - 128 = 128 more).
-    const uint64_t flash = in.flash_attn ? flash_ffn_values(layer.feed_forward, model.hidden, il, model.layers.size()) : 0;
-    const uint64_t f = flash ? flash : checked_add(checked_add(residual, ffn_values(layer.feed_forward)), attention_excess);
+    const std::optional<uint64_t> flash =
+        in.flash_attn ? flash_ffn_values(layer.feed_forward, model.hidden, il, model.layers.size(), one_rotated) : std::nullopt;
+    const uint64_t f = flash ? *flash : checked_add(checked_add(residual, ffn_values(layer.feed_forward)), attention_excess);
     if (f > other) {
       other = f;
       other_phase = "feed-forward";
@@ -173,6 +202,8 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
   const uint64_t other_bytes = checked_product({other, kF32, c.tokens});
   c.phase_bytes = std::max(attention_bytes, other_bytes);
   c.phase = attention_bytes >= other_bytes ? (c.scores_bytes ? "attention with KQ scores" : "attention") : other_phase;
+  // The rotation matrices are graph inputs alive all along, like the masks: counted with them.
+  c.mask_bytes = checked_add(c.mask_bytes, rotation.matrix_bytes());
   c.bytes = checked_add(c.mask_bytes, checked_add(c.phase_bytes, checked_mul(kInputBytesPerToken, c.tokens)));
   return c;
 }

@@ -23,6 +23,8 @@ struct LlamaCppComputeInput {
   bool kv_unified = false;
   uint64_t kv_cells = 0;   // cells per stream of the full-attention cache (n_ctx_seq)
   uint64_t swa_cells = 0;  // cells per stream of the window cache (0: none)
+  bool k_quantized = false;  // -ctk is a block type (q8_0, q4_0, ...): llama.cpp may rotate K
+  bool v_quantized = false;  // -ctv likewise
 };
 
 struct LlamaCppCompute {

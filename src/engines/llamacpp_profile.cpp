@@ -134,14 +134,16 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
     add("llamacpp.rs", fmt::format("Recurrent state ({} layers, {} sequence(s))", rs_layers, m.rs_cells), m.rs_r_bytes + m.rs_s_bytes,
         fmt::format("R {} + S {} (f32)", format_count(m.rs_r_bytes), format_count(m.rs_s_bytes)), "one f32 state row per sequence, independent of context");
   }
-  LlamaCppComputeInput ci{s.n_ctx, m.n_ctx, s.n_seq, s.n_batch, s.n_ubatch, s.flash_attn, s.kv_unified, m.kv_cells, swa_layers ? m.swa_cells : 0};
+  LlamaCppComputeInput ci{s.n_ctx, m.n_ctx, s.n_seq, s.n_batch, s.n_ubatch, s.flash_attn, s.kv_unified, m.kv_cells, swa_layers ? m.swa_cells : 0,
+                          tk.block_elems > 1, tv.block_elems > 1};
   LlamaCppCompute comp = llamacpp_compute(model, ci);
   m.compute_bytes = comp.bytes;
   m.lines.push_back({"llamacpp.compute", fmt::format("Compute buffer ({} tokens per ubatch, flash attention {})", comp.tokens, s.flash_attn ? "on" : "off"),
                      comp.bytes,
-                     fmt::format("masks {} + largest phase ({}) {} + inputs 28 B x {} tokens", format_count(comp.mask_bytes), comp.phase,
-                                 format_count(comp.phase_bytes), comp.tokens),
-                     "uncertain: a fitted model of ggml-alloc's peak (within 3% on 77% of measured CPU runs, within 10% on 98%, docs/accuracy.md); on GPU each device "
+                     fmt::format("masks{} {} + largest phase ({}) {} + inputs 28 B x {} tokens",
+                                 (ci.k_quantized || ci.v_quantized) ? " (with any K/V rotation matrices)" : "", format_count(comp.mask_bytes),
+                                 comp.phase, format_count(comp.phase_bytes), comp.tokens),
+                     "uncertain: a model of ggml-alloc's peak (within 3% on 96% of measured CPU runs, within 10% on 99%, docs/accuracy.md); on GPU each device "
                      "holding layers reserves its own, and the CUDA backend's buffers are not the CPU's",
                      "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp (sched_reserve, graph_reserve) and ggml/src/ggml-alloc.c (release v0.4.0)"});
   add("llamacpp.output", "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, s.n_seq),
