@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "engines/engine_impl.h"
 #include "estimate/side_loads.h"
+#include "sources/config/config_tower.h"
 
 namespace vc {
 namespace {
@@ -124,6 +125,11 @@ void place_rule(const EngineRequest& r, const Companions& c, EngineAnswer& a) {
 
 void place_companions(const EngineRequest& r, const EngineRun& run, EngineAnswer& a) {
   const Companions& c = r.companions;
+  if (a.engine == EngineKind::LlamaCpp && tower_from_config(*r.model) && !c.tower) {
+    a.notes.push_back(fmt::format("the checkpoint's vision tower ({} params) is not loaded: llama.cpp loads a tower only from a projector GGUF "
+                                  "(--mmproj); source: {}",
+                                  format_params(r.model->params.by_class.at(ParamClass::Vision)), kClipSource));
+  }
   if (c.empty()) return;
   switch (a.engine) {
     case EngineKind::LlamaCpp: place_llamacpp(r, run, c, a); break;

@@ -17,6 +17,7 @@
 #include "engines/serving_dtype.h"
 #include "engines/sglang_profile.h"
 #include "engines/vllm_budget.h"
+#include "engines/vllm_encoder.h"
 #include "engines/vllm_profile.h"
 #include "sources/config/config_mapper.h"
 #include "sources/resolver.h"
@@ -95,6 +96,9 @@ void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>&
   }
 }
 
+// Whether vLLM's profile of the model's vision encoder is modelled (vllm_encoder.h).
+bool encoder_profiled(const Model& m) { return vllm_encoder_profile(m, 8192, 1024, 8192, 1, 2).items > 0; }
+
 // The whole budget from the card: non-KV total (the per-device total target, 3%), the KV memory
 // and the concurrency line, for cases that print them.
 void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv, std::vector<ValidationRow>& out) {
@@ -112,7 +116,7 @@ void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv
   VllmBudget r = vllm_budget(m, b);
   std::string note;
   if (st.value("pipeline_parallel_size", 1) > 1) note = "pipeline parallel: activation and non-torch memory of a stage are not modelled";
-  else if (m.inputs.size() > 1 || id.find("gemma3") != std::string::npos)
+  else if ((m.inputs.size() > 1 || id.find("gemma3") != std::string::npos) && !encoder_profiled(m))
     note = "multimodal checkpoint: vLLM loads and profiles the vision encoder too, which the text-only estimate leaves out";
   else if (st.value("tensor_parallel_size", 1) > 1) note = "tensor parallel: NCCL and custom all-reduce buffers vary (2.07-2.21 GiB printed); we take 2.1 GiB";
   out.push_back(row(id, "non_kv_total_gib (vLLM, per GPU)", p["non_kv_total_gib"].get<double>(), static_cast<double>(r.non_kv_total) / kGiB, 3.0, note));
@@ -250,7 +254,9 @@ void vllm_case_rows(const nlohmann::json& c, const Model& m, const std::string& 
   b.max_num_batched_tokens = whole(st, "max_num_batched_tokens", 0);
   b.max_num_seqs = whole(st, "max_num_seqs", 0);
   if (first_word(st, "quantization", "") == "fp8") b.quantization = "fp8";
-  std::string note = m.inputs.size() > 1 ? "multimodal: vLLM also profiles the vision encoder, which this estimate leaves out" : "";
+  std::string note = m.inputs.size() <= 1 ? ""
+                     : encoder_profiled(m) ? "multimodal: the profile includes the vision encoder's dummy image batch"
+                                                            : "multimodal: vLLM also profiles the vision encoder, which this estimate leaves out";
   if (m.family == "generic") note = "model_type '" + m.architecture + "' read as a plain decoder (no dedicated mapper)";
   auto add = [&](const char* figure, double printed, double ours, double target) {
     ValidationRow r = row(id, figure, printed, ours, target, note);
