@@ -4,6 +4,8 @@
 // (src/engines/vllm_encoder.cpp) against the arithmetic of vLLM's profile_run, worked by hand.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "catalogue/catalogue.h"
 #include "catalogue/catalogue_tower.h"
 #include "core/error.h"
@@ -13,8 +15,12 @@
 #include "estimate/estimate.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_tower.h"
+#include "cli_runner.h"
+#include "tiny_mmproj.h"
+#include "test_data.h"
 
 using namespace vc;
+using vc::testing::scratch_dir;
 
 namespace {
 
@@ -207,4 +213,23 @@ TEST(ConfigTower, EnginesShowTheTowerWhereTheyLoadIt) {
   EXPECT_TRUE(said);
   // Its weights: the checkpoint less the tower (each tensor at its class's share; rounding of a few bytes).
   EXPECT_NEAR(static_cast<double>(l.bytes(AllocKind::Weights)), static_cast<double>(g.native.bytes - 846'120'672u), 1e3);
+}
+
+TEST(ConfigTower, AnMmprojBesideACheckpointThatHoldsItsTowerIsNotCountedTwice) {
+  const std::filesystem::path file = scratch_dir() / "tower-twice-mmproj.gguf";
+  vc::testing::write_tiny_mmproj(file);
+  // The BF16 checkpoint holds its SigLIP tower (weights.vision): the projector adds nothing to the weights.
+  const CliResult native = run_cli("estimate gemma-3-27b --json --mmproj " + file.string());
+  ASSERT_EQ(native.exit_code, 0) << native.output;
+  const auto j = nlohmann::json::parse(native.output);
+  ASSERT_EQ(j["components"]["lines"][0]["id"], "vision.weights");
+  EXPECT_EQ(j["components"]["lines"][0]["bytes"].get<uint64_t>(), 0u);
+  // The rule engine's device: the estimate plus the encoder's compute only.
+  ASSERT_EQ(j["components"]["lines"][1]["id"], "vision.compute");
+  EXPECT_EQ(j["engine"]["total_bytes"].get<uint64_t>(),
+            j["totals"]["total_bytes"].get<uint64_t>() + j["components"]["lines"][1]["bytes"].get<uint64_t>());
+  // A GGUF build is the language model alone: the projector's tensor bytes are added.
+  const CliResult build = run_cli("estimate gemma-3-27b --json --quant gemma-3-27b-it.Q4_K_M --mmproj " + file.string());
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  EXPECT_EQ(nlohmann::json::parse(build.output)["components"]["lines"][0]["bytes"].get<uint64_t>(), vc::testing::kTinyMmprojBytes);
 }

@@ -94,9 +94,9 @@ TEST(LlamaCppMeasured, CpuModelBufferWithRepackedCopiesExact) {
 }
 
 TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
-  // The compute buffer is a fitted model of ggml-alloc's peak (docs/engines.md). Reached on
-  // llama.cpp v0.4.0: fitted part 282 of 361 cases within 3% (78%), 353 within 10% (97.8%), worst
-  // -31% (Mamba2 at -ub 64); set-aside part 109 of 148 within 3% (73.6%), 147 within 10% (99.3%),
+  // The compute buffer is a model of ggml-alloc's peak (docs/engines.md). Reached on llama.cpp
+  // v0.4.0: fitted part 336 of 361 cases within 3% (93%), 357 within 10% (98.9%), worst -31%
+  // (Mamba2 at -ub 64); set-aside part 133 of 148 within 3% (89.9%), 147 within 10% (99.3%),
   // worst -16%. The 3% target is not met on every case; the bounds sit just under what is reached
   // so that a rule change that loses accuracy fails here.
   for (bool aside : {false, true}) {
@@ -111,23 +111,25 @@ TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
       worst = std::max(worst, std::fabs(e));
     }
     SCOPED_TRACE(aside ? "set-aside part" : "fitted part");
-    EXPECT_GE(within3 * 100, n * (aside ? 73 : 78)) << within3 << " of " << n << " within 3%";
+    EXPECT_GE(within3 * 100, n * (aside ? 89 : 93)) << within3 << " of " << n << " within 3%";
     EXPECT_GE(within10 * 1000, n * 975) << within10 << " of " << n << " within 10%";
     EXPECT_LE(worst, aside ? 20.0 : 35.0);
   }
 }
 
 TEST(LlamaCppMeasured, ComputeFollowsTheReservedBatch) {
-  // tiny-llama-q4 (n_embd 256, n_ff 768), -c 5000 -np 3 -fa on: n_ctx_seq = pad256(5120 / 3) =
-  // 1,792; the graph is reserved for 512 tokens rounded up to a multiple of 3 = 513, each stream
-  // attending its 1,792 cells: f16 mask 1,792 x 513 x 2 = 1,838,592 plus the feed-forward phase
-  // (3 x 256 + 3 x 768) x 4 B + 28 B = 12,316 B per token x 513 = 6,318,108; 8,156,700 in all.
-  // llama.cpp measured 8,682,112 (tiny-llama-q4|c5000|np3|...|fa-on): -6.0%, the rule's known
-  // miss on this model (its feed-forward phase holds 256 more values than the rule counts).
+  // tiny-llama-q4 (n_embd 256, n_ff 768, 3 layers), -c 5000 -np 3 -fa on: n_ctx_seq =
+  // pad256(5120 / 3) = 1,792; the graph is reserved for 512 tokens rounded up to a multiple of 3 =
+  // 513, each stream attending its 1,792 cells: f16 mask 1,792 x 513 x 2 = 1,838,592. With flash
+  // attention the first layer's feed-forward phase is the peak: input embeddings 256 + residual
+  // 256 + a hole of 2 x 256 + gate, up and product 3 x 768 (768 > 512: the gate does not fit the
+  // hole) = 3,328 values, x 4 B + 28 B inputs = 13,340 B per token x 513 = 6,843,420; 8,682,012
+  // in all. llama.cpp measured 8,682,112 (tiny-llama-q4|c5000|np3|...|fa-on): -0.001%.
   LlamaCppSettings s;
   s.n_ctx = 5000;
   s.n_seq = 3;
   const LlamaCppMemory mem = llamacpp_memory(measured().find("tiny-llama-q4")->model, s);
   EXPECT_EQ(mem.n_ctx_seq, 1792u);
-  EXPECT_EQ(mem.compute_bytes, 8'156'700u);
+  EXPECT_EQ(mem.compute_bytes, 8'682'012u);
+  EXPECT_NEAR(static_cast<double>(mem.compute_bytes), 8'682'112.0, 8'682'112.0 * 0.0001);
 }
