@@ -107,3 +107,16 @@ TEST(EngineLogs, SglangPoolFromPrintedFreeMemory) {
   EXPECT_NEAR(r->ours, 444520, 1);
   EXPECT_TRUE(r->met);
 }
+
+// A hybrid model's state pool from a public log (kvcache-ai/ktransformers #1870, Qwen3.5-397B-A17B
+// at TP 2): slots = floor((0.85 x 22.84 GiB - 3.76 GiB) x 0.9 / 1.9 / 96,030,720 B a request) = 82,
+// as SGLang printed ("Mamba Cache is allocated. max_mamba_cache_size: 82").
+TEST(EngineLogs, SglangStateSlotsFromPrintedFreeMemory) {
+  auto rows = validate_engine_logs(kLogs);
+  const ValidationRow* r = find_row(rows, "sglang-ktransformers1870-qwen35-397b-fp8-2x4090", "sglang state slots (from printed free memory)");
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(r->printed, 82);
+  EXPECT_DOUBLE_EQ(r->ours, 82);
+  // --cpu-offload-gb keeps the weights in host memory: no row from the card.
+  EXPECT_EQ(find_row(rows, "sglang-ktransformers1870-qwen35-397b-fp8-2x4090", "sglang token pool (from the card)"), nullptr);
+}

@@ -95,8 +95,8 @@ TEST(LlamaCppMeasured, CpuModelBufferWithRepackedCopiesExact) {
 
 TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
   // The compute buffer is a model of ggml-alloc's peak (docs/engines.md). Reached on llama.cpp
-  // v0.4.0: fitted part 336 of 361 cases within 3% (93%), 357 within 10% (98.9%), worst -31%
-  // (Mamba2 at -ub 64); set-aside part 133 of 148 within 3% (89.9%), 147 within 10% (99.3%),
+  // v0.4.0: fitted part 342 of 361 cases within 3% (94.7%), 358 within 10% (99.2%), worst -31%
+  // (Mamba2 at -ub 64); set-aside part 135 of 148 within 3% (91.2%), 147 within 10% (99.3%),
   // worst -16%. The 3% target is not met on every case; the bounds sit just under what is reached
   // so that a rule change that loses accuracy fails here.
   for (bool aside : {false, true}) {
@@ -111,10 +111,24 @@ TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
       worst = std::max(worst, std::fabs(e));
     }
     SCOPED_TRACE(aside ? "set-aside part" : "fitted part");
-    EXPECT_GE(within3 * 100, n * (aside ? 89 : 93)) << within3 << " of " << n << " within 3%";
-    EXPECT_GE(within10 * 1000, n * 975) << within10 << " of " << n << " within 10%";
+    EXPECT_GE(within3 * 100, n * (aside ? 91 : 94)) << within3 << " of " << n << " within 3%";
+    EXPECT_GE(within10 * 1000, n * 990) << within10 << " of " << n << " within 10%";
     EXPECT_LE(worst, aside ? 20.0 : 35.0);
   }
+}
+
+TEST(LlamaCppMeasured, GatedQueryCountsTheGateHalf) {
+  // tiny-qwen3next (n_embd 128; full attention 4 heads x 64, 2 KV heads; Gated DeltaNet layers),
+  // -c 4096 -fa off, 512 tokens: f32 mask 4096 x 512 x 4 = 8,388,608; one layer's f32 scores
+  // 4 x 4096 x 512 x 4 = 33,554,432; attention phase 3 x 128 + joint query and gate 2 x 4 x 64 +
+  // K and V 2 x (2 x 64) + per-head output 4 x 64 = 1,408 values x 4 B x 512 = 2,883,584; inputs
+  // 28 x 512 = 14,336. Total 44,840,960; llama.cpp measured 45,131,808
+  // (tiny-qwen3next|c4096|np1|...|fa-off): -0.6% (-1.8% without the gate half).
+  LlamaCppSettings s;
+  s.flash_attn = false;
+  const uint64_t ours = llamacpp_memory(measured().find("tiny-qwen3next")->model, s).compute_bytes;
+  EXPECT_EQ(ours, 44'840'960u);
+  EXPECT_NEAR(static_cast<double>(ours), 45'131'808.0, 45'131'808.0 * 0.01);
 }
 
 TEST(LlamaCppMeasured, ComputeFollowsTheReservedBatch) {

@@ -20,14 +20,16 @@ uint64_t query_heads(const AttentionSpec& a, uint64_t hidden) {
 }
 
 // Values per token the layer's mixer keeps alive at its peak, f32.
-uint64_t mixer_values(const AttentionSpec& a, uint64_t hidden, bool flash_attn) {
+uint64_t mixer_values(const AttentionSpec& a, uint64_t hidden, bool flash_attn, bool gated_query) {
   const uint64_t heads = query_heads(a, hidden);
   switch (a.kind) {
     case AttentionKind::Full:
     case AttentionKind::SlidingWindow: {
       // Q, K and V projections; without flash attention the per-head output (before the output
-      // projection) is a separate tensor too.
-      uint64_t v = heads * a.head_dim_k + uint64_t{a.kv_heads} * (a.head_dim_k + a.head_dim_v);
+      // projection) is a separate tensor too. A gated query projects query and output gate in
+      // one tensor, 2 x heads x head width (llama.cpp src/models/qwen3next.cpp, qwen35.cpp:
+      // Qcur_full, split by views).
+      uint64_t v = (gated_query ? 2 : 1) * heads * a.head_dim_k + uint64_t{a.kv_heads} * (a.head_dim_k + a.head_dim_v);
       if (!flash_attn) v += heads * a.head_dim_v;
       return v;
     }
@@ -118,12 +120,17 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
     const uint64_t width = query_heads(a, model.hidden) * a.head_dim_v;
     if (width > model.hidden) attention_excess = std::max(attention_excess, width - model.hidden);
   }
+  // Qwen3-Next and Qwen3.5, the models whose linear layers are Gated DeltaNet, gate their full
+  // attention's output with a second half of the query projection.
+  const bool gated_query = std::any_of(model.layers.begin(), model.layers.end(), [](const LayerConfig& l) {
+    return l.attention.kind == AttentionKind::LinearState && l.attention.state_family == StateFamily::GatedDeltaNet;
+  });
   bool has_full = false, has_window = false;
   for (size_t il = 0; il < model.layers.size(); ++il) {
     const LayerConfig& layer = model.layers[il];
     for (const AttentionSpec* a : {&layer.attention, layer.parallel_mixer ? &*layer.parallel_mixer : nullptr}) {
       if (!a) continue;
-      const uint64_t v = checked_add(residual, mixer_values(*a, model.hidden, in.flash_attn));
+      const uint64_t v = checked_add(residual, mixer_values(*a, model.hidden, in.flash_attn, gated_query));
       if (a->kind == AttentionKind::LinearState) {
         if (v > other) {
           other = v;
