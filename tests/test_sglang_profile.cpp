@@ -18,6 +18,16 @@ constexpr uint64_t kGiB = 1ull << 30;
 
 const Model& llama8b() { return *Catalogue::builtin().find("llama-3.1-8b"); }
 
+// Eight ranks of a 141 GiB card, mem_fraction_static 0.9, the checkpoint as the catalogue stores it.
+SglangSettings eight_ranks_of_141gib(const Model& m) {
+  SglangSettings s;
+  s.card_bytes = 141 * kGiB;
+  s.tensor_parallel = 8;
+  s.mem_fraction_static = 0.9;
+  s.weight_bytes = m.native.bytes;
+  return s;
+}
+
 uint64_t line_sum(const SglangProfile& p) {
   uint64_t sum = 0;
   for (const auto& l : p.lines) sum += l.bytes;
@@ -90,12 +100,7 @@ TEST(SglangProfile, GivenFractionTensorParallelFp8) {
 // Latent attention: one vector of kv_lora_rank + rope (512 + 64) per layer on every rank.
 TEST(SglangProfile, LatentPoolIsReplicatedAcrossRanks) {
   const Model& m = *Catalogue::builtin().find("deepseek-v3");
-  SglangSettings s;
-  s.card_bytes = 141 * kGiB;
-  s.tensor_parallel = 8;
-  s.mem_fraction_static = 0.9;
-  s.weight_bytes = m.native.bytes;
-  SglangProfile p = sglang_profile(m, s);
+  SglangProfile p = sglang_profile(m, eight_ranks_of_141gib(m));
   EXPECT_EQ(p.token_bytes, 61u * 576u * 2u);  // 70,272 B
   EXPECT_GT(p.max_total_num_tokens, 0u);
 }
@@ -282,11 +287,7 @@ TEST(SglangProfile, GatedDeltaNetStateSlotsAsPrinted) {
 // rope part in bf16 (memory_pool.py, override_kv_cache_dim = 512 + 16 + 128 = 656), + 132 = 788 B.
 TEST(SglangProfile, SparseAttentionFp8CacheIsPacked) {
   const Model& m = *Catalogue::builtin().find("deepseek-v3.2");
-  SglangSettings s;
-  s.card_bytes = 141 * kGiB;
-  s.tensor_parallel = 8;
-  s.mem_fraction_static = 0.9;
-  s.weight_bytes = m.native.bytes;
+  SglangSettings s = eight_ranks_of_141gib(m);
   EXPECT_EQ(sglang_profile(m, s).token_bytes, 61u * 1284u);
   s.kv_cache_dtype = "fp8_e4m3";
   EXPECT_EQ(sglang_profile(m, s).token_bytes, 61u * 788u);
