@@ -69,6 +69,22 @@ TEST(EngineLog, SglangLineAndRefusals) {
   EXPECT_THROW(log_model(log, ""), InputError);  // this log names no model: --model is asked for
 }
 
+// What a pasted SGLang log says beyond its figures: four L4s where custom_all_reduce.py printed
+// "not supported on more than two PCIe-only GPUs" are joined by PCIe (0.13 GiB of communicators, not
+// 2 GiB); a log without "Load weight begin" had avail mem + mem usage of the "end" line free before
+// the weights (19.08 + 3.76 = 22.84 GiB on the two RTX 4090s of ktransformers #1870), and a hybrid
+// model's "Mamba Cache is allocated. max_mamba_cache_size: 82" is its state slots.
+TEST(EngineLog, SglangLinkAndStateSlotsFromTheLog) {
+  const EngineLog l4 = parse_engine_log(raw_log(case_by_id("sglang-llmsinclouds-qwq32b-4xl4-tp4")));
+  EXPECT_EQ(l4.run.sglang.gpu_link, GpuLink::Pcie);
+  const EngineLog hybrid = parse_engine_log(raw_log(case_by_id("sglang-ktransformers1870-qwen35-397b-fp8-2x4090")));
+  EXPECT_EQ(hybrid.run.sglang.gpu_link, GpuLink::Unknown);
+  ASSERT_TRUE(hybrid.free_before_weights.has_value());
+  EXPECT_EQ(*hybrid.free_before_weights, static_cast<uint64_t>((19.08 + 3.76) * static_cast<double>(1ull << 30)));
+  EXPECT_DOUBLE_EQ(hybrid.printed.at("state_slots"), 82);
+  EXPECT_FALSE(hybrid.notes.empty());
+}
+
 // Every stored case is either computed or listed with why; the set-aside share is about 30%.
 TEST(EngineLogs, EveryCaseComputedOrExplained) {
   auto rows = validate_engine_logs(kLogs);
@@ -106,4 +122,17 @@ TEST(EngineLogs, SglangPoolFromPrintedFreeMemory) {
   EXPECT_DOUBLE_EQ(r->printed, 444500);
   EXPECT_NEAR(r->ours, 444520, 1);
   EXPECT_TRUE(r->met);
+}
+
+// A hybrid model's state pool from a public log (kvcache-ai/ktransformers #1870, Qwen3.5-397B-A17B
+// at TP 2): slots = floor((0.85 x 22.84 GiB - 3.76 GiB) x 0.9 / 1.9 / 96,030,720 B a request) = 82,
+// as SGLang printed ("Mamba Cache is allocated. max_mamba_cache_size: 82").
+TEST(EngineLogs, SglangStateSlotsFromPrintedFreeMemory) {
+  auto rows = validate_engine_logs(kLogs);
+  const ValidationRow* r = find_row(rows, "sglang-ktransformers1870-qwen35-397b-fp8-2x4090", "sglang state slots (from printed free memory)");
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(r->printed, 82);
+  EXPECT_DOUBLE_EQ(r->ours, 82);
+  // --cpu-offload-gb keeps the weights in host memory: no row from the card.
+  EXPECT_EQ(find_row(rows, "sglang-ktransformers1870-qwen35-397b-fp8-2x4090", "sglang token pool (from the card)"), nullptr);
 }

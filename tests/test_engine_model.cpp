@@ -345,6 +345,33 @@ TEST(Engines, SglangPoolIsWholeTokens) {
   EXPECT_EQ(a.fits(), std::optional<bool>(true));
 }
 
+// SGLang over four GPUs (the box's split is 4 pipeline stages of one GPU: custom all-reduce, which
+// serves the tensor-parallel group, is off, custom_all_reduce.py): on four L4s (devices.json: PCIe
+// only) NCCL takes 0.13 GiB a rank (as SGLang printed on 4 x L4); on four H100 SXM (NVSwitch) it
+// runs over NVLink and takes 2 GiB (as printed on 8 x H200). Each rank's lines still fill its card.
+TEST(Engines, SglangCommunicatorsFollowTheBoxLinks) {
+  auto nccl_line = [](const EngineAnswer& a) -> const Allocation* {
+    for (const auto& l : a.devices.at(0).lines)
+      if (l.label.rfind("NCCL communicators", 0) == 0) return &l;
+    return nullptr;
+  };
+  Scenario s;
+  s.context = 8192;
+  const Box l4 = box_of("L4x4");
+  const EngineAnswer pcie = answer(cat("qwen2.5-32b"), s, EngineKind::Sglang, l4);
+  ASSERT_EQ(pcie.devices.size(), 4u);
+  const Allocation* p = nccl_line(pcie);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->label, "NCCL communicators (custom all-reduce off)");
+  EXPECT_EQ(p->bytes, (1ull << 30) * 13 / 100);
+  EXPECT_EQ(pcie.devices[0].total_bytes, l4.gpus[0].memory_bytes);
+  const EngineAnswer nvswitch = answer(cat("qwen2.5-32b"), s, EngineKind::Sglang, box_of("H100-sxm x4"));
+  const Allocation* n = nccl_line(nvswitch);
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->label, "NCCL communicators (custom all-reduce off)");
+  EXPECT_EQ(n->bytes, 2ull << 30);
+}
+
 // A CPU-only llama.cpp user pays for CPU_REPACK in RAM: Qwen3 8B at Q4_0 with --gpu none keeps
 // every layer's attention and MLP matrices on the host, all Q4_0 with rows a multiple of 8, so the
 // repacked copy is the weights' layer share (attention + dense MLP parameters over all parameters,

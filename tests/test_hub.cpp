@@ -13,6 +13,7 @@
 #include "estimate/vision_tower.h"
 #include "gguf_writer.h"
 #include "http_test_server.h"
+#include "tiny_mmproj.h"
 #include "sources/companion_files.h"
 #include "sources/remote/hub_builds.h"
 #include "sources/remote/hub_repo.h"
@@ -147,25 +148,8 @@ class MockHub : public ::testing::Test {
   }
 
   // Gemma 3's projector geometry at a tiny width: 896 px images, 14 px patches, pooled 4 x 4.
-  // Tensors: patch_embd 14 x 14 x 3 x 64 F16 = 75,264 B; one q 64 x 64 F16 = 8,192 B; the
-  // projection 64 x 256 F16 = 32,768 B; 116,224 B in all.
-  void write_mmproj(const std::string& name) {
-    GgufWriter w;
-    w.str("general.architecture", "clip");
-    w.str("clip.projector_type", "gemma3");
-    w.boolean("clip.has_vision_encoder", true);
-    w.u32("clip.vision.image_size", 896);
-    w.u32("clip.vision.patch_size", 14);
-    w.u32("clip.vision.embedding_length", 64);
-    w.u32("clip.vision.feed_forward_length", 128);
-    w.u32("clip.vision.block_count", 1);
-    w.u32("clip.vision.attention.head_count", 2);
-    w.u32("clip.vision.projector.scale_factor", 4);
-    w.tensor("v.patch_embd.weight", {14, 14, 3, 64}, GgufWriter::F16, 75264);
-    w.tensor("v.blk.0.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
-    w.tensor("mm.input_projection.weight", {64, 256}, GgufWriter::F16, 32768);
-    w.write(dir_ / name);
-  }
+  // tiny_mmproj.h: 116,224 B of tensors.
+  void write_mmproj(const std::string& name) { vc::testing::write_tiny_mmproj(dir_ / name); }
 
   std::string run_cli(const std::string& args) {
     const std::string cmd = "VRAMCALC_HF_ENDPOINT=" + server_.root() + " " + std::string(VRAMCALC_BINARY) + " " + args + " 2>&1";

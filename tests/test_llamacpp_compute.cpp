@@ -20,9 +20,12 @@ const Model& tiny_llama() {
 }  // namespace
 
 TEST(LlamaCppCompute, FlashAttentionOnIsMaskPlusFeedForward) {
-  // tiny-llama (n_embd 256, n_ff 512, 8 heads x 32, 2 kv heads), -c 4096 -ub 512 -fa on:
-  // f16 mask 4096 x 512 x 2 = 4,194,304; feed-forward phase 4 B x (3 x 256 + 3 x 512) = 9,216 B
-  // + 28 B inputs per token, x 512 = 4,732,928; total 8,927,232 = runs.json llama__c4096-fa_on.
+  // tiny-llama (n_embd 256, n_ff 512, 8 heads x 32, 2 kv heads, 4 layers), -c 4096 -ub 512 -fa on:
+  // f16 mask 4096 x 512 x 2 = 4,194,304. Feed-forward phase: first layer, input embeddings 256 +
+  // residual 256 + a 2 x 256 hole that the 512-wide gate fills + up and product 2 x 512 = 2,048
+  // values; a middle layer, 256 + 256 + a 256 hole the gate does not fit + 3 x 512 = 2,304, the
+  // larger. 4 B x 2,304 = 9,216 B + 28 B inputs per token, x 512 = 4,732,928; total 8,927,232 =
+  // runs.json llama__c4096-fa_on.
   LlamaCppSettings s;
   LlamaCppMemory mem = llamacpp_memory(tiny_llama(), s);
   EXPECT_EQ(mem.compute_bytes, 8'927'232u);

@@ -94,9 +94,9 @@ TEST(LlamaCppMeasured, CpuModelBufferWithRepackedCopiesExact) {
 }
 
 TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
-  // The compute buffer is a fitted model of ggml-alloc's peak (docs/engines.md). Reached on
-  // llama.cpp v0.4.0: fitted part 282 of 361 cases within 3% (78%), 353 within 10% (97.8%), worst
-  // -31% (Mamba2 at -ub 64); set-aside part 109 of 148 within 3% (73.6%), 147 within 10% (99.3%),
+  // The compute buffer is a model of ggml-alloc's peak (docs/engines.md). Reached on llama.cpp
+  // v0.4.0: fitted part 342 of 361 cases within 3% (94.7%), 358 within 10% (99.2%), worst -31%
+  // (Mamba2 at -ub 64); set-aside part 135 of 148 within 3% (91.2%), 147 within 10% (99.3%),
   // worst -16%. The 3% target is not met on every case; the bounds sit just under what is reached
   // so that a rule change that loses accuracy fails here.
   for (bool aside : {false, true}) {
@@ -111,23 +111,39 @@ TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
       worst = std::max(worst, std::fabs(e));
     }
     SCOPED_TRACE(aside ? "set-aside part" : "fitted part");
-    EXPECT_GE(within3 * 100, n * (aside ? 73 : 78)) << within3 << " of " << n << " within 3%";
-    EXPECT_GE(within10 * 1000, n * 975) << within10 << " of " << n << " within 10%";
+    EXPECT_GE(within3 * 100, n * (aside ? 91 : 94)) << within3 << " of " << n << " within 3%";
+    EXPECT_GE(within10 * 1000, n * 990) << within10 << " of " << n << " within 10%";
     EXPECT_LE(worst, aside ? 20.0 : 35.0);
   }
 }
 
+TEST(LlamaCppMeasured, GatedQueryCountsTheGateHalf) {
+  // tiny-qwen3next (n_embd 128; full attention 4 heads x 64, 2 KV heads; Gated DeltaNet layers),
+  // -c 4096 -fa off, 512 tokens: f32 mask 4096 x 512 x 4 = 8,388,608; one layer's f32 scores
+  // 4 x 4096 x 512 x 4 = 33,554,432; attention phase 3 x 128 + joint query and gate 2 x 4 x 64 +
+  // K and V 2 x (2 x 64) + per-head output 4 x 64 = 1,408 values x 4 B x 512 = 2,883,584; inputs
+  // 28 x 512 = 14,336. Total 44,840,960; llama.cpp measured 45,131,808
+  // (tiny-qwen3next|c4096|np1|...|fa-off): -0.6% (-1.8% without the gate half).
+  LlamaCppSettings s;
+  s.flash_attn = false;
+  const uint64_t ours = llamacpp_memory(measured().find("tiny-qwen3next")->model, s).compute_bytes;
+  EXPECT_EQ(ours, 44'840'960u);
+  EXPECT_NEAR(static_cast<double>(ours), 45'131'808.0, 45'131'808.0 * 0.01);
+}
+
 TEST(LlamaCppMeasured, ComputeFollowsTheReservedBatch) {
-  // tiny-llama-q4 (n_embd 256, n_ff 768), -c 5000 -np 3 -fa on: n_ctx_seq = pad256(5120 / 3) =
-  // 1,792; the graph is reserved for 512 tokens rounded up to a multiple of 3 = 513, each stream
-  // attending its 1,792 cells: f16 mask 1,792 x 513 x 2 = 1,838,592 plus the feed-forward phase
-  // (3 x 256 + 3 x 768) x 4 B + 28 B = 12,316 B per token x 513 = 6,318,108; 8,156,700 in all.
-  // llama.cpp measured 8,682,112 (tiny-llama-q4|c5000|np3|...|fa-on): -6.0%, the rule's known
-  // miss on this model (its feed-forward phase holds 256 more values than the rule counts).
+  // tiny-llama-q4 (n_embd 256, n_ff 768, 3 layers), -c 5000 -np 3 -fa on: n_ctx_seq =
+  // pad256(5120 / 3) = 1,792; the graph is reserved for 512 tokens rounded up to a multiple of 3 =
+  // 513, each stream attending its 1,792 cells: f16 mask 1,792 x 513 x 2 = 1,838,592. With flash
+  // attention the first layer's feed-forward phase is the peak: input embeddings 256 + residual
+  // 256 + a hole of 2 x 256 + gate, up and product 3 x 768 (768 > 512: the gate does not fit the
+  // hole) = 3,328 values, x 4 B + 28 B inputs = 13,340 B per token x 513 = 6,843,420; 8,682,012
+  // in all. llama.cpp measured 8,682,112 (tiny-llama-q4|c5000|np3|...|fa-on): -0.001%.
   LlamaCppSettings s;
   s.n_ctx = 5000;
   s.n_seq = 3;
   const LlamaCppMemory mem = llamacpp_memory(measured().find("tiny-llama-q4")->model, s);
   EXPECT_EQ(mem.n_ctx_seq, 1792u);
-  EXPECT_EQ(mem.compute_bytes, 8'156'700u);
+  EXPECT_EQ(mem.compute_bytes, 8'682'012u);
+  EXPECT_NEAR(static_cast<double>(mem.compute_bytes), 8'682'112.0, 8'682'112.0 * 0.0001);
 }

@@ -67,6 +67,19 @@ TEST(PlanDevices, VendorFiguresAsPublished) {
   EXPECT_EQ(t.find("MI300X", "--gpu").bandwidth, 5'300'000'000'000u);
 }
 
+// How GPUs are joined, as the vendor pages say: H200 boards (HGX) join every GPU by NVSwitch; L4 is
+// PCIe only; RTX 3090 and H100 PCIe take NVLink bridges for pairs; MI300X boards use Infinity Fabric.
+TEST(PlanDevices, GpuLinksAsPublished) {
+  const auto& t = DeviceTable::builtin();
+  EXPECT_EQ(t.find("H200", "--gpu").gpu_link, GpuLink::FullMesh);
+  EXPECT_EQ(t.find("L4", "--gpu").gpu_link, GpuLink::Pcie);
+  EXPECT_EQ(t.find("RTX 3090", "--gpu").gpu_link, GpuLink::NvlinkPairs);
+  EXPECT_EQ(t.find("h100-pcie", "--gpu").gpu_link, GpuLink::NvlinkPairs);
+  EXPECT_EQ(t.find("mi300x", "--gpu").gpu_link, GpuLink::FullMesh);
+  EXPECT_EQ(t.find("m4-max-128gb", "--gpu").gpu_link, GpuLink::Unknown);
+  EXPECT_THROW(parse_gpu_link("nvlink", "gpu_link"), InputError);
+}
+
 TEST(PlanDevices, BoxesParseTheWaysPeopleWriteThem) {
   EXPECT_EQ(parse_gpus("H200x8", "--gpu").size(), 8u);
   EXPECT_EQ(parse_gpus("8xH200", "--gpu").size(), 8u);

@@ -3,6 +3,8 @@
 // (_handle_gpu_memory_settings) and model_runner.py (profile_max_num_token, init_memory_pool).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "engines/engine_run.h"
@@ -15,6 +17,16 @@ namespace {
 constexpr uint64_t kGiB = 1ull << 30;
 
 const Model& llama8b() { return *Catalogue::builtin().find("llama-3.1-8b"); }
+
+// Eight ranks of a 141 GiB card, mem_fraction_static 0.9, the checkpoint as the catalogue stores it.
+SglangSettings eight_ranks_of_141gib(const Model& m) {
+  SglangSettings s;
+  s.card_bytes = 141 * kGiB;
+  s.tensor_parallel = 8;
+  s.mem_fraction_static = 0.9;
+  s.weight_bytes = m.native.bytes;
+  return s;
+}
 
 uint64_t line_sum(const SglangProfile& p) {
   uint64_t sum = 0;
@@ -88,12 +100,7 @@ TEST(SglangProfile, GivenFractionTensorParallelFp8) {
 // Latent attention: one vector of kv_lora_rank + rope (512 + 64) per layer on every rank.
 TEST(SglangProfile, LatentPoolIsReplicatedAcrossRanks) {
   const Model& m = *Catalogue::builtin().find("deepseek-v3");
-  SglangSettings s;
-  s.card_bytes = 141 * kGiB;
-  s.tensor_parallel = 8;
-  s.mem_fraction_static = 0.9;
-  s.weight_bytes = m.native.bytes;
-  SglangProfile p = sglang_profile(m, s);
+  SglangProfile p = sglang_profile(m, eight_ranks_of_141gib(m));
   EXPECT_EQ(p.token_bytes, 61u * 576u * 2u);  // 70,272 B
   EXPECT_GT(p.max_total_num_tokens, 0u);
 }
@@ -190,4 +197,98 @@ TEST(SglangProfile, HybridFlagsAreReadOrRefused) {
   EXPECT_THROW(parse_engine_command("sglang serve --model-path x --mamba-ssm-dtype float16"), InputError);
   EXPECT_THROW(parse_engine_command("sglang serve --model-path x --mamba-full-memory-ratio zero"), InputError);
   EXPECT_THROW(parse_engine_command("sglang serve --model-path x --max-mamba-cache-size 0"), InputError);
+}
+
+// What SGLang's model runner takes before the weights with more than one rank, by the rule in
+// distributed/device_communicators/custom_all_reduce.py (world sizes 2, 4, 6, 8; more than two GPUs
+// all NVLink-joined, "not supported on more than two PCIe-only GPUs") and the communicator sizes
+// SGLang printed ("Init torch distributed ends. mem usage="): 0.13 GiB over PCIe (4 x L4), 2 GiB
+// over NVLink (8 x H200); each rank also holds its 0.5 GiB CUDA context.
+TEST(SglangProfile, CommunicatorsFollowHowTheGpusAreJoined) {
+  const Model& qwq = *Catalogue::builtin().find("qwen2.5-32b");
+  SglangSettings s;
+  s.card_bytes = 23034ull << 20;  // an L4 as nvidia-smi reports it: 23,034 MiB
+  s.tensor_parallel = 4;
+  s.mem_fraction_static = 0.85;
+  s.weight_bytes = qwq.native.bytes;
+  s.gpu_link = GpuLink::Pcie;
+  SglangProfile p = sglang_profile(qwq, s);
+  EXPECT_FALSE(p.custom_all_reduce);
+  const uint64_t pcie = kGiB / 2 + kGiB * 13 / 100;  // 536,870,912 + 139,586,437 = 676,457,349 B
+  EXPECT_EQ(p.runtime_before_weights, 676'457'349u);
+  EXPECT_EQ(p.runtime_before_weights, pcie);
+  // Pool: 0.85 x (23,034 MiB - 676,457,349 B) - the weights over 4 ranks, / 65,536 B a token
+  // (64 layers x 2 KV heads a rank x 256 x 2 B).
+  const uint64_t static_share = static_cast<uint64_t>(0.85 * static_cast<double>((23034ull << 20) - pcie));
+  EXPECT_EQ(p.token_bytes, 65536u);
+  EXPECT_EQ(p.max_total_num_tokens, (static_share - (qwq.native.bytes + 3) / 4) / 65536u);
+  EXPECT_EQ(line_sum(p), s.card_bytes);
+
+  // The same four GPUs on an NVSwitch board: custom all-reduce runs and NCCL goes over NVLink.
+  s.gpu_link = GpuLink::FullMesh;
+  p = sglang_profile(qwq, s);
+  EXPECT_TRUE(p.custom_all_reduce);
+  EXPECT_EQ(p.runtime_before_weights, 5 * kGiB / 2);
+  // Three GPUs: NVLink still, but custom all-reduce takes only 2, 4, 6 or 8.
+  s.tensor_parallel = 3;
+  p = sglang_profile(qwq, s);
+  EXPECT_FALSE(p.custom_all_reduce);
+  EXPECT_EQ(p.communicators, 2 * kGiB);
+  // NVLink bridges join pairs: two bridged GPUs run it over NVLink, four fall back to PCIe.
+  s.gpu_link = GpuLink::NvlinkPairs;
+  s.tensor_parallel = 2;
+  p = sglang_profile(qwq, s);
+  EXPECT_TRUE(p.custom_all_reduce);
+  EXPECT_EQ(p.communicators, 2 * kGiB);
+  s.tensor_parallel = 4;
+  p = sglang_profile(qwq, s);
+  EXPECT_FALSE(p.custom_all_reduce);
+  EXPECT_EQ(p.communicators, kGiB * 13 / 100);
+  // --disable-custom-all-reduce turns it off on any board; one GPU has no communicators.
+  EngineRun r = parse_engine_command("python3 -m sglang.launch_server --model-path Qwen/QwQ-32B --tp 8 --disable-custom-all-reduce --enable-p2p-check");
+  EXPECT_TRUE(r.sglang.disable_custom_all_reduce);
+  EXPECT_TRUE(r.notes.empty()) << r.notes.front();
+  r.sglang.card_bytes = 80 * kGiB;
+  r.sglang.weight_bytes = qwq.native.bytes;
+  r.sglang.gpu_link = GpuLink::FullMesh;
+  EXPECT_FALSE(sglang_profile(qwq, r.sglang).custom_all_reduce);
+  s.tensor_parallel = 1;
+  p = sglang_profile(qwq, s);
+  EXPECT_EQ(p.communicators, 0u);
+  EXPECT_EQ(p.runtime_before_weights, kGiB / 2);
+}
+
+// Qwen3.5-397B-A17B on two GPUs (kvcache-ai/ktransformers issue #1870, worked there by hand): 45
+// Gated DeltaNet layers hold, per request and rank, 32 value heads x 128 x 128 x 4 B (float32) +
+// 6,144 conv channels x 3 x 2 B = 2,134,016 B -> 96,030,720 B; the 15 attention layers 1 KV head a
+// rank x 256 x 2 x 2 B = 15,360 B a token. With 22.84 GiB free, 3.76 GiB of weights on the GPU and
+// mem_fraction_static 0.85: rest = 16,808,446,000 B (floor), slots = floor(rest x 0.9 / 1.9 /
+// 96,030,720) = 82 (SGLang printed 82), tokens = floor((rest - 82 x 96,030,720) / 15,360).
+TEST(SglangProfile, GatedDeltaNetStateSlotsAsPrinted) {
+  const Model& m = *Catalogue::builtin().find("qwen3.5-397b-a17b");
+  SglangSettings s;
+  s.card_bytes = static_cast<uint64_t>(23.99 * static_cast<double>(kGiB));
+  s.tensor_parallel = 2;
+  s.mem_fraction_static = 0.85;
+  s.free_before_weights = static_cast<uint64_t>(22.84 * static_cast<double>(kGiB));
+  s.loaded_weights = static_cast<uint64_t>(3.76 * static_cast<double>(kGiB));
+  s.max_running_requests = 1;
+  const SglangProfile p = sglang_profile(m, s);
+  EXPECT_EQ(p.state_bytes_per_request, 45u * (32u * 128u * 128u * 4u + 6144u * 3u * 2u));
+  EXPECT_EQ(p.state_slots, 82u);
+  const uint64_t rest = static_cast<uint64_t>(std::floor(0.85 * static_cast<double>(*s.free_before_weights))) - *s.loaded_weights;
+  EXPECT_EQ(p.token_bytes, 15360u);
+  EXPECT_EQ(p.max_total_num_tokens, (rest - 82u * p.state_bytes_per_request) / 15360u);
+}
+
+// DeepSeek-V3.2's sparse (DSA) attention: each of 61 layers holds the MLA latent (512) and rope (64)
+// plus the indexer's fp8 key (128 B) with a 4-byte scale. bf16 cache: 576 x 2 + 132 = 1,284 B a
+// layer. fp8_e4m3: SGLang packs the latent as fp8 with one 4-byte scale per 128 values and keeps the
+// rope part in bf16 (memory_pool.py, override_kv_cache_dim = 512 + 16 + 128 = 656), + 132 = 788 B.
+TEST(SglangProfile, SparseAttentionFp8CacheIsPacked) {
+  const Model& m = *Catalogue::builtin().find("deepseek-v3.2");
+  SglangSettings s = eight_ranks_of_141gib(m);
+  EXPECT_EQ(sglang_profile(m, s).token_bytes, 61u * 1284u);
+  s.kv_cache_dtype = "fp8_e4m3";
+  EXPECT_EQ(sglang_profile(m, s).token_bytes, 61u * 788u);
 }

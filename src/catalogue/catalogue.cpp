@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "catalogue/catalogue_tower.h"
 #include "catalogue/embedded_data.h"
 #include "core/checked.h"
 #include "sources/config/config_mapper.h"
+#include "sources/config/config_tower.h"
 #include "sources/config/config_view.h"
 
 namespace vc {
@@ -47,6 +49,12 @@ void apply_facts(Model& m, const nlohmann::json& f) {
     for (const auto& e : f["extra_params"]) {
       ParamClass c = param_class_from(e.at("class").get<std::string>());
       uint64_t n = e.at("value").get<uint64_t>();
+      if (c == ParamClass::Vision) {
+        // One count per tower: a tower counted from the config's vision_config is not stated again;
+        // a stated one (a layout the config reader does not model) replaces the "not counted" warning.
+        if (tower_from_config(m)) throw std::invalid_argument("facts for '" + f.at("id").get<std::string>() + "': the vision tower is counted from config.json; drop extra_params vision");
+        std::erase_if(m.warnings, [](const std::string& w) { return w.rfind(kTowerNotCountedWarning, 0) == 0; });
+      }
       m.params.by_class[c] = checked_add(m.params.by_class[c], n);
       m.params.derived_total = checked_add(m.params.derived_total, n);
       // MTP and vision are shipped but not read per decoded token (kActiveConvention). A native
@@ -116,17 +124,18 @@ Model model_from_facts(const std::string& facts_json, const std::string& config_
   return m;
 }
 
+// A model without published files of its own borrows another entry's config (K3.1 Pro: K3's).
+std::string catalogue_config_path(const nlohmann::json& facts, std::string_view dir) {
+  return facts.contains("config_from") ? "models/" + facts["config_from"].get<std::string>() + "/config.json" : std::string(dir) + "/config.json";
+}
+
 Catalogue::Catalogue() {
   for (auto path : embedded::paths_under("models/")) {
     constexpr std::string_view suffix = "/facts.json";
     if (path.size() < suffix.size() || path.substr(path.size() - suffix.size()) != suffix) continue;
     std::string facts_text(embedded::file_text(path));
     auto facts = nlohmann::json::parse(facts_text);
-    std::string dir(path.substr(0, path.size() - suffix.size()));
-    // A model without published files of its own borrows another entry's config (K3.1 Pro: K3's).
-    std::string config_path = facts.contains("config_from")
-                                  ? "models/" + facts["config_from"].get<std::string>() + "/config.json"
-                                  : dir + "/config.json";
+    const std::string config_path = catalogue_config_path(facts, path.substr(0, path.size() - suffix.size()));
     std::string config_text(embedded::file_text(config_path));
     models_.push_back(model_from_facts(facts_text, config_text, "catalogue " + config_path));
   }

@@ -9,6 +9,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "estimate/checkpoint_tower.h"
 #include "estimate/side_loads.h"
 #include "estimate/vision_tower.h"
 #include "sources/companion_files.h"
@@ -74,7 +75,16 @@ Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, Engi
     } else {
       sc.context = checked_add(sc.context, out.image_tokens);
     }
-    for (auto& l : vision_tower_lines(*c.tower, images)) out.lines.push_back(std::move(l));
+    // A checkpoint whose weights hold its own tower (the estimate's weights.vision line) loads it
+    // once: the projector's weights are not added again.
+    const bool in_weights = checkpoint_tower_line(*request.model, resolve_weights(*request.model, sc.quant)).has_value();
+    for (auto& l : vision_tower_lines(*c.tower, images)) {
+      if (in_weights && l.id == "vision.weights") {
+        l.bytes = 0;
+        l.assumption = "the checkpoint's weights already hold this tower (the weights.vision line): counted there, once";
+      }
+      out.lines.push_back(std::move(l));
+    }
   }
   if (!flags.draft.empty()) {
     c.draft = std::make_shared<const Model>(resolve_model(flags.draft, "--draft"));

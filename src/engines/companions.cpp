@@ -7,7 +7,9 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
+#include "estimate/checkpoint_tower.h"
 #include "estimate/side_loads.h"
+#include "sources/config/config_tower.h"
 
 namespace vc {
 namespace {
@@ -27,10 +29,14 @@ DeviceAllocation& device_named(EngineAnswer& a, const std::string& name) {
   return *a.devices.insert(host, std::move(fresh));
 }
 
-void add_tower_lines(DeviceAllocation& d, const Companions& c, const std::string& where) {
+// The projector file's encoder compute, and its weights unless `weights` is false (the model's
+// own weights already hold the tower).
+void add_tower_lines(DeviceAllocation& d, const Companions& c, const std::string& where, bool weights = true) {
   const VisionTower& t = *c.tower;
-  d.add({AllocKind::Weights, fmt::format("Vision tower weights (mmproj {}, {} layers)", t.projector.empty() ? "clip" : t.projector, t.layers), t.weight_bytes,
-         "sum of the mmproj GGUF's tensor bytes (encoder + projector): " + t.file, where, kClipSource});
+  if (weights) {
+    d.add({AllocKind::Weights, fmt::format("Vision tower weights (mmproj {}, {} layers)", t.projector.empty() ? "clip" : t.projector, t.layers), t.weight_bytes,
+           "sum of the mmproj GGUF's tensor bytes (encoder + projector): " + t.file, where, kClipSource});
+  }
   d.add({AllocKind::Compute, fmt::format("Vision encoder compute (one image, {} positions)", format_count(t.positions)), t.activation_bytes, t.activation_formula,
          "an estimate of the encoder's peak for one image at its native size, images encoded one at a time; flash attention removes the scores term",
          kClipSource});
@@ -112,7 +118,13 @@ void place_llamacpp(const EngineRequest& r, const EngineRun& run, const Companio
 void place_rule(const EngineRequest& r, const Companions& c, EngineAnswer& a) {
   if (a.devices.empty()) return;
   DeviceAllocation& d = a.devices.front();
-  if (c.tower) add_tower_lines(d, c, "the rule puts what loads beside the model on the first device");
+  if (c.tower) {
+    // A checkpoint whose weights hold its own tower (the estimate's weights.vision line) loads it
+    // once: the projector file adds its encoder compute, not a second copy of the tower.
+    const bool in_weights = checkpoint_tower_line(*r.model, resolve_weights(*r.model, r.scenario.quant)).has_value();
+    add_tower_lines(d, c, "the rule puts what loads beside the model on the first device", !in_weights);
+    if (in_weights) a.notes.push_back("the checkpoint's weights already hold its vision tower: the --mmproj file adds its encoder compute, not its weights");
+  }
   if (c.draft) {
     const Scenario ds = draft_scenario(r.scenario, c.draft_context, c.draft_cache_type);
     for (const auto& l : draft_lines(*c.draft, ds)) d.add(engines::from_line(l));
@@ -124,6 +136,11 @@ void place_rule(const EngineRequest& r, const Companions& c, EngineAnswer& a) {
 
 void place_companions(const EngineRequest& r, const EngineRun& run, EngineAnswer& a) {
   const Companions& c = r.companions;
+  if (a.engine == EngineKind::LlamaCpp && tower_from_config(*r.model) && !c.tower) {
+    a.notes.push_back(fmt::format("the checkpoint's vision tower ({} params) is not loaded: llama.cpp loads a tower only from a projector GGUF "
+                                  "(--mmproj); source: {}",
+                                  format_params(r.model->params.by_class.at(ParamClass::Vision)), kClipSource));
+  }
   if (c.empty()) return;
   switch (a.engine) {
     case EngineKind::LlamaCpp: place_llamacpp(r, run, c, a); break;

@@ -89,7 +89,7 @@ const DeviceAllocation* EngineAnswer::tightest() const {
 namespace engines {
 
 AllocKind kind_of_line(const std::string& id) {
-  if (id == "weights") return AllocKind::Weights;
+  if (id == "weights" || id == "weights.vision") return AllocKind::Weights;
   if (id.rfind("cache.", 0) == 0) return AllocKind::Kv;
   if (id.rfind("state.", 0) == 0) return AllocKind::State;
   if (id == "overhead") return AllocKind::RuntimeReserve;

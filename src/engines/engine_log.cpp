@@ -102,12 +102,24 @@ void parse_sglang(const std::string& text, EngineLog& log) {
   if (auto s = setting(text, "mamba_full_memory_ratio"); present(s)) g.mamba_full_memory_ratio = to_number(s);
   if (auto s = setting(text, "mamba_ssm_dtype"); present(s) && (s == "float32" || s == "bfloat16")) g.mamba_ssm_dtype = s;
   if (auto s = setting(text, "disable_radix_cache"); s == "True") g.disable_radix_cache = true;
+  if (auto s = setting(text, "disable_custom_all_reduce"); s == "True") g.disable_custom_all_reduce = true;
+  // custom_all_reduce.py says so when the GPUs are joined by PCIe only.
+  if (text.find("not supported on more than two PCIe-only GPUs") != std::string::npos) g.gpu_link = GpuLink::Pcie;
   const std::string num = "([0-9][0-9.,]*)";
   if (auto s = find(text, std::regex("Load weight begin\\. avail mem=" + num + " ?GB")); !s.empty()) {
     log.free_before_weights = static_cast<uint64_t>(to_number(s) * kGiB);  // SGLang's "GB" is bytes / 2^30
     log.printed["free_before_weights_gib"] = to_number(s);
   }
   if (auto s = find(text, std::regex("Load weight end\\..*?mem usage=" + num + " ?GB")); !s.empty()) log.printed["weights_gib"] = to_number(s);
+  // Without the "begin" line: SGLang's "mem usage" is the free memory before less the free memory
+  // after the weights, so before = "avail mem" + "mem usage" of the "end" line.
+  if (auto after = find(text, std::regex("Load weight end\\..*?avail mem=" + num + " ?GB")); !log.free_before_weights && !after.empty() &&
+                                                                                               log.printed.count("weights_gib")) {
+    log.free_before_weights = static_cast<uint64_t>((to_number(after) + log.printed["weights_gib"]) * kGiB);
+    log.notes.push_back("free memory before the weights taken as the \"Load weight end\" line's avail mem + mem usage (no \"Load weight begin\" line)");
+  }
+  // Hybrid recurrent models: the state pool's request slots.
+  if (auto s = find(text, std::regex("Mamba Cache is allocated\\. max_mamba_cache_size: " + num)); !s.empty()) log.printed["state_slots"] = to_number(s);
   if (auto s = find(text, std::regex("#tokens: " + num)); !s.empty()) log.printed["kv_tokens"] = to_number(s);
   if (auto s = find(text, std::regex("max_total_num_tokens=" + num)); !s.empty()) log.printed["kv_tokens"] = to_number(s);
   if (auto s = find(text, std::regex("max_running_requests=" + num)); !s.empty()) log.printed["max_running_requests"] = to_number(s);
@@ -229,6 +241,7 @@ std::vector<ValidationRow> compare_engine_log(const EngineLog& log, const Model&
     if (auto v = printed("weights_gib")) rows.push_back(beside("weights per GPU (GiB)", *v, static_cast<double>(p.weights) / kGiB, 3.0));
     if (auto v = printed("kv_tokens")) rows.push_back(beside("token pool (max_total_num_tokens)", *v, static_cast<double>(p.max_total_num_tokens), 3.0));
     if (auto v = printed("max_running_requests")) rows.push_back(beside("max_running_requests", *v, static_cast<double>(p.max_running_requests), 0.0));
+    if (auto v = printed("state_slots")) rows.push_back(beside("state slots (max_mamba_cache_size)", *v, static_cast<double>(p.state_slots), 3.0));
   } else {
     LlamaCppMemory m = llamacpp_memory(model, log.run.llamacpp);
     if (auto v = printed("kv_mib")) rows.push_back(beside("KV cache (MiB)", *v, static_cast<double>(m.context_bytes()) / kMiB, 0.5));

@@ -173,7 +173,8 @@ EngineRun parse_engine_command(const std::string& command) {
         g.mamba_ssm_dtype = take();
         if (g.mamba_ssm_dtype != "float32" && g.mamba_ssm_dtype != "bfloat16") throw InputError(flag, "'" + g.mamba_ssm_dtype + "' is not accepted; accepted: float32, bfloat16");
       } else if (flag == "--disable-radix-cache") g.disable_radix_cache = true;
-      else if (flag == "--trust-remote-code" || flag == "--enable-metrics") continue;
+      else if (flag == "--disable-custom-all-reduce") g.disable_custom_all_reduce = true;
+      else if (flag == "--trust-remote-code" || flag == "--enable-metrics" || flag == "--enable-p2p-check") continue;
       else if (flag == "--host" || flag == "--port" || flag == "--served-model-name") take();
       else r.notes.push_back("ignored " + flag + " (not mapped onto SGLang's memory profile)");
     } else {

@@ -20,14 +20,16 @@ uint64_t query_heads(const AttentionSpec& a, uint64_t hidden) {
 }
 
 // Values per token the layer's mixer keeps alive at its peak, f32.
-uint64_t mixer_values(const AttentionSpec& a, uint64_t hidden, bool flash_attn) {
+uint64_t mixer_values(const AttentionSpec& a, uint64_t hidden, bool flash_attn, bool gated_query) {
   const uint64_t heads = query_heads(a, hidden);
   switch (a.kind) {
     case AttentionKind::Full:
     case AttentionKind::SlidingWindow: {
       // Q, K and V projections; without flash attention the per-head output (before the output
-      // projection) is a separate tensor too.
-      uint64_t v = heads * a.head_dim_k + uint64_t{a.kv_heads} * (a.head_dim_k + a.head_dim_v);
+      // projection) is a separate tensor too. A gated query projects query and output gate in
+      // one tensor, 2 x heads x head width (llama.cpp src/models/qwen3next.cpp, qwen35.cpp:
+      // Qcur_full, split by views).
+      uint64_t v = (gated_query ? 2 : 1) * heads * a.head_dim_k + uint64_t{a.kv_heads} * (a.head_dim_k + a.head_dim_v);
       if (!flash_attn) v += heads * a.head_dim_v;
       return v;
     }
@@ -63,6 +65,38 @@ uint64_t ffn_values(const FeedForwardSpec& f) {
   return 0;
 }
 
+// With flash attention the feed-forward phase is the peak on most models, and what ggml-alloc packs
+// there was read from its trace (ggml-alloc.c with GGML_ALLOCATOR_DEBUG, llama.cpp v0.4.0; see
+// docs/engines.md). Alive in every layer: the f32 input-embedding tensor (n_embd x T, an input of
+// the graph, allocated with the other inputs and never freed) and the residual (ffn_inp). Below
+// them sit holes left by the first half of the layer: two hidden-sized slots in the first layer
+// (the token-embedding rows and the norm or the attention output), one in a middle layer. The gate
+// projection goes into that hole when it fits (best fit), else the gate, up and product are laid
+// end to end. In the last layer the KQ mask is already freed, so it is never the peak.
+uint64_t flash_ffn_values(const FeedForwardSpec& f, uint64_t hidden, size_t layer, size_t n_layers) {
+  const bool middle = layer > 0 && layer + 1 < n_layers;
+  if (layer != 0 && !middle) return 0;
+  const uint64_t hole = (middle ? 1 : 2) * hidden;
+  const uint64_t kept = 2 * hidden + hole;  // input embeddings + residual + the hole
+  if (f.kind == FeedForwardKind::Dense) {
+    const uint64_t w = f.dense_width;
+    return kept + 2 * w + (w > hole ? w : 0);
+  }
+  if (f.kind == FeedForwardKind::MoE && f.shared_width == 0) {
+    // Routed experts (llm_graph_context::build_moe_ffn): gate, up and product are n_used x
+    // expert_ff wide; the down projection's output is n_used x n_embd (one row per selected
+    // expert before the weighted sum). When the gate fills the hole, the down output cannot reuse
+    // its slot and lands after the product, with one more hidden-sized slot before it (first
+    // layer, read from the trace of tiny-qwen3moe and tiny-gpt-oss).
+    // Experts no wider than n_embd all fit in the holes (the general rule below holds then).
+    const uint64_t used = f.experts_per_token;
+    const uint64_t w = used * f.expert_width;
+    if (middle || w <= hidden) return 0;  // not the peak on the measured MoE models
+    return w > hole ? kept + 3 * w : kept + hidden + 2 * w + used * hidden;
+  }
+  return 0;  // shared experts / no feed-forward: the general rule below
+}
+
 }  // namespace
 
 LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput& in) {
@@ -86,11 +120,17 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
     const uint64_t width = query_heads(a, model.hidden) * a.head_dim_v;
     if (width > model.hidden) attention_excess = std::max(attention_excess, width - model.hidden);
   }
+  // Qwen3-Next and Qwen3.5, the models whose linear layers are Gated DeltaNet, gate their full
+  // attention's output with a second half of the query projection.
+  const bool gated_query = std::any_of(model.layers.begin(), model.layers.end(), [](const LayerConfig& l) {
+    return l.attention.kind == AttentionKind::LinearState && l.attention.state_family == StateFamily::GatedDeltaNet;
+  });
   bool has_full = false, has_window = false;
-  for (const auto& layer : model.layers) {
+  for (size_t il = 0; il < model.layers.size(); ++il) {
+    const LayerConfig& layer = model.layers[il];
     for (const AttentionSpec* a : {&layer.attention, layer.parallel_mixer ? &*layer.parallel_mixer : nullptr}) {
       if (!a) continue;
-      const uint64_t v = checked_add(residual, mixer_values(*a, model.hidden, in.flash_attn));
+      const uint64_t v = checked_add(residual, mixer_values(*a, model.hidden, in.flash_attn, gated_query));
       if (a->kind == AttentionKind::LinearState) {
         if (v > other) {
           other = v;
@@ -109,7 +149,8 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
     // When the attention width (heads x value head) exceeds the hidden size, ggml-alloc keeps the
     // excess as a hole it cannot reuse for the feed-forward tensors (tiny-qwen3: 1,664 values per
     // token where 3 x 128 + 3 x 384 = 1,536; 4 x 64 - 128 = 128 more).
-    const uint64_t f = checked_add(checked_add(residual, ffn_values(layer.feed_forward)), attention_excess);
+    const uint64_t flash = in.flash_attn ? flash_ffn_values(layer.feed_forward, model.hidden, il, model.layers.size()) : 0;
+    const uint64_t f = flash ? flash : checked_add(checked_add(residual, ffn_values(layer.feed_forward)), attention_excess);
     if (f > other) {
       other = f;
       other_phase = "feed-forward";

@@ -21,7 +21,7 @@ AllocKind kind_of(const std::string& id) {
   if (id == "sglang.weights") return AllocKind::Weights;
   if (id == "sglang.kv") return AllocKind::Kv;
   if (id == "sglang.state") return AllocKind::State;
-  if (id == "sglang.runtime") return AllocKind::RuntimeReserve;
+  if (id == "sglang.runtime" || id == "sglang.nccl") return AllocKind::RuntimeReserve;
   if (id == "sglang.reserve") return AllocKind::Activation;
   return AllocKind::Other;
 }
@@ -42,6 +42,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     ss.kv_cache_dtype = d == "fp8" ? "fp8_e4m3" : d;  // SGLang names the fp8 format
   }
   if (ss.card_bytes == 0) ss.card_bytes = run.vllm.card_bytes;  // --gpu or --gpu-memory
+  if (ss.gpu_link == GpuLink::Unknown && r.box && !r.box->gpus.empty()) ss.gpu_link = r.box->gpus.front().gpu_link;  // what the communicators take
   const uint64_t tp = ss.tensor_parallel, pp = ss.pipeline_parallel, ranks = checked_mul(tp, pp);
   const uint64_t context = ss.context_length ? ss.context_length : s.context;
 

@@ -22,10 +22,48 @@ const char* const kStatePool =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py (_handle_max_mamba_cache); "
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/mamba_utils.py (mamba_cache_per_req)";
 
-// CUDA context, and NCCL / custom all-reduce buffers with tensor parallelism, taken before the
-// weights load: not printed by SGLang as such; about 0.5 GiB on one GPU, 2.5 GiB with TP
-// (uncertain: from "Load weight begin. avail mem" lines and pools in public logs, docs/accuracy.md).
-uint64_t runtime_before_weights(uint64_t tp) { return tp > 1 ? kGiB * 5 / 2 : kGiB / 2; }
+const char* const kInitDistributed =
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py (init_torch_distributed: "
+    "\"Init torch distributed ends. mem usage\")";
+const char* const kCustomAllReduce =
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/distributed/device_communicators/custom_all_reduce.py";
+
+// Each rank's CUDA context (and what torch sets up with it) before SGLang measures the free memory:
+// not printed as such; 0.38 to 0.73 GiB in public logs ("Load weight begin. avail mem" against the
+// card, less "Init torch distributed ends. mem usage"), taken as 0.5 GiB.
+constexpr uint64_t kCudaContext = kGiB / 2;
+// What init_torch_distributed takes (NCCL communicators, custom all-reduce buffers), as SGLang
+// prints it ("Init torch distributed ends. mem usage"): NCCL sizes its buffers by its channels, and
+// it opens many over NVLink and few over PCIe. 2.01 GB printed on 8 x H200 joined by NVSwitch
+// (custom all-reduce on; sglang PR #11716), 0.13 GB on 4 x L4 over PCIe (custom all-reduce off;
+// llms-in-clouds docs/sglang.md).
+constexpr uint64_t kCommunicatorsNvlink = kGiB * 2;
+constexpr uint64_t kCommunicatorsPcie = kGiB * 13 / 100;
+
+// SGLang's custom all-reduce (custom_all_reduce.py): world sizes 2, 4, 6 and 8 only, and more than
+// two GPUs must all be joined by NVLink ("not supported on more than two PCIe-only GPUs"); two GPUs
+// over PCIe also need P2P, which GeForce cards lack, so it is taken as off there. Unknown links are
+// taken as a datacentre board (on).
+bool custom_all_reduce_runs(uint64_t tp, GpuLink link, bool disabled) {
+  if (disabled || !(tp == 2 || tp == 4 || tp == 6 || tp == 8)) return false;
+  if (link == GpuLink::FullMesh || link == GpuLink::Unknown) return true;
+  return tp == 2 && link == GpuLink::NvlinkPairs;
+}
+
+// NCCL runs over NVLink when every GPU of the group is NVLink-joined (a bridge joins two), else over PCIe.
+bool nccl_over_nvlink(uint64_t tp, GpuLink link) {
+  return link == GpuLink::FullMesh || link == GpuLink::Unknown || (link == GpuLink::NvlinkPairs && tp <= 2);
+}
+
+const char* link_name(GpuLink link) {
+  switch (link) {
+    case GpuLink::Pcie: return "PCIe";
+    case GpuLink::NvlinkPairs: return "NVLink bridges (pairs)";
+    case GpuLink::FullMesh: return "NVLink to every GPU (NVSwitch / Infinity Fabric)";
+    case GpuLink::Unknown: break;
+  }
+  return "not known (no device named; taken as NVLink)";
+}
 
 // GPU memory buckets (MiB) of _handle_gpu_memory_settings: chunked_prefill_size and cuda_graph_max_bs.
 void choose_batch_defaults(uint64_t gpu_mib, uint64_t tp, uint64_t& chunk, uint64_t& graph_bs) {
@@ -48,7 +86,7 @@ uint64_t request_state_bytes(const AttentionSpec& a, uint64_t tp, uint64_t ssm_b
   return checked_add(checked_mul(ceil_div(a.conv_values, tp), 2), checked_mul(ceil_div(a.state_values, tp), ssm_bytes));
 }
 
-PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_t value_bytes, uint64_t ssm_bytes) {
+PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_t value_bytes, uint64_t ssm_bytes, bool dsa_packed_fp8) {
   PoolGeometry g;
   const uint64_t layers = ceil_div(model.layers.size(), pp);  // the first (largest) stage
   for (uint64_t i = 0; i < layers; ++i) {
@@ -66,9 +104,12 @@ PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_
         break;
       }
       case AttentionKind::Latent: {
-        // MLA: kv_lora_rank + qk_rope_head_dim values, on every rank; a sparse indexer adds an fp8
-        // key of index_head_dim with a 4-byte scale per 128 values.
-        uint64_t b = checked_mul(uint64_t{a.latent_rank} + a.rope_dim, value_bytes);
+        // MLA: kv_lora_rank + qk_rope_head_dim values, on every rank; a sparse (DSA) indexer adds an
+        // fp8 key of index_head_dim with a 4-byte scale per 128 values. DSA with an fp8_e4m3 cache
+        // packs the latent as fp8 with a 4-byte scale per 128 and keeps the rope part in bf16
+        // (memory_pool.py MLATokenToKVPool override_kv_cache_dim: 512 + 16 + 128 = 656 B).
+        uint64_t b = a.index_key_dim && dsa_packed_fp8 ? uint64_t{a.latent_rank} + a.latent_rank / 128 * 4 + uint64_t{a.rope_dim} * 2
+                                                       : checked_mul(uint64_t{a.latent_rank} + a.rope_dim, value_bytes);
         if (a.index_key_dim) b = checked_add(b, a.index_key_dim + a.index_key_dim / 128 * 4);
         g.full_bytes = checked_add(g.full_bytes, b);
         break;
@@ -131,8 +172,11 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   }
 
   // 2. Before and after the weights; the static share holds weights + token pool.
-  p.runtime_before_weights = s.free_before_weights && *s.free_before_weights <= s.card_bytes ? s.card_bytes - *s.free_before_weights
-                                                                                             : std::min(runtime_before_weights(s.tensor_parallel), s.card_bytes);
+  p.custom_all_reduce = ranks > 1 && custom_all_reduce_runs(s.tensor_parallel, s.gpu_link, s.disable_custom_all_reduce);
+  p.cuda_context = kCudaContext;
+  p.communicators = ranks == 1 ? 0 : nccl_over_nvlink(s.tensor_parallel, s.gpu_link) ? kCommunicatorsNvlink : kCommunicatorsPcie;
+  const bool printed_free = s.free_before_weights && *s.free_before_weights <= s.card_bytes;
+  p.runtime_before_weights = printed_free ? s.card_bytes - *s.free_before_weights : std::min(p.cuda_context + p.communicators, s.card_bytes);
   p.free_before_weights = s.card_bytes - p.runtime_before_weights;
   p.weights = s.loaded_weights ? *s.loaded_weights : ceil_div(loaded_weight_bytes(model, s.weight_bytes, s.dtype), ranks);
   const uint64_t static_share = static_cast<uint64_t>(std::floor(p.mem_fraction_static * static_cast<double>(p.free_before_weights)));
@@ -140,7 +184,7 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   uint64_t available = static_share > p.weights ? static_share - p.weights : 0;
 
   // 3. Bytes per token and the pools: a hybrid recurrent model's state pool comes first.
-  PoolGeometry g = pool_geometry(model, s.tensor_parallel, s.pipeline_parallel, value_bytes, ssm_bytes);
+  PoolGeometry g = pool_geometry(model, s.tensor_parallel, s.pipeline_parallel, value_bytes, ssm_bytes, s.kv_cache_dtype == "fp8_e4m3");
   if (g.full_bytes == 0 && g.window_bytes == 0) throw InputError("MODEL", "has no attention layers with a per-token cache for SGLang's token pool");
   if (g.state_bytes) {
     p.state_bytes_per_request = g.state_bytes;
@@ -188,9 +232,26 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   // 5. Lines: they add up to the card.
   const std::string pool_label = p.swa_tokens ? fmt::format("Token pool: {} full-attention tokens, {} window tokens", tokens, p.swa_tokens)
                                               : fmt::format("Token pool (KV cache): {} tokens", tokens);
-  p.lines.push_back({"sglang.runtime", "CUDA context and NCCL before the weights", p.runtime_before_weights,
-                     s.tensor_parallel > 1 ? "2.5 GiB with tensor parallelism" : "0.5 GiB on one GPU",
-                     "uncertain: SGLang does not print it; read from public logs", kModelRunner});
+  if (printed_free) {
+    p.lines.push_back({"sglang.runtime", "CUDA context and NCCL before the weights", p.runtime_before_weights, "card - the free memory the log printed",
+                       "as printed (\"Load weight begin. avail mem\")", kInitDistributed});
+  } else {
+    const uint64_t cuda_context = std::min(p.cuda_context, p.runtime_before_weights);
+    p.lines.push_back({"sglang.runtime", "CUDA context", cuda_context, "0.5 GiB per GPU",
+                       "uncertain: not printed; 0.38-0.73 GiB in public logs (the card less \"Load weight begin. avail mem\" and the communicators)",
+                       kInitDistributed});
+    if (p.communicators) {
+      const bool nvlink = p.communicators == kCommunicatorsNvlink;
+      p.lines.push_back({"sglang.nccl", p.custom_all_reduce ? "NCCL communicators and custom all-reduce buffers" : "NCCL communicators (custom all-reduce off)",
+                         p.runtime_before_weights - cuda_context,
+                         fmt::format("{} GiB: NCCL over {} ({} ranks; GPUs joined by {})", nvlink ? "2" : "0.13", nvlink ? "NVLink" : "PCIe", ranks,
+                                     link_name(s.gpu_link)),
+                         std::string(nvlink ? "as SGLang printed \"Init torch distributed ends. mem usage=2.01 GB\" on 8 x H200 (NVSwitch)"
+                                            : "as SGLang printed \"Init torch distributed ends. mem usage=0.13 GB\" on 4 x L4 (PCIe)") +
+                             "; custom all-reduce runs on 2, 4, 6 or 8 GPUs all joined by NVLink, or on two with P2P",
+                         std::string(kInitDistributed) + "; " + kCustomAllReduce});
+    }
+  }
   p.lines.push_back({"sglang.weights", "Weights per GPU", p.weights, fmt::format("checkpoint at --dtype {} / (tp {} x pp {})", s.dtype, s.tensor_parallel, s.pipeline_parallel),
                      s.loaded_weights ? "as the log printed (\"Load weight end ... mem usage\")" : "weights split evenly over the ranks", kModelRunner});
   p.lines.push_back({"sglang.kv", pool_label, p.token_pool_bytes,

@@ -12,6 +12,11 @@
 //   --mamba-ssm-dtype, float32 by default), unless --max-mamba-cache-size (or, with the radix cache
 //   disabled, --max-running-requests) fixes the slots; the attention layers' pool gets what is left
 //   (model_runner_kv_cache_mixin.py _handle_max_mamba_cache, configs/mamba_utils.py).
+// Before the weights each rank holds its CUDA context and, with more than one rank, the NCCL
+//   communicators SGLang's model runner creates (init_torch_distributed); how much those take
+//   depends on how the GPUs are joined (NCCL over NVLink opens many more channels than over
+//   PCIe), and SGLang's own custom all-reduce runs only where its rule allows it
+//   (distributed/device_communicators/custom_all_reduce.py).
 // A pure function: model + settings + card -> lines, pool size, max_total_num_tokens.
 #include <cstdint>
 #include <optional>
@@ -20,6 +25,7 @@
 
 #include "estimate/estimate.h"
 #include "model/model.h"
+#include "plan/hardware.h"
 
 namespace vc {
 
@@ -28,6 +34,8 @@ struct SglangSettings {
   std::optional<double> mem_fraction_static;     // --mem-fraction-static; chosen when absent
   uint64_t tensor_parallel = 1;                  // --tp
   uint64_t pipeline_parallel = 1;                // --pp
+  GpuLink gpu_link = GpuLink::Unknown;           // how the ranks' GPUs are joined (the box's device)
+  bool disable_custom_all_reduce = false;        // --disable-custom-all-reduce
   std::string dtype = "auto";                    // --dtype: auto (16-bit), float16, bfloat16, float32
   std::string kv_cache_dtype = "auto";           // --kv-cache-dtype: auto, bf16, bfloat16, fp8_e4m3, fp8_e5m2
   uint64_t context_length = 0;                   // --context-length; 0: the model's maximum
@@ -53,7 +61,10 @@ struct SglangProfile {
   uint64_t reserved_mib = 0;          // what the choice keeps out of the static share
   uint64_t chunked_prefill_size = 0;  // 0 when chunking is disabled
   uint64_t cuda_graph_max_bs = 0;
-  uint64_t runtime_before_weights = 0;  // CUDA context, NCCL: card - free before the weights
+  uint64_t runtime_before_weights = 0;  // CUDA context + communicators: card - free before the weights
+  uint64_t cuda_context = 0;            // per rank, before init_torch_distributed
+  uint64_t communicators = 0;           // NCCL (and custom all-reduce) buffers; 0 on one rank
+  bool custom_all_reduce = false;       // whether SGLang's custom all-reduce runs (its rule)
   uint64_t free_before_weights = 0;     // "Load weight begin. avail mem"
   uint64_t weights = 0;                 // per GPU
   uint64_t token_bytes = 0;             // one token over this GPU's layers ("cell size")

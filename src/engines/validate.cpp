@@ -17,6 +17,7 @@
 #include "engines/serving_dtype.h"
 #include "engines/sglang_profile.h"
 #include "engines/vllm_budget.h"
+#include "engines/vllm_encoder.h"
 #include "engines/vllm_profile.h"
 #include "sources/config/config_mapper.h"
 #include "sources/resolver.h"
@@ -95,6 +96,9 @@ void llamacpp_rows(const std::filesystem::path& dir, std::vector<ValidationRow>&
   }
 }
 
+// Whether vLLM's profile of the model's vision encoder is modelled (vllm_encoder.h).
+bool encoder_profiled(const Model& m) { return vllm_encoder_profile(m, 8192, 1024, 8192, 1, 2).items > 0; }
+
 // The whole budget from the card: non-KV total (the per-device total target, 3%), the KV memory
 // and the concurrency line, for cases that print them.
 void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv, std::vector<ValidationRow>& out) {
@@ -112,7 +116,7 @@ void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv
   VllmBudget r = vllm_budget(m, b);
   std::string note;
   if (st.value("pipeline_parallel_size", 1) > 1) note = "pipeline parallel: activation and non-torch memory of a stage are not modelled";
-  else if (m.inputs.size() > 1 || id.find("gemma3") != std::string::npos)
+  else if ((m.inputs.size() > 1 || id.find("gemma3") != std::string::npos) && !encoder_profiled(m))
     note = "multimodal checkpoint: vLLM loads and profiles the vision encoder too, which the text-only estimate leaves out";
   else if (st.value("tensor_parallel_size", 1) > 1) note = "tensor parallel: NCCL and custom all-reduce buffers vary (2.07-2.21 GiB printed); we take 2.1 GiB";
   out.push_back(row(id, "non_kv_total_gib (vLLM, per GPU)", p["non_kv_total_gib"].get<double>(), static_cast<double>(r.non_kv_total) / kGiB, 3.0, note));
@@ -250,7 +254,9 @@ void vllm_case_rows(const nlohmann::json& c, const Model& m, const std::string& 
   b.max_num_batched_tokens = whole(st, "max_num_batched_tokens", 0);
   b.max_num_seqs = whole(st, "max_num_seqs", 0);
   if (first_word(st, "quantization", "") == "fp8") b.quantization = "fp8";
-  std::string note = m.inputs.size() > 1 ? "multimodal: vLLM also profiles the vision encoder, which this estimate leaves out" : "";
+  std::string note = m.inputs.size() <= 1 ? ""
+                     : encoder_profiled(m) ? "multimodal: the profile includes the vision encoder's dummy image batch"
+                                                            : "multimodal: vLLM also profiles the vision encoder, which this estimate leaves out";
   if (m.family == "generic") note = "model_type '" + m.architecture + "' read as a plain decoder (no dedicated mapper)";
   auto add = [&](const char* figure, double printed, double ours, double target) {
     ValidationRow r = row(id, figure, printed, ours, target, note);
@@ -286,6 +292,8 @@ void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string
   SglangSettings s;
   s.card_bytes = static_cast<uint64_t>(number_at(c["hardware"], "gpu_memory_gib") * kGiB);
   s.tensor_parallel = whole(st, "tp", 1);
+  s.gpu_link = parse_gpu_link(c["hardware"].value("link", ""), id + ": hardware.link");
+  s.disable_custom_all_reduce = st.value("disable_custom_all_reduce", false);
   if (number_at(st, "mem_fraction_static") > 0) s.mem_fraction_static = number_at(st, "mem_fraction_static");
   s.kv_cache_dtype = first_word(st, "kv_cache_dtype", "auto");
   if (auto v = whole(st, "context_length", 0)) s.context_length = v;
@@ -293,16 +301,23 @@ void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string
   if (auto v = whole(st, "cuda_graph_max_bs", 0)) s.cuda_graph_max_bs = v;
   if (auto v = whole(st, "page_size", 0)) s.page_size = v;
   if (auto v = whole(st, "max_running_requests", 0)) s.max_running_requests = v;
+  if (auto v = whole(st, "max_total_tokens", 0)) s.max_total_tokens = v;
   if (auto v = whole(st, "max_mamba_cache_size", 0)) s.max_mamba_cache_size = v;
   s.mamba_ssm_dtype = first_word(st, "mamba_ssm_dtype", "float32");
   s.disable_radix_cache = st.value("disable_radix_cache", false);
   s.weight_bytes = m.native.bytes;
-  auto add = [&](const char* figure, const SglangProfile& prof) {
+  auto add = [&](const char* figure, const char* slots_figure, const SglangProfile& prof) {
     std::string note;
     for (const auto& n : prof.notes) note += (note.empty() ? "" : "; ") + n;
     ValidationRow r = row(id, figure, number_at(p, "kv_cache_tokens"), static_cast<double>(prof.max_total_num_tokens), 3.0, note);
     r.part = set;
     out.push_back(std::move(r));
+    // Hybrid recurrent models: the state pool's request slots ("Mamba Cache is allocated. max_mamba_cache_size").
+    if (p.contains("max_mamba_cache_size")) {
+      ValidationRow slots = row(id, slots_figure, number_at(p, "max_mamba_cache_size"), static_cast<double>(prof.state_slots), 3.0, note);
+      slots.part = set;
+      out.push_back(std::move(slots));
+    }
   };
   // From the free memory the log printed before the weights (and the weights, when printed): the
   // pool rule alone (geometry, state pool, mem_fraction_static), without the runtime constant.
@@ -313,9 +328,11 @@ void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string
     if (p.contains("weights_gib")) printed.loaded_weights = static_cast<uint64_t>(number_at(p, "weights_gib") * kGiB);
     else if (p.contains("load_weight_end_avail_gib")) printed.loaded_weights = static_cast<uint64_t>((before - number_at(p, "load_weight_end_avail_gib")) * kGiB);
     if (printed.card_bytes < *printed.free_before_weights) printed.card_bytes = *printed.free_before_weights;
-    add("sglang token pool (from printed free memory)", sglang_profile(m, printed));
+    add("sglang token pool (from printed free memory)", "sglang state slots (from printed free memory)", sglang_profile(m, printed));
   }
-  if (s.card_bytes > 0) add("sglang token pool (from the card)", sglang_profile(m, s));
+  // --cpu-offload-gb keeps part of the weights in host memory: the weights on the GPU are what the
+  // log printed, not the checkpoint over the ranks, so only the row above applies.
+  if (s.card_bytes > 0 && !st.contains("cpu_offload_gb")) add("sglang token pool (from the card)", "sglang state slots (from the card)", sglang_profile(m, s));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "engines/serving_dtype.h"
+#include "engines/vllm_encoder.h"
 
 namespace vc {
 namespace {
@@ -99,7 +100,11 @@ VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) {
   } else {
     b.sampler_peak = checked_add(checked_product({T, model.hidden, value}), checked_product({b.max_num_seqs, model.vocab, 1455}) / 100);
   }
-  b.activation = checked_add(checked_add(b.moe_workspace, std::max(b.forward_peak, b.sampler_peak)), 50 * kMiB);
+  // A multimodal model encodes its dummy images first; their pixels and encoder outputs stay
+  // allocated through the decoder pass, so the peak is the larger of the encoder's and the
+  // decoder's on top of them (vllm_encoder.h).
+  const VllmEncoderProfile encoder = vllm_encoder_profile(model, T, b.max_num_seqs, s.kv.max_model_len, tp, value);
+  b.activation = checked_add(encoder.peak_with(checked_add(b.moe_workspace, std::max(b.forward_peak, b.sampler_peak))), 50 * kMiB);
   // Non-torch memory: 0.25 GiB on one GPU (CUDA context, cuBLAS workspace); with tensor
   // parallelism NCCL and custom all-reduce buffers make it 2.08 GiB at TP 2, 0.055 GiB more per
   // further rank; a pipeline without TP 0.07 GiB on rank 0 (fitted, docs/accuracy.md).

@@ -4,10 +4,14 @@
 // the scenario's context are numbers of the answer.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/checked.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
 #include "engines/serving_dtype.h"
+#include "engines/vllm_encoder.h"
+#include "estimate/checkpoint_tower.h"
 #include "model/layer_memory.h"
 
 namespace vc::engines {
@@ -21,12 +25,18 @@ constexpr const char* kProfileSource =
     "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (profile_run, _dummy_sampler_run)";
 
 // The profile run's peak: the fused-MoE workspace stays allocated, then the larger of the forward
-// pass and the dummy sampler over max_num_seqs rows (every TP rank holds the full logits).
-Allocation activation_line(const VllmBudget& b) {
-  return {AllocKind::Activation, "Activation peak (profile run)", b.activation,
-          fmt::format("MoE workspace {} B + max(forward {} B over {} tokens, sampler {} B over {} sequences) + 50 MiB", b.moe_workspace, b.forward_peak,
-                      b.max_num_batched_tokens, b.sampler_peak, b.max_num_seqs),
-          "fitted on public vLLM 0.19 logs, 30% set aside (docs/accuracy.md); vision encoders are not profiled here", kProfileSource};
+// pass and the dummy sampler over max_num_seqs rows (every TP rank holds the full logits); a
+// multimodal model's encoder batch (vllm_encoder.h) is held under both.
+Allocation activation_line(const Model& model, const VllmBudget& b, const VllmBudgetSettings& s) {
+  const VllmEncoderProfile e = vllm_encoder_profile(model, b.max_num_batched_tokens, b.max_num_seqs, s.kv.max_model_len, s.kv.tensor_parallel,
+                                                    serving_dtype_bytes(s.kv.dtype));
+  std::string formula = fmt::format("MoE workspace {} B + max(forward {} B over {} tokens, sampler {} B over {} sequences) + 50 MiB", b.moe_workspace,
+                                    b.forward_peak, b.max_num_batched_tokens, b.sampler_peak, b.max_num_seqs);
+  if (e.items) formula = fmt::format("max(encoder pass {} B, encoder batch held {} B + {}); {}", e.encoder_peak, e.held(), formula, e.formula);
+  return {AllocKind::Activation, "Activation peak (profile run)", b.activation, formula,
+          std::string("fitted on public vLLM 0.19 logs, 30% set aside (docs/accuracy.md)") +
+              (e.items ? "; the encoder's dummy batch is read from vLLM's source, not fitted" : e.note.empty() ? "" : "; " + e.note),
+          kProfileSource};
 }
 
 // Non-torch memory, split where tensor parallelism adds communication buffers: the CUDA context
@@ -42,6 +52,21 @@ std::vector<Allocation> non_torch_lines(const VllmBudget& b, uint64_t tp) {
            "non-torch memory 2.08 GiB at TP 2 + 0.055 GiB a further rank, less the CUDA context",
            "fitted on public vLLM 0.19 logs at TP 2-4 (2.07-2.21 GiB printed); NCCL's channels and vLLM's custom all-reduce IPC buffers",
            "https://github.com/vllm-project/vllm/blob/main/vllm/distributed/device_communicators/custom_all_reduce.py"}};
+}
+
+// The rank's weights; a checkpoint's own vision tower (counted from its config) on a line of its
+// own: vLLM loads it with the checkpoint and shards it over TP like the decoder layers.
+void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp) {
+  const std::string formula = fmt::format("{} / (tp {} x pp {})", format_count(w.bytes), tp, pp);
+  const auto tower = pp == 1 ? checkpoint_tower_line(model, w) : std::nullopt;
+  if (!tower) {
+    d.add({AllocKind::Weights, "Weights on this rank", rank_bytes, formula, "", kBudgetSource});
+    return;
+  }
+  const uint64_t tower_bytes = std::min(rank_bytes, ceil_div(tower->bytes, tp));
+  d.add({AllocKind::Weights, "Weights on this rank (language model)", rank_bytes - tower_bytes, formula + " - the vision tower's share", "", kBudgetSource});
+  d.add({AllocKind::Weights, tower->label + " on this rank", tower_bytes, fmt::format("{} / tp {}", format_count(tower->bytes), tp),
+         "vLLM loads the checkpoint's tower with its weights", tower->source});
 }
 
 }  // namespace
@@ -74,7 +99,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
       d.add(even_weights_line(w.bytes, tp, pp, kBudgetSource));
-      d.add(activation_line(b));
+      d.add(activation_line(model, b, bs));
       for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
       d.add({AllocKind::Kv, "KV cache the scenario needs", need,
              fmt::format("{} B per token x {} tokens x {} sequence(s){}", kv.bytes_per_token, s.context, s.sequences,
@@ -91,8 +116,8 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
-    d.add({AllocKind::Weights, "Weights on this rank", b.weights, fmt::format("{} / (tp {} x pp {})", format_count(w.bytes), tp, pp), "", kBudgetSource});
-    d.add(activation_line(b));
+    add_weight_lines(d, model, b.weights, w, tp, pp);
+    d.add(activation_line(model, b, bs));
     for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
     d.add({AllocKind::CudaGraphs, "CUDA graphs (captured after the KV cache)", b.cuda_graphs,
            fmt::format("{} layers on this rank x 27 MiB (decode graphs for 67 batch sizes up to 512)", ceil_div(model.layers.size(), pp)),

@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "estimate/checkpoint_tower.h"
 #include "estimate/scenario_inputs.h"
 #include "estimate/verdict.h"
 #include "model/quant.h"
@@ -191,6 +192,13 @@ Estimate estimate(const Model& model, const Scenario& s) {
                  (model.params.stated_total ? fmt::format("; the vendor states {} ({})", format_params(model.params.stated_total->value), model.params.stated_total->source) : "");
     }
     e.lines.push_back(std::move(w));
+  }
+  if (auto tower = checkpoint_tower_line(model, e.weights)) {  // the checkpoint's tower on its own line
+    Line& w = e.lines.back();
+    w.bytes -= tower->bytes;
+    w.label += " (language model)";
+    w.formula += fmt::format("; less the vision tower's {} on the next line = {}", bytes_text(tower->bytes), bytes_text(w.bytes));
+    e.lines.push_back(std::move(*tower));
   }
 
   // Group layers by what they keep, so each kind is one explained line.

@@ -51,6 +51,14 @@ uint64_t bounded(const nlohmann::json& e, const char* key, uint64_t max) {
 
 }  // namespace
 
+GpuLink parse_gpu_link(std::string_view text, const std::string& subject) {
+  if (text.empty()) return GpuLink::Unknown;
+  if (text == "pcie") return GpuLink::Pcie;
+  if (text == "nvlink-bridge") return GpuLink::NvlinkPairs;
+  if (text == "nvswitch" || text == "xgmi") return GpuLink::FullMesh;
+  throw InputError(subject, "'" + std::string(text) + "' is not a GPU link; accepted: pcie, nvlink-bridge, nvswitch, xgmi");
+}
+
 DeviceTable::DeviceTable(std::string_view json_text) {
   const auto doc = nlohmann::json::parse(json_text);
   const auto& list = doc.at("devices");
@@ -67,6 +75,7 @@ DeviceTable::DeviceTable(std::string_view json_text) {
     d.fp8_tflops = tflops(e, "fp8_dense_tflops");
     d.fp4_tflops = tflops(e, "fp4_dense_tflops");
     d.interconnect = bounded(e, "interconnect_bytes_per_s", uint64_t{1} << 50);
+    d.gpu_link = parse_gpu_link(e.value("gpu_link", ""), "devices.json: " + d.id + " gpu_link");
     for (const auto& eng : e.value("engines", nlohmann::json::array())) d.engines.push_back(eng.get<std::string>());
     d.source = e.at("source").get<std::string>();
     d.note = e.value("note", "");

@@ -10,6 +10,14 @@
 
 namespace vc {
 
+// How the GPUs of one server are joined (devices.json "gpu_link", from the vendor's page): PCIe
+// only; NVLink bridges joining pairs (RTX 3090, A40, H100 PCIe/NVL); every GPU linked to every other
+// (NVSwitch boards, AMD Infinity Fabric). Unknown when the table or the user does not say. Engines
+// read it for what their communicators allocate.
+enum class GpuLink { Unknown, Pcie, NvlinkPairs, FullMesh };
+// "pcie", "nvlink-bridge", "nvswitch", "xgmi", "" (unknown); InputError naming `subject` else.
+GpuLink parse_gpu_link(std::string_view text, const std::string& subject);
+
 struct Device {
   std::string id;           // "h200"
   std::string name;         // "H200"
@@ -21,6 +29,7 @@ struct Device {
   double fp8_tflops = 0;    // dense, 0 where the part has no FP8
   double fp4_tflops = 0;    // dense, 0 where the part has no FP4
   uint64_t interconnect = 0;  // bytes per second per direction (NVLink, Infinity Fabric, PCIe)
+  GpuLink gpu_link = GpuLink::Unknown;
   std::vector<std::string> engines;
   std::string source;
   std::string note;

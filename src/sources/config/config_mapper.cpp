@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "sources/config/config_tower.h"
 #include "sources/config/families.h"
 #include "sources/config/native_checkpoint.h"
 
@@ -24,6 +25,9 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"phi3", families::map_llama},  // Phi-3 / Phi-4: Llama's layout with fused qkv and gate_up (same counts)
       {"qwen2", families::map_qwen2},
       {"qwen2_moe", families::map_qwen2},
+      {"qwen2_vl", families::map_qwen2},         // Qwen2-VL's language model: Qwen2 dense
+      {"qwen2_5_vl", families::map_qwen2},       // Qwen2.5-VL's language model: Qwen2 dense
+      {"qwen2_5_vl_text", families::map_qwen2},
       {"qwen3", families::map_qwen3},
       {"qwen3_moe", families::map_qwen3},
       {"qwen3_vl_text", families::map_qwen3},      // Qwen3-VL's language model: Qwen3 dense
@@ -94,6 +98,7 @@ static Model map_config(const nlohmann::json& config, const std::string& label) 
   if (model.max_context == 0) {  // a mapper may have filled in its family's default
     model.max_context = cfg.u64_or("max_position_embeddings", 0, uint64_t{1} << 34, "not in the config");
   }
+  count_config_tower(cfg);  // before the native size, which counts the tower at the checkpoint's dtype
   apply_native_checkpoint(cfg);
   return model;
 }

@@ -1,0 +1,37 @@
+#pragma once
+// vLLM's profile run of a multimodal model's encoder (vllm/v1/worker/gpu_model_runner.py
+// profile_run): before the decoder's dummy pass it encodes a dummy batch of images of the largest
+// size, and keeps that batch's pixel values and its encoder outputs (in the encoder cache) alive
+// through the decoder pass and the dummy sampler. The batch holds
+//   items = max(1, min(budget / tokens_per_item, max_num_seqs x max(1, min(999, max_model_len / tokens_per_item))))
+// images, budget = max(max_num_batched_tokens, tokens_per_item): the encoder compute budget and
+// encoder cache size both default to max_num_batched_tokens (vllm/multimodal/encoder_budget.py,
+// vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget; 999: the default
+// --limit-mm-per-prompt). Modelled for towers of a fixed image size (Gemma 3's SigLIP) of catalogue
+// entries (catalogue/catalogue_tower.h); a dynamic-resolution tower's dummy image depends on its
+// processor config, not read here.
+#include <cstdint>
+#include <string>
+
+#include "model/model.h"
+
+namespace vc {
+
+struct VllmEncoderProfile {
+  uint64_t items = 0;            // dummy images encoded at once (0: not modelled)
+  uint64_t tokens_per_item = 0;  // text-context tokens one image becomes
+  uint64_t pixel_bytes = 0;      // the batch's pixel values, cast to --dtype by vLLM's processor call
+  uint64_t output_bytes = 0;     // encoder outputs in the encoder cache: items x tokens x text hidden x dtype
+  uint64_t encoder_peak = 0;     // while encoding: the pixels + one layer's live tensors over every patch
+  std::string formula;
+  std::string note;              // why it is not modelled, where it is not
+  uint64_t held() const { return pixel_bytes + output_bytes; }
+  // The profile's torch peak around a decoder peak of `decoder_peak`: the larger of the encoder
+  // pass and the held batch under the decoder's pass.
+  uint64_t peak_with(uint64_t decoder_peak) const;
+};
+
+VllmEncoderProfile vllm_encoder_profile(const Model& model, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
+                                        uint64_t tensor_parallel, uint64_t value_bytes);
+
+}  // namespace vc

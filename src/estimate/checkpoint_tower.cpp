@@ -1,0 +1,28 @@
+#include "estimate/checkpoint_tower.h"
+
+#include <fmt/format.h>
+
+#include "core/checked.h"
+#include "core/units.h"
+#include "sources/config/config_tower.h"
+
+namespace vc {
+
+std::optional<Line> checkpoint_tower_line(const Model& m, const WeightsFigure& w) {
+  const auto params = m.params.by_class.find(ParamClass::Vision);
+  if (!tower_from_config(m) || params == m.params.by_class.end() || w.kind == TierKind::Build || m.params.total() == 0) return std::nullopt;
+  const auto by_class = m.native.bytes_by_class.find(ParamClass::Vision);
+  const bool exact = w.kind == TierKind::Native && !m.native.measured && by_class != m.native.bytes_by_class.end();
+  Line l;
+  l.id = "weights.vision";
+  l.label = fmt::format("Vision tower and projector ({} params)", format_params(params->second));
+  l.bytes = exact ? by_class->second : mul_div_round(w.bytes, params->second, m.params.total());
+  l.formula = exact ? fmt::format("{} params at the checkpoint's {} = {} B", format_count(params->second), m.native.format, format_count(l.bytes))
+                    : fmt::format("{} B x {} tower params / {} params = {} B", format_count(w.bytes), format_count(params->second),
+                                  format_count(m.params.total()), format_count(l.bytes));
+  l.assumption = "part of the checkpoint: vLLM and SGLang load it with the weights; llama.cpp loads a tower only from an --mmproj file";
+  l.source = m.provenance.at("params.vision");
+  return l;
+}
+
+}  // namespace vc

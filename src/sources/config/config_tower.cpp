@@ -1,0 +1,254 @@
+#include "sources/config/config_tower.h"
+
+#include <fmt/format.h>
+
+#include "core/checked.h"
+#include "core/units.h"
+#include "sources/config/limits.h"
+
+namespace vc {
+namespace {
+
+constexpr const char* kTransformers = "https://github.com/huggingface/transformers/blob/main/src/transformers/models/";
+
+// Bounded reads from one nested object (vision_config), recorded as "vision_config.KEY" so they
+// never overwrite the text model's provenance of the same key.
+class Keys {
+ public:
+  Keys(ConfigView& cfg, const nlohmann::json& obj, std::string path) : cfg_(cfg), obj_(obj), path_(std::move(path)) {}
+  bool has(const char* key) const { return obj_.contains(key) && !obj_[key].is_null(); }
+  uint64_t need(const char* key, uint64_t max) {
+    if (!has(key)) cfg_.fail(path_ + "." + key, "missing; this vision tower needs it");
+    return read(key, max);
+  }
+  uint64_t get_or(const char* key, uint64_t fallback, uint64_t max) { return has(key) ? read(key, max) : fallback; }
+  std::string text(const char* key) const {
+    return has(key) && obj_[key].is_string() ? obj_[key].get<std::string>() : std::string();
+  }
+  // A list of whole numbers (deepstack_visual_indexes, merge_kernel_size), bounded.
+  std::vector<uint64_t> list(const char* key, uint64_t max_len) {
+    if (!has(key)) return {};
+    return cfg_.u64_list(obj_[key], path_ + "." + key, max_len, limits::kLayers);
+  }
+
+ private:
+  uint64_t read(const char* key, uint64_t max) {
+    const nlohmann::json& v = obj_[key];
+    const std::string where = path_ + "." + key;
+    if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0)) cfg_.fail(where, fmt::format("is {}; a whole number is expected", v.dump()));
+    const uint64_t n = v.get<uint64_t>();
+    if (n == 0 || n > max) cfg_.fail(where, fmt::format("is {}; accepted: 1 to {}", n, max));
+    cfg_.note_source(where, where);
+    return n;
+  }
+  ConfigView& cfg_;
+  const nlohmann::json& obj_;
+  std::string path_;
+};
+
+uint64_t linear(uint64_t in, uint64_t out, bool bias) { return checked_add(checked_mul(in, out), bias ? out : 0); }
+
+// The count, term by term: "name = value" pieces and their sum.
+struct Terms {
+  uint64_t sum = 0;
+  std::string text;
+  void add(const std::string& what, uint64_t n) {
+    sum = checked_add(sum, n);
+    text += (text.empty() ? "" : "; ") + fmt::format("{} = {}", what, format_count(n));
+  }
+};
+
+// A pre-norm ViT block: two norms (LayerNorm: weight and bias; RMSNorm: weight), fused or separate
+// q/k/v and the output projection, and a two-matrix or gated MLP.
+struct BlockLayout {
+  bool layer_norm = true;  // else RMSNorm
+  bool attn_bias = true;
+  bool gated_mlp = false;
+  bool mlp_bias = true;
+};
+uint64_t block_params(uint64_t h, uint64_t attn_width, uint64_t ffn, const BlockLayout& b) {
+  const uint64_t norms = checked_mul(b.layer_norm ? 4 : 2, h);
+  const uint64_t attn = checked_add(linear(h, checked_mul(3, attn_width), b.attn_bias), linear(attn_width, h, b.attn_bias));
+  const uint64_t mlp = b.gated_mlp ? checked_add(checked_mul(2, linear(h, ffn, b.mlp_bias)), linear(ffn, h, b.mlp_bias))
+                                   : checked_add(linear(h, ffn, b.mlp_bias), linear(ffn, h, b.mlp_bias));
+  return checked_add(checked_add(norms, attn), mlp);
+}
+std::string block_words(const BlockLayout& b, uint64_t h, uint64_t ffn) {
+  return fmt::format("2 {}, q/k/v/o{}, {} MLP {} x {}{}", b.layer_norm ? "LayerNorms" : "RMSNorms", b.attn_bias ? " with biases" : "",
+                     b.gated_mlp ? "gated" : "two-matrix", h, ffn, b.mlp_bias ? " with biases" : "");
+}
+
+void add_blocks(Terms& t, uint64_t layers, uint64_t h, uint64_t attn_width, uint64_t ffn, const BlockLayout& b) {
+  const uint64_t one = block_params(h, attn_width, ffn, b);
+  t.add(fmt::format("{} blocks x {} ({})", layers, format_count(one), block_words(b, h, ffn)), checked_mul(layers, one));
+}
+
+// The encoder geometry every layout has, under the layout's key names.
+struct GeometryKeys {
+  const char* hidden = "hidden_size";
+  const char* ffn = "intermediate_size";
+  const char* layers = "num_hidden_layers";
+  const char* heads = "num_attention_heads";
+};
+TowerSpec read_geometry(Keys& k, const char* kind, uint64_t text_hidden, const GeometryKeys& names) {
+  TowerSpec t;
+  t.kind = kind;
+  t.text_hidden = text_hidden;
+  t.hidden = k.need(names.hidden, limits::kHidden);
+  t.ffn = k.need(names.ffn, limits::kWidth);
+  t.layers = k.need(names.layers, limits::kLayers);
+  t.heads = k.need(names.heads, limits::kHeads);
+  t.patch = k.need("patch_size", 4096);
+  return t;
+}
+
+// The counted terms into the spec, with the module layout they follow.
+TowerSpec finish(TowerSpec t, const Terms& encoder, const Terms& projector, std::string source) {
+  t.encoder_params = encoder.sum;
+  t.projector_params = projector.sum;
+  t.formula = encoder.text + "; " + projector.text;
+  t.source = std::move(source);
+  return t;
+}
+
+// Gemma 3: SigLIP without its pooling head, then an RMS-normed linear map into the text width
+// (Gemma3MultiModalProjector: mm_soft_emb_norm, mm_input_projection_weight). One image is a fixed
+// image_size square of (image_size / patch)^2 patches, pooled to mm_tokens_per_image tokens.
+TowerSpec siglip(ConfigView& cfg, Keys& k, uint64_t text_hidden) {
+  TowerSpec t = read_geometry(k, "SigLIP", text_hidden, {});
+  t.image_size = k.need("image_size", 65536);
+  t.channels = k.get_or("num_channels", 3, 64);
+  if (t.image_size < t.patch) cfg.fail("vision_config.image_size", "is smaller than patch_size");
+  const uint64_t side = t.image_size / t.patch;
+  Terms enc, proj;
+  enc.add(fmt::format("patch embedding {} x {}^2 x {} + {}", t.channels, t.patch, t.hidden, t.hidden),
+          checked_add(checked_product({t.channels, t.patch, t.patch, t.hidden}), t.hidden));
+  enc.add(fmt::format("{} positions x {}", format_count(side * side), t.hidden), checked_product({side, side, t.hidden}));
+  add_blocks(enc, t.layers, t.hidden, t.hidden, t.ffn, {});
+  enc.add("post LayerNorm", 2 * t.hidden);
+  proj.add(fmt::format("projector {} x {} + RMSNorm {}", t.hidden, t.text_hidden, t.hidden), checked_add(checked_mul(t.hidden, t.text_hidden), t.hidden));
+  const auto tokens = cfg.root().find("mm_tokens_per_image");
+  t.tokens_per_image = tokens != cfg.root().end() && tokens->is_number_unsigned() ? tokens->get<uint64_t>() : 256;  // Gemma3Config default
+  return finish(t, enc, proj, std::string(kTransformers) + "gemma3/modeling_gemma3.py (SiglipVisionModel without its head, Gemma3MultiModalProjector)");
+}
+
+// Mistral 3 (Pixtral encoder): patch convolution without bias, ln_pre, RMS-normed blocks without
+// biases and a gated MLP; the projector norms, merges spatial_merge_size^2 patches
+// (Mistral3PatchMerger) and maps through two linears (biases per multimodal_projector_bias).
+TowerSpec pixtral(ConfigView& cfg, Keys& k, uint64_t text_hidden) {
+  TowerSpec t = read_geometry(k, "Pixtral", text_hidden, {});
+  t.channels = k.get_or("num_channels", 3, 64);
+  const uint64_t head_dim = k.get_or("head_dim", t.hidden / t.heads, limits::kHeadDim);
+  const auto& root = cfg.root();
+  const uint64_t merge = root.contains("spatial_merge_size") && root["spatial_merge_size"].is_number_unsigned() ? root["spatial_merge_size"].get<uint64_t>() : 2;
+  if (merge == 0 || merge > 64) cfg.fail("spatial_merge_size", "must be from 1 to 64");
+  const bool bias = root.contains("multimodal_projector_bias") && root["multimodal_projector_bias"].is_boolean() ? root["multimodal_projector_bias"].get<bool>() : true;
+  Terms enc, proj;
+  enc.add(fmt::format("patch convolution {} x {}^2 x {}", t.channels, t.patch, t.hidden), checked_product({t.channels, t.patch, t.patch, t.hidden}));
+  enc.add("ln_pre RMSNorm", t.hidden);
+  add_blocks(enc, t.layers, t.hidden, checked_mul(t.heads, head_dim), t.ffn, {.layer_norm = false, .attn_bias = false, .gated_mlp = true, .mlp_bias = false});
+  proj.add("projector RMSNorm", t.hidden);
+  proj.add(fmt::format("patch merger {} x {}", merge * merge * t.hidden, t.hidden), checked_product({merge, merge, t.hidden, t.hidden}));
+  proj.add(fmt::format("linear_1 {} x {}{}", t.hidden, t.text_hidden, bias ? " + bias" : ""), linear(t.hidden, t.text_hidden, bias));
+  proj.add(fmt::format("linear_2 {} x {}{}", t.text_hidden, t.text_hidden, bias ? " + bias" : ""), linear(t.text_hidden, t.text_hidden, bias));
+  return finish(t, enc, proj, std::string(kTransformers) + "mistral3/modeling_mistral3.py (PixtralVisionModel, Mistral3MultiModalProjector)");
+}
+
+// Qwen2.5-VL and Qwen3-VL / Qwen3.5: a Conv3d patch embedding over temporal_patch_size frames,
+// blocks of fused qkv with biases, and a merger that concatenates spatial_merge_size^2 patches
+// through two linears. Qwen2.5-VL: RMSNorms, a gated MLP, no learned positions, no conv bias.
+// Qwen3-VL: LayerNorms, a two-matrix MLP, num_position_embeddings learned positions, a conv bias,
+// and one more merger per deepstack_visual_indexes entry (its norm over the merged width).
+TowerSpec qwen_vl(Keys& k, uint64_t text_hidden, bool qwen3) {
+  TowerSpec t = read_geometry(k, qwen3 ? "Qwen3-VL" : "Qwen2.5-VL", text_hidden, {.layers = "depth", .heads = "num_heads"});
+  t.channels = k.has("in_channels") ? k.need("in_channels", 64) : k.get_or("in_chans", 3, 64);
+  t.text_hidden = k.get_or("out_hidden_size", t.text_hidden, limits::kHidden);
+  const uint64_t frames = k.get_or("temporal_patch_size", 2, 64);
+  const uint64_t merge = k.get_or("spatial_merge_size", 2, 64);
+  const uint64_t merged = checked_product({merge, merge, t.hidden});
+  Terms enc, proj;
+  const uint64_t conv = checked_product({t.channels, frames, t.patch, t.patch, t.hidden});
+  enc.add(fmt::format("patch embedding {} x {} x {}^2 x {}{}", t.channels, frames, t.patch, t.hidden, qwen3 ? " + bias" : ""),
+          qwen3 ? checked_add(conv, t.hidden) : conv);
+  if (qwen3) {
+    const uint64_t positions = k.need("num_position_embeddings", uint64_t{1} << 20);
+    enc.add(fmt::format("{} positions x {}", format_count(positions), t.hidden), checked_mul(positions, t.hidden));
+  }
+  add_blocks(enc, t.layers, t.hidden, t.hidden, t.ffn, {.layer_norm = qwen3, .attn_bias = true, .gated_mlp = !qwen3, .mlp_bias = true});
+  const uint64_t merger_linears = checked_add(linear(merged, merged, true), linear(merged, t.text_hidden, true));
+  proj.add(fmt::format("merger: {} {}, {} x {} + bias, {} x {} + bias", qwen3 ? "LayerNorm" : "RMSNorm", t.hidden, merged, merged, merged, t.text_hidden),
+           checked_add(merger_linears, qwen3 ? 2 * t.hidden : t.hidden));
+  const uint64_t deepstack = qwen3 ? k.list("deepstack_visual_indexes", limits::kLayers).size() : 0;
+  if (deepstack) {
+    proj.add(fmt::format("{} DeepStack mergers x (LayerNorm {} + the same linears)", deepstack, merged),
+             checked_mul(deepstack, checked_add(merger_linears, 2 * merged)));
+  }
+  return finish(t, enc, proj,
+                std::string(kTransformers) + (qwen3 ? "qwen3_vl/modeling_qwen3_vl.py (Qwen3VLVisionModel)"
+                                                    : "qwen2_5_vl/modeling_qwen2_5_vl.py (Qwen2_5_VisionTransformerPretrainedModel)"));
+}
+
+// Kimi K2.5 (MoonViT): a SigLIP-sized encoder with an init_pos_emb_height x width grid of learned
+// positions (interpolated per image) and a "patchmerger" projector: LayerNorm, then two linears
+// over merge_kernel_size patches.
+TowerSpec moonvit(ConfigView& cfg, Keys& k, uint64_t text_hidden) {
+  TowerSpec t = read_geometry(k, "MoonViT", text_hidden, {"vt_hidden_size", "vt_intermediate_size", "vt_num_hidden_layers", "vt_num_attention_heads"});
+  t.text_hidden = k.get_or("text_hidden_size", t.text_hidden, limits::kHidden);
+  const uint64_t grid_h = k.need("init_pos_emb_height", 4096), grid_w = k.need("init_pos_emb_width", 4096);
+  const std::vector<uint64_t> kernel = k.list("merge_kernel_size", 2);
+  if (kernel.size() != 2 || kernel[0] == 0 || kernel[1] == 0) cfg.fail("vision_config.merge_kernel_size", "must be two positive numbers, e.g. [2, 2]");
+  const uint64_t merged = checked_product({kernel[0], kernel[1], t.hidden});
+  Terms enc, proj;
+  enc.add(fmt::format("patch embedding 3 x {}^2 x {} + {}", t.patch, t.hidden, t.hidden), checked_add(checked_product({3, t.patch, t.patch, t.hidden}), t.hidden));
+  enc.add(fmt::format("{} x {} positions x {}", grid_h, grid_w, t.hidden), checked_product({grid_h, grid_w, t.hidden}));
+  add_blocks(enc, t.layers, t.hidden, t.hidden, t.ffn, {});
+  enc.add("final LayerNorm", 2 * t.hidden);
+  proj.add(fmt::format("patchmerger: LayerNorm {}, {} x {} + bias, {} x {} + bias", t.hidden, merged, merged, merged, t.text_hidden),
+           checked_add(2 * t.hidden, checked_add(linear(merged, merged, true), linear(merged, t.text_hidden, true))));
+  return finish(t, enc, proj, "https://huggingface.co/moonshotai/Kimi-K2.5/blob/main/modeling_kimi_k25.py (MoonViT3dPretrainedModel, the patchmerger projector)");
+}
+
+}  // namespace
+
+std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden) {
+  const nlohmann::json& root = cfg.root();
+  const auto it = root.find("vision_config");
+  if (it == root.end() || !it->is_object()) return std::nullopt;
+  Keys k(cfg, *it, "vision_config");
+  // The tower's own model_type; Qwen2.5-VL's published vision_config has none: its model's then.
+  const std::string type = k.has("model_type") ? k.text("model_type") : root.value("model_type", "");
+  const std::string projector = k.text("mm_projector_type");
+  const bool siglip_head = it->contains("vision_use_head") && (*it)["vision_use_head"].is_boolean() && (*it)["vision_use_head"].get<bool>();
+  std::optional<TowerSpec> t;
+  if (type == "siglip_vision_model" && !siglip_head && root.value("model_type", "").rfind("gemma3", 0) == 0) t = siglip(cfg, k, text_hidden);
+  else if (type == "pixtral") t = pixtral(cfg, k, text_hidden);
+  else if (type == "qwen2_5_vl") t = qwen_vl(k, text_hidden, false);
+  else if (type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "qwen3_5" || type == "qwen3_5_moe") t = qwen_vl(k, text_hidden, true);
+  else if (k.has("vt_hidden_size") && projector == "patchmerger") t = moonvit(cfg, k, text_hidden);
+  if (t) t->formula += fmt::format("; total {}", format_count(t->params()));
+  return t;
+}
+
+void count_config_tower(ConfigView& cfg) {
+  Model& m = cfg.model();
+  const nlohmann::json& root = cfg.root();
+  if (root.contains("audio_config") && root["audio_config"].is_object()) {
+    cfg.warn(std::string(kTowerNotCountedWarning) + "audio_config is present; audio encoders are not counted yet");
+  }
+  if (!root.contains("vision_config") || !root["vision_config"].is_object()) return;
+  const std::optional<TowerSpec> t = config_tower(cfg, m.hidden);
+  if (!t) {
+    cfg.warn(std::string(kTowerNotCountedWarning) +
+             "this vision_config's layout is not modelled (counted: Gemma 3 SigLIP, Pixtral, Qwen2.5-VL, Qwen3-VL / Qwen3.5, Kimi K2.5 MoonViT); "
+             "the parameters leave it out");
+    return;
+  }
+  m.params.by_class[ParamClass::Vision] = checked_add(m.params.by_class[ParamClass::Vision], t->params());
+  m.params.derived_total = checked_add(m.params.derived_total, t->params());
+  m.provenance["vision_config"] = fmt::format("{} vision_config: {} encoder, {} layers, and its projector", cfg.label(), t->kind, t->layers);
+  m.provenance["params.vision"] = fmt::format("{} vision_config ({}): {}; layout: {}", cfg.label(), t->kind, t->formula, t->source);
+}
+
+bool tower_from_config(const Model& model) { return model.provenance.count("vision_config") > 0; }
+
+}  // namespace vc

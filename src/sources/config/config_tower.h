@@ -1,0 +1,44 @@
+#pragma once
+// The vision tower a multimodal checkpoint ships, counted from config.json's vision_config: the
+// encoder (patch embedding, positions, blocks, final norm) and the projector into the text model,
+// term by term after each family's module layout. The count goes into Model::params as
+// ParamClass::Vision (not active per decoded token), its formula into provenance "params.vision",
+// and provenance "vision_config" says the tower was counted from the config (a catalogue entry may
+// state a tower instead). A vision_config or audio_config of a layout not modelled here is left
+// out with a warning that says so.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sources/config/config_view.h"
+
+namespace vc {
+
+struct TowerSpec {
+  std::string kind;               // "SigLIP", "Pixtral", "Qwen3-VL", "Qwen2.5-VL", "MoonViT"
+  uint64_t encoder_params = 0;    // patch embedding, positions, blocks, final norm
+  uint64_t projector_params = 0;  // what maps the encoder's output into the text model's hidden size
+  uint64_t layers = 0, hidden = 0, ffn = 0, heads = 0, patch = 0, channels = 3;
+  uint64_t image_size = 0;        // the fixed input side in pixels; 0 when the resolution is dynamic
+  uint64_t tokens_per_image = 0;  // text-context tokens one image becomes at image_size; 0 when dynamic
+  uint64_t text_hidden = 0;       // the projector's output width
+  std::string formula;            // the count, term by term
+  std::string source;             // the module layout it follows
+  uint64_t params() const { return encoder_params + projector_params; }
+};
+
+// Prefix of the warning for a tower left out; a catalogue entry that states the tower itself
+// (facts.json extra_params "vision") clears it.
+inline constexpr const char* kTowerNotCountedWarning = "vision tower not counted: ";
+
+// The tower of the config's vision_config (nullopt: none, or a layout not modelled), its
+// projector into `text_hidden`. Reads only; InputError for a bad value.
+std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden);
+
+// After the text mapper: counts config_tower into the model (params, provenance), or warns.
+void count_config_tower(ConfigView& cfg);
+
+// Whether `model`'s tower was counted from its config (not stated by a catalogue entry).
+bool tower_from_config(const Model& model);
+
+}  // namespace vc

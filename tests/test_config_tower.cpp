@@ -1,0 +1,235 @@
+// Vision towers counted from config.json's vision_config (src/sources/config/config_tower.cpp):
+// the count per layout against figures worked out by hand from the published configs and the
+// published totals, the estimate's own line for the tower, and vLLM's profile of the encoder
+// (src/engines/vllm_encoder.cpp) against the arithmetic of vLLM's profile_run, worked by hand.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "catalogue/catalogue.h"
+#include "catalogue/catalogue_tower.h"
+#include "core/error.h"
+#include "engines/engine.h"
+#include "engines/vllm_budget.h"
+#include "engines/vllm_encoder.h"
+#include "estimate/estimate.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_tower.h"
+#include "cli_runner.h"
+#include "tiny_mmproj.h"
+#include "test_data.h"
+
+using namespace vc;
+using vc::testing::scratch_dir;
+
+namespace {
+
+// The catalogue's entry, or an empty model (and a failure) when the catalogue lacks it.
+const Model& entry(const char* id) {
+  static const Model none;
+  const Model* m = Catalogue::builtin().find(id);
+  EXPECT_NE(m, nullptr) << id << " is not in the catalogue";
+  return m ? *m : none;
+}
+
+bool has_warning(const Model& m, const std::string& start) {
+  for (const auto& w : m.warnings) if (w.rfind(start, 0) == 0) return true;
+  return false;
+}
+
+// Qwen/Qwen2.5-VL-7B-Instruct's published config.json (huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct),
+// the keys the count reads; its vision_config has no model_type of its own.
+nlohmann::json qwen25_vl_7b() {
+  return nlohmann::json::parse(R"({
+    "architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl",
+    "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
+    "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 128000, "tie_word_embeddings": false,
+    "use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 28, "torch_dtype": "bfloat16",
+    "vision_config": {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "intermediate_size": 3420, "num_heads": 16,
+      "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14,
+      "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31], "tokens_per_second": 2, "temporal_patch_size": 2}})");
+}
+
+}  // namespace
+
+TEST(ConfigTower, CatalogueTowersMatchTheHandWorkedCounts) {
+  // Hand-worked from each published vision_config (the figures the catalogue stated before the
+  // reader counted them). A SigLIP-sized block (hidden 1152, MLP 4304, LayerNorms, biases) is
+  // 4 x 1152 (norms) + 3 x 1152^2 + 3 x 1152 (qkv) + 1152^2 + 1152 (o) + 2 x 1152 x 4304 + 4304 + 1152
+  // (MLP) = 15,239,504; 27 of them 411,466,608.
+  struct Case {
+    const char* id;
+    uint64_t vision;
+  };
+  const Case cases[] = {
+      // Gemma 3: 411,466,608 + patch 3 x 14^2 x 1152 + 1152 = 678,528 + 4,096 positions x 1152 = 4,718,592 + post norm 2,304
+      // = 416,866,032; projector 1152 x text hidden + 1152: 27B 6,194,304, 12B (3,840) 4,424,832, 4B (2,560) 2,950,272.
+      {"gemma-3-27b", 423'060'336},
+      {"gemma-3-12b", 421'290'864},
+      {"gemma-3-4b", 419'816'304},
+      // Pixtral: 24 x (2 x 1024 + 4 x 1024^2 + 3 x 1024 x 4096) = 402,702,336 + patch 3 x 14^2 x 1024 = 602,112 + ln_pre 1024;
+      // projector: norm 1024 + merger 4096 x 1024 + 1024 x 5120 + 5120 x 5120 (no biases) = 35,652,608.
+      {"mistral-small-3.1-24b", 438'958'080},
+      {"mistral-small-3.2-24b", 438'958'080},
+      // Qwen3-VL: patch 3 x 2 x 16^2 x 1152 + 1152 = 1,770,624 + 2304 x 1152 = 2,654,208 + 411,466,608; merger LayerNorm 2,304 +
+      // 4608^2 + 4608 + 4608 x out + out; DeepStack mergers each LayerNorm 9,216 + the same linears. Out 4096 (8B, 235B):
+      // 40,119,040 + 3 x 40,125,952; out 2048 (30B): 30,679,808 + 3 x 30,686,720. Qwen3.5 / 3.6: no DeepStack, out 5120 / 4096 /
+      // 3072 / 2048.
+      {"qwen3-vl-8b", 576'388'336},
+      {"qwen3-vl-235b-a22b", 576'388'336},
+      {"qwen3-vl-30b-a3b", 538'631'408},
+      {"qwen3.5-27b", 460'730'096},
+      {"qwen3.5-397b-a17b", 456'010'480},
+      {"qwen3.5-122b-a10b", 451'290'864},
+      {"qwen3.5-35b-a3b", 446'571'248},
+      {"qwen3.6-35b-a3b", 446'571'248},
+      // Kimi K2.5 (MoonViT, modeling_kimi_k25.py): patch 3 x 14^2 x 1152 + 1152 = 678,528 + 64 x 64 x 1152 = 4,718,592 +
+      // 411,466,608 + final norm 2,304 = 416,866,032; patchmerger: LayerNorm 2,304 + 4608^2 + 4608 + 4608 x 7168 + 7168
+      // = 54,277,888. Total 471,143,920: the card's "MoonViT, 400M" is the encoder alone.
+      {"kimi-k2.5", 471'143'920},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.id);
+    const Model& m = entry(c.id);
+    ASSERT_TRUE(tower_from_config(m));
+    const std::optional<TowerSpec> t = catalogue_tower(m);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->params(), c.vision);
+    EXPECT_EQ(m.params.by_class.at(ParamClass::Vision), c.vision);
+    EXPECT_EQ(m.native.bytes_by_class.at(ParamClass::Vision), 2 * c.vision) << "the tower ships in bf16 beside a bf16 language model";
+    EXPECT_NE(m.provenance.at("params.vision").find("vision_config"), std::string::npos);
+  }
+}
+
+TEST(ConfigTower, PublishedTotalsIncludeTheTower) {
+  // google/gemma-3-27b-it's Hub page lists 27.4B parameters: the language model and the 0.42B tower.
+  EXPECT_NEAR(static_cast<double>(entry("gemma-3-27b").params.total()) / 1e9, 27.4, 0.05);
+  // Qwen2.5-VL-7B-Instruct (Hub page: 8.29B). Tower by hand: Conv3d 3 x 2 x 14^2 x 1280 = 1,505,280 (no bias); 32 blocks x
+  // (2 RMSNorms 2,560 + qkv 1280 x 3840 + 3840 = 4,919,040 + proj 1280^2 + 1280 = 1,639,680 + gated MLP 2 x (1280 x 3420 + 3420)
+  // + 3420 x 1280 + 1280 = 13,140,920) = 32 x 19,702,200 = 630,470,400; merger RMSNorm 1280 + 5120^2 + 5120 + 5120 x 3584 + 3584
+  // = 44,574,464. Total 676,550,144.
+  const nlohmann::json config = qwen25_vl_7b();
+  const Model m = model_from_config(config, "Qwen2.5-VL-7B-Instruct/config.json");
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Vision), 676'550'144u);
+  Model scratch;
+  ConfigView view(config, "config.json", scratch);
+  const std::optional<TowerSpec> t = config_tower(view, 3584);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->kind, "Qwen2.5-VL");
+  EXPECT_EQ(t->encoder_params, 1'505'280u + 630'470'400u);
+  EXPECT_EQ(t->projector_params, 44'574'464u);
+  EXPECT_NEAR(static_cast<double>(m.params.total()) / 1e9, 8.29, 0.005);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+}
+
+TEST(ConfigTower, SeedEntriesKeepTheirStatedTower) {
+  // Kimi K3's MoonViT3d (patchmergerv2, RMSNorms, no biases) is not a modelled layout: the
+  // catalogue's stated 0.447B stands, and its "not counted" warning goes with it.
+  for (const char* id : {"kimi-k3", "kimi-k3.1-pro"}) {
+    SCOPED_TRACE(id);
+    const Model& m = entry(id);
+    EXPECT_FALSE(tower_from_config(m));
+    EXPECT_EQ(m.params.by_class.at(ParamClass::Vision), 447'000'000u);
+    EXPECT_FALSE(has_warning(m, kTowerNotCountedWarning));
+  }
+}
+
+TEST(ConfigTower, UnknownLayoutsAreLeftOutWithAWarningAndBadValuesRejected) {
+  nlohmann::json c = qwen25_vl_7b();
+  c["vision_config"]["model_type"] = "llama4_vision_model";
+  const Model m = model_from_config(c, "config.json");
+  EXPECT_FALSE(tower_from_config(m));
+  EXPECT_EQ(m.params.by_class.count(ParamClass::Vision), 0u);
+  EXPECT_TRUE(has_warning(m, kTowerNotCountedWarning));
+  nlohmann::json audio = qwen25_vl_7b();
+  audio["audio_config"] = {{"d_model", 1280}};
+  EXPECT_TRUE(has_warning(model_from_config(audio, "config.json"), kTowerNotCountedWarning));
+  nlohmann::json bad = qwen25_vl_7b();
+  bad["vision_config"]["depth"] = -3;
+  EXPECT_THROW(model_from_config(bad, "config.json"), InputError);
+  bad["vision_config"]["depth"] = "32";
+  EXPECT_THROW(model_from_config(bad, "config.json"), InputError);
+}
+
+TEST(ConfigTower, TheEstimateShowsTheTowerOnItsOwnLine) {
+  const Model& g = entry("gemma-3-27b");
+  Scenario s;
+  const Estimate e = estimate(g, s);
+  ASSERT_GE(e.lines.size(), 2u);
+  EXPECT_EQ(e.lines[1].id, "weights.vision");
+  EXPECT_EQ(e.lines[1].bytes, 846'120'672u);  // 423,060,336 params x 2 B (bf16)
+  EXPECT_EQ(e.lines[0].bytes + e.lines[1].bytes, e.weights.bytes) << "the two lines are the checkpoint, counted once";
+  // A GGUF build is the language model alone (the tower is a separate mmproj): no tower line.
+  s.quant = "gemma-3-27b-it.Q4_K_M";
+  const Estimate b = estimate(g, s);
+  for (const auto& l : b.lines) EXPECT_NE(l.id, "weights.vision");
+}
+
+TEST(ConfigTower, VllmProfilesGemma3sEncoderOnADummyImageBatch) {
+  const Model& g = entry("gemma-3-27b");
+  // vLLM serve defaults on an 80 GB card: 8,192 batched tokens, 1,024 sequences; max_model_len 8,192.
+  // Items: min(8192 / 256 = 32, 1024 x min(999, 8192 / 256)) = 32 images of 896 x 896.
+  const VllmEncoderProfile p = vllm_encoder_profile(g, 8192, 1024, 8192, 1, 2);
+  EXPECT_EQ(p.items, 32u);
+  EXPECT_EQ(p.pixel_bytes, 154'140'672u);   // 32 x 3 x 896^2 x 2 B
+  EXPECT_EQ(p.output_bytes, 88'080'384u);   // 32 x 256 tokens x 5376 x 2 B
+  // Encoding: 32 x 64^2 = 131,072 patches x (2 x 1152 + 2 x 4304) x 2 B = 2,860,515,328, plus the pixels.
+  EXPECT_EQ(p.encoder_peak, 3'014'656'000u);
+  // 2,048 batched tokens (cards under 70 GiB): 8 images.
+  EXPECT_EQ(vllm_encoder_profile(g, 2048, 256, 8192, 1, 2).items, 8u);
+
+  // In the budget the held batch adds to the decoder's peak (which is larger than the encoder's here).
+  VllmBudgetSettings s;
+  s.card_bytes = 85'028'077'568;  // 79.19 GiB
+  s.gpu_memory_utilization = 0.95;
+  s.weight_bytes = g.native.bytes;
+  Model text_only = g;
+  text_only.provenance.erase("vision_config");  // as if the tower were not counted from the config
+  const VllmBudget with = vllm_budget(g, s), without = vllm_budget(text_only, s);
+  EXPECT_EQ(with.activation - without.activation, 242'221'056u);  // 154,140,672 + 88,080,384
+  EXPECT_EQ(without.available_kv - with.available_kv, 242'221'056u);
+}
+
+TEST(ConfigTower, EnginesShowTheTowerWhereTheyLoadIt) {
+  const Model& g = entry("gemma-3-27b");
+  EngineInputs in;
+  in.gpu = "H100-sxm";
+  // vLLM loads the checkpoint's tower with the weights: its own line on the rank, 423,060,336 x 2 B
+  // (TP 1), beside the language model's; the two add up to the checkpoint.
+  in.engine = "vllm";
+  const EngineAnswer v = run_engine(engine_request(g, Scenario{}, in));
+  ASSERT_EQ(v.devices.size(), 1u);
+  uint64_t tower = 0;
+  for (const auto& l : v.devices[0].lines) {
+    if (l.label.rfind("Vision tower", 0) == 0) tower = l.bytes;
+  }
+  EXPECT_EQ(tower, 846'120'672u);
+  EXPECT_EQ(v.bytes(AllocKind::Weights), g.native.bytes);
+  // llama.cpp loads a tower only from an --mmproj GGUF: the weights leave it out and a note says so.
+  in.engine = "llamacpp";
+  const EngineAnswer l = run_engine(engine_request(g, Scenario{}, in));
+  bool said = false;
+  for (const auto& n : l.notes) said = said || n.find("vision tower (423M params) is not loaded") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Its weights: the checkpoint less the tower (each tensor at its class's share; rounding of a few bytes).
+  EXPECT_NEAR(static_cast<double>(l.bytes(AllocKind::Weights)), static_cast<double>(g.native.bytes - 846'120'672u), 1e3);
+}
+
+TEST(ConfigTower, AnMmprojBesideACheckpointThatHoldsItsTowerIsNotCountedTwice) {
+  const std::filesystem::path file = scratch_dir() / "tower-twice-mmproj.gguf";
+  vc::testing::write_tiny_mmproj(file);
+  // The BF16 checkpoint holds its SigLIP tower (weights.vision): the projector adds nothing to the weights.
+  const CliResult native = run_cli("estimate gemma-3-27b --json --mmproj " + file.string());
+  ASSERT_EQ(native.exit_code, 0) << native.output;
+  const auto j = nlohmann::json::parse(native.output);
+  ASSERT_EQ(j["components"]["lines"][0]["id"], "vision.weights");
+  EXPECT_EQ(j["components"]["lines"][0]["bytes"].get<uint64_t>(), 0u);
+  // The rule engine's device: the estimate plus the encoder's compute only.
+  ASSERT_EQ(j["components"]["lines"][1]["id"], "vision.compute");
+  EXPECT_EQ(j["engine"]["total_bytes"].get<uint64_t>(),
+            j["totals"]["total_bytes"].get<uint64_t>() + j["components"]["lines"][1]["bytes"].get<uint64_t>());
+  // A GGUF build is the language model alone: the projector's tensor bytes are added.
+  const CliResult build = run_cli("estimate gemma-3-27b --json --quant gemma-3-27b-it.Q4_K_M --mmproj " + file.string());
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  EXPECT_EQ(nlohmann::json::parse(build.output)["components"]["lines"][0]["bytes"].get<uint64_t>(), vc::testing::kTinyMmprojBytes);
+}
