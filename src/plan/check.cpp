@@ -133,6 +133,7 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
     // llama.cpp in RAM: its own offload (plan's search: --n-cpu-moe, then -ngl) or, with no GPU,
     // its CPU answer decides, judged on every GPU and the host. Streaming from SSD stays the rule's.
     const bool by_llamacpp_offload = pass == 1 && o.engine == EngineKind::LlamaCpp;
+    if (by_llamacpp_offload && b.ram_bytes == 0) continue;  // no --ram: nothing to offload to (as the rule's offload)
     const uint64_t memory = checked_add(b.vram_bytes(), b.ram_bytes);
     const bool fastest = prefer == CheckPreference::Speed || (prefer == CheckPreference::Balanced && offload);
     std::optional<Plan> best;
