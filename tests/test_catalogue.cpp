@@ -225,3 +225,24 @@ TEST(CatalogueAudit, Qwen35And36CountTheirVisionTowerToThePublishedByte) {
   EXPECT_EQ(q27.params.derived_total, 27'781'427'952u);
   EXPECT_EQ(q27.native.bytes, 55'562'855'904u);
 }
+
+TEST(CatalogueAudit, Q8ZeroBuildsMatchTheDerivedTotalAtThirtyFourBytesPerThirtyTwoWeights) {
+  // A Q8_0 GGUF stores every block of 32 weights in 34 bytes (32 int8 + one fp16 scale: ggml's
+  // block_q8_0), only the small 1-D norms stay F32 and the header adds a few MB of tokenizer, so
+  // the file is the derived total x 34/32 within a fraction of a percent. The sizes are exact
+  // bytes pinned with their sha256 (data/models/*/facts.json builds): the Qwen team's
+  // Qwen3-30B-A3B-Q8_0.gguf 32,483,931,648 and unsloth's Qwen3-Coder-30B-A3B-Instruct-Q8_0.gguf
+  // 32,483,935,392, two files of the same geometry. An independent check of the derived count.
+  for (const char* id : {"qwen3-30b-a3b", "qwen3-coder-30b-a3b"}) {
+    SCOPED_TRACE(id);
+    const Model& m = model(id);
+    uint64_t q8 = 0;
+    for (const auto& b : m.builds) {
+      if (contains(b.name, "-Q8_0")) q8 = b.bytes;
+    }
+    ASSERT_GT(q8, 0u);
+    const double blocks = static_cast<double>(m.params.total()) * 34.0 / 32.0;
+    EXPECT_LT(std::abs(static_cast<double>(q8) - blocks) / blocks, 0.005);
+    EXPECT_GT(static_cast<double>(q8), blocks);  // the header and the F32 norms only add
+  }
+}

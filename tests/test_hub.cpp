@@ -13,6 +13,7 @@
 #include "estimate/vision_tower.h"
 #include "gguf_writer.h"
 #include "http_test_server.h"
+#include "server/api.h"
 #include "tiny_mmproj.h"
 #include "sources/companion_files.h"
 #include "sources/remote/hub_builds.h"
@@ -341,6 +342,31 @@ TEST_F(MockHub, BadExtrasAreInputErrors) {
   EXPECT_EQ(status_, 2);
   run_cli("estimate hf:org/tiny:Q4_K_M --mmproj hf:org/tiny/Tiny-Q4_K_M.gguf");
   EXPECT_EQ(status_, 2);  // a model file is not a projector
+}
+
+// /api/estimate takes the same mmproj, images, draft and lora as the CLI, read from the Hub through
+// the server's guarded reads, and answers the CLI's document (compared with the binary's output).
+TEST_F(MockHub, ApiEstimateExtrasAreTheCliDocument) {
+  auto api = [](const std::vector<std::pair<std::string, std::string>>& params) { return server::call_api("estimate", server::RequestParams::from_pairs(params)); };
+  const auto a = api({{"source", "hf:org/tiny:Q4_K_M"}, {"mmproj", "auto"}, {"images", "2"}, {"context", "32K"}, {"engine", "llamacpp"}});
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(nlohmann::json::parse(a.body), nlohmann::json::parse(run_cli("estimate hf:org/tiny:Q4_K_M --mmproj auto --images 2 --context 32K --engine llamacpp --json")));
+  EXPECT_EQ(nlohmann::json::parse(a.body)["components"]["lines"][0]["bytes"], kMmprojBytes);
+  const auto b = api({{"model", "qwen3-8b"}, {"mmproj", "hf:org/tiny/mmproj-Tiny-F16.gguf"}, {"draft", "hf:org/tiny:Q8_0"},
+                      {"lora", "hf:org/tiny/Tiny-Q4_K_M.gguf,hf:org/tiny/Tiny-Q4_K_M.gguf"}, {"engine", "llamacpp"}});
+  ASSERT_EQ(b.status, 200) << b.body;
+  EXPECT_EQ(nlohmann::json::parse(b.body),
+            nlohmann::json::parse(run_cli("estimate qwen3-8b --mmproj hf:org/tiny/mmproj-Tiny-F16.gguf --draft hf:org/tiny:Q8_0 "
+                                          "--lora hf:org/tiny/Tiny-Q4_K_M.gguf --lora hf:org/tiny/Tiny-Q4_K_M.gguf --engine llamacpp --json")));
+  // A file that was read but is no projector: refused on mmproj without repeating what was read.
+  const auto c = api({{"model", "qwen3-8b"}, {"mmproj", "hf:org/tiny/Tiny-Q4_K_M.gguf"}});
+  EXPECT_EQ(c.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(c.body)["error"]["field"], "mmproj");
+  EXPECT_NE(c.body.find("withholds"), std::string::npos) << c.body;
+  // A file the Hub does not hold: the transfer's failure, in our words, on the parameter.
+  const auto d = api({{"model", "qwen3-8b"}, {"lora", "hf:org/tiny/missing.gguf"}});
+  EXPECT_EQ(d.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(d.body)["error"]["field"], "lora") << d.body;
 }
 
 // The listing goes through the same request path as range reads (issue 14's rules): the token

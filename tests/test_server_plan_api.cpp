@@ -10,6 +10,7 @@
 #include "cli_runner.h"
 #include "http_test_server.h"
 #include "server/api.h"
+#include "server/caller_files.h"
 #include "server/request_params.h"
 #include "sources/remote/http_source.h"
 #include "sources/remote/location.h"

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/extras_flags.h"
+#include "cli/input_options.h"
 #include "cli/scenario_flags.h"
 #include "core/error.h"
 #include "engines/engine.h"
@@ -27,10 +28,7 @@ Command add_estimate(CLI::App& app) {
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("MODEL", o->model, "Catalogue id (see `vramcalc models`) or a config.json / model directory");
-  sub->add_option("--engine", o->engine.engine, std::string("Whose allocations: ") + kEngineNames + " (docs/engines.md)")->capture_default_str();
-  sub->add_option("--engine-command", o->engine.command, "Paste the command you run: \"llama-server -m m.gguf -c 32768 -ngl 99\", \"vllm serve ORG/REPO ...\" or \"python -m sglang.launch_server --model-path ORG/REPO ...\"");
-  sub->add_option("--gpu", o->engine.gpu, "The devices the engine runs on (RTX 4090, H100-sxm x2): capacities and fits per device");
-  sub->add_option("--gpu-memory", o->engine.gpu_memory, "One card's memory for vLLM's budget and SGLang's profile when --gpu does not name it, e.g. 80GB or 79.19GiB");
+  add_input_options<EngineInputs>(*sub, o->engine, EngineInputs::fields());
   o->flags.add_to(*sub);
   o->extras.add_to(*sub);
   sub->add_flag("--json", o->json, "Print the documented JSON (docs/json.md)");

@@ -1,123 +1,12 @@
 #include "cli/extras_flags.h"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <memory>
-#include <sstream>
-
-#include "core/checked.h"
-#include "core/error.h"
-#include "core/units.h"
-#include "estimate/checkpoint_tower.h"
-#include "estimate/side_loads.h"
-#include "estimate/vision_tower.h"
-#include "sources/companion_files.h"
-#include "sources/resolver.h"
+#include "cli/input_options.h"
 
 namespace vc::cli {
 
 void ExtrasFlags::add_to(CLI::App& app) {
-  app.add_option("--mmproj", mmproj, "Vision/audio projector GGUF loaded beside the model, or 'auto' to find it in the same folder or Hub repository");
-  app.add_option("--images", images, "Images per sequence: their tokens (from the projector) are added to the context");
-  app.add_option("--draft", draft, "Draft model for speculative decoding (any MODEL form): its weights and cache are added");
+  add_input_options<ExtrasInputs>(app, *this, fields());
   app.add_option("--lora", loras, "LoRA adapter file (GGUF or safetensors); repeat for several");
-}
-
-void ExtrasFlags::fill_from_command(const std::string& command) {
-  std::istringstream in(command);
-  std::vector<std::string> words;
-  for (std::string w; in >> w && words.size() < 4096;) words.push_back(w);
-  std::vector<std::string> from_command;
-  for (size_t i = 0; i + 1 < words.size(); ++i) {
-    const std::string& f = words[i];
-    if ((f == "-mm" || f == "--mmproj") && mmproj.empty()) mmproj = words[i + 1];
-    if ((f == "-md" || f == "--model-draft") && draft.empty()) draft = words[i + 1];
-    if (f == "--lora") from_command.push_back(words[i + 1]);
-    if (f == "-ngld" || f == "--gpu-layers-draft" || f == "--n-gpu-layers-draft") draft_gpu_layers = words[i + 1];
-    if (f == "-cd" || f == "--ctx-size-draft") draft_context = words[i + 1];
-    if (f == "-ctkd" || f == "--cache-type-k-draft") draft_cache_type = words[i + 1];
-  }
-  if (std::find(words.begin(), words.end(), "--no-mmproj-offload") != words.end()) mmproj_offload = false;
-  if (loras.empty()) loras = from_command;
-}
-
-namespace {
-
-// A whole number from 0 to `max` given to `flag`; "" is `fallback`.
-uint64_t count_flag(const std::string& value, const char* flag, uint64_t max, uint64_t fallback) {
-  if (value.empty()) return fallback;
-  try {
-    size_t used = 0;
-    const uint64_t n = std::stoull(value, &used);
-    if (used == value.size() && n <= max && value.front() != '-') return n;
-  } catch (const std::exception&) {
-  }
-  throw InputError(flag, fmt::format("'{}' is not a whole number from 0 to {}", value, format_count(max)));
-}
-
-}  // namespace
-
-Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, EngineRequest& request) {
-  Scenario& sc = request.scenario;
-  Companions& c = request.companions;
-  Extras out;
-  const uint64_t images = count_flag(flags.images, "--images", 10000, 0);
-  if (images > 0 && flags.mmproj.empty()) throw InputError("--images", "needs the projector that turns images into tokens: add --mmproj FILE or --mmproj auto");
-  if (!flags.mmproj.empty()) {
-    const std::string file = flags.mmproj == "auto" ? find_mmproj_beside(model_spec, "--mmproj") : flags.mmproj;
-    c.tower = vision_tower_from_mmproj(read_gguf_header(file, "--mmproj"));
-    c.images = images;
-    c.image_tokens = out.image_tokens = checked_mul(c.tower->image_tokens, images);
-    c.mmproj_offload = flags.mmproj_offload;
-    if (request.command && out.image_tokens > 0) {
-      out.notes.push_back(fmt::format("the pasted command's context already holds the {} image tokens (they take part of it)", out.image_tokens));
-    } else {
-      sc.context = checked_add(sc.context, out.image_tokens);
-    }
-    // A checkpoint whose weights hold its own tower (the estimate's weights.vision line) loads it
-    // once: the projector's weights are not added again.
-    const bool in_weights = checkpoint_tower_line(*request.model, resolve_weights(*request.model, sc.quant)).has_value();
-    for (auto& l : vision_tower_lines(*c.tower, images)) {
-      if (in_weights && l.id == "vision.weights") {
-        l.bytes = 0;
-        l.assumption = "the checkpoint's weights already hold this tower (the weights.vision line): counted there, once";
-      }
-      out.lines.push_back(std::move(l));
-    }
-  }
-  if (!flags.draft.empty()) {
-    c.draft = std::make_shared<const Model>(resolve_model(flags.draft, "--draft"));
-    if (!flags.draft_gpu_layers.empty()) c.draft_gpu_layers = count_flag(flags.draft_gpu_layers, "-ngld", 1u << 20, 0);
-    c.draft_context = count_flag(flags.draft_context, "-cd", uint64_t{1} << 24, 0);
-    if (!flags.draft_cache_type.empty()) c.draft_cache_type = flags.draft_cache_type;
-    for (auto& l : draft_lines(*c.draft, draft_scenario(sc, c.draft_context, c.draft_cache_type))) out.lines.push_back(std::move(l));
-  }
-  for (const auto& lora : flags.loras) {
-    c.loras.push_back(read_adapter(lora, "--lora"));
-    out.lines.push_back(lora_line(c.loras.back()));
-  }
-  for (const auto& l : out.lines) out.bytes = checked_add(out.bytes, l.bytes);
-  return out;
-}
-
-nlohmann::json components_json(const Extras& extras) {
-  nlohmann::json lines = nlohmann::json::array();
-  for (const auto& l : extras.lines) {
-    lines.push_back({{"id", l.id}, {"label", l.label}, {"bytes", l.bytes}, {"formula", l.formula}, {"assumption", l.assumption}, {"source", l.source}});
-  }
-  return {{"lines", lines}, {"bytes", extras.bytes}, {"image_tokens", extras.image_tokens}, {"notes", extras.notes}};
-}
-
-std::string components_text(const Extras& extras, uint64_t estimate_total, bool explain, ByteUnits units) {
-  std::string out = "\nLoaded beside the text model:\n";
-  for (const auto& l : extras.lines) {
-    out += fmt::format("  {:<70} {:>14}\n", l.label, l.bytes == 0 ? std::string("-") : format_bytes(l.bytes, units));
-    if (explain || l.bytes == 0) out += fmt::format("      = {}{}{}\n", l.formula, l.assumption.empty() ? "" : "; ", l.assumption);
-  }
-  out += fmt::format("  {:<70} {:>14}\n", "Total with these", format_bytes(checked_add(estimate_total, extras.bytes), units));
-  for (const auto& n : extras.notes) out += "  note: " + n + "\n";
-  return out;
 }
 
 }  // namespace vc::cli

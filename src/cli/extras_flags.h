@@ -1,48 +1,13 @@
 #pragma once
-// Flags for what users load beside a text model: --mmproj FILE|auto, --images N, --draft MODEL,
-// --lora FILE (repeatable). A pasted llama.cpp command fills them from -mm/--mmproj, -md/--model-draft
-// and --lora when the flags are not given, and sets --no-mmproj-offload, -ngld, -cd and -ctkd.
+// The CLI face of ExtrasInputs (estimate/extras_inputs.h): --mmproj, --images, --draft, --lora.
 #include <CLI/CLI.hpp>
-#include <string>
-#include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "core/units.h"
-#include "engines/engine.h"
-#include "estimate/estimate.h"
+#include "estimate/extras_inputs.h"
 
 namespace vc::cli {
 
-struct ExtrasFlags {
-  std::string mmproj;
-  std::string images = "0";
-  std::string draft;
-  std::vector<std::string> loras;
-  // From a pasted llama.cpp command only (engines/companions.h says what they change).
-  bool mmproj_offload = true;
-  std::string draft_gpu_layers, draft_context, draft_cache_type;
-
+struct ExtrasFlags : ExtrasInputs {
   void add_to(CLI::App& app);
-  // Takes -mm/--mmproj, -md/--model-draft and --lora from a pasted command for flags left empty.
-  void fill_from_command(const std::string& command);
 };
-
-struct Extras {
-  std::vector<Line> lines;
-  uint64_t image_tokens = 0;  // added to the context per sequence
-  uint64_t bytes = 0;         // the lines' sum
-  std::vector<std::string> notes;
-};
-
-// Reads the files the flags name, works out their lines and sets request.companions, so the engine
-// places them per device. The request's context grows by the image tokens, so the cache includes
-// them; a pasted command's -c / --max-model-len is the window the engine allocates, so there the
-// images share it (a note says so). InputError naming the flag for bad input.
-Extras load_extras(const ExtrasFlags& flags, const std::string& model_spec, EngineRequest& request);
-
-// The lines as JSON ({"lines": [...], "bytes", "image_tokens"}) and as text with a total.
-nlohmann::json components_json(const Extras& extras);
-std::string components_text(const Extras& extras, uint64_t estimate_total, bool explain, ByteUnits units);
 
 }  // namespace vc::cli

@@ -14,6 +14,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/input_fields.h"
+
 #include "engines/companions.h"
 #include "engines/engine_kind.h"
 #include "engines/engine_run.h"
@@ -96,6 +98,8 @@ struct EngineInputs {
   std::string command;     // a pasted engine command line
   std::string gpu;         // devices ("RTX 4090", "H100-sxm x8"); empty: none given
   std::string gpu_memory;  // one card's memory ("80GB") when no --gpu names it
+  // The members with names and help: estimate's flags and /api/estimate's parameters.
+  static const std::vector<InputField<EngineInputs>>& fields();
 };
 // The request for `model`: parses the inputs, lets a pasted command set the scenario where the
 // user gave no flag (`given`), and names the model the command names in `command_model`.

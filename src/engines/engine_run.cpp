@@ -14,8 +14,6 @@
 namespace vc {
 namespace {
 
-constexpr size_t kMaxCommand = 8192;
-
 std::vector<std::string> split_words(const std::string& c) {
   std::vector<std::string> out;
   std::string cur;
@@ -63,7 +61,7 @@ double fraction(const std::string& flag, const std::string& v) {
 }  // namespace
 
 EngineRun parse_engine_command(const std::string& command) {
-  if (command.size() > kMaxCommand) throw InputError("--engine-command", "is longer than 8,192 characters");
+  if (command.size() > kMaxEngineCommandBytes) throw InputError("--engine-command", "is longer than 8,192 characters");
   auto w = split_words(command);
   EngineRun r;
   size_t i = 0;

@@ -28,6 +28,9 @@ struct EngineRun {
   std::vector<std::string> notes;  // flags ignored, assumptions
 };
 
+// The longest pasted command line accepted (the CLI's --engine-command, the API's engine-command).
+inline constexpr size_t kMaxEngineCommandBytes = 8192;
+
 // InputError naming the flag for a bad value; unknown flags are ignored with a note.
 // Accepted: llama-server/llama-cli/llama-completion, `vllm serve MODEL`, `python -m
 // sglang.launch_server --model-path MODEL` and `sglang serve --model-path MODEL`.

@@ -5,6 +5,7 @@
 // reports it bare ("context").
 #include <string>
 
+#include "core/input_fields.h"
 #include "estimate/scenario.h"
 
 namespace vc {
@@ -24,6 +25,9 @@ struct ScenarioInputs {
   std::string engine = "rule";
 
   Scenario to_scenario() const;
+  // The members above but `engine` (each verb words its own --engine) with names and help: the
+  // CLI's flags and the API's parameters.
+  static const std::vector<InputField<ScenarioInputs>>& fields();
 };
 
 }  // namespace vc

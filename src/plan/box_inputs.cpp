@@ -2,10 +2,34 @@
 
 #include "core/error.h"
 #include "core/units.h"
+#include "engines/engine_kind.h"
 #include "engines/engine_run.h"
 #include "engines/llamacpp_placement.h"
 
 namespace vc {
+
+const std::vector<InputField<BoxInputs>>& BoxInputs::fields() {
+  using B = BoxInputs;
+  static const std::vector<InputField<B>> table = {
+      {"gpu", &B::gpu, "GPUs of one node: H200x8, '3090,3080Ti', 'RTX 4090', none (see `vramcalc devices`)", "-g"},
+      {"nodes", &B::nodes, "Nodes, each with the --gpu set"},
+      {"ram", &B::ram, "System RAM free for weights and cache per node, e.g. 512GB"},
+      {"ram-gbps", &B::ram_gbps, "System RAM read bandwidth in GB/s"},
+      {"ssd-gbps", &B::ssd_gbps, "SSD read bandwidth in GB/s (0: weights may not stream from disk)"},
+      {"split", &B::split, "layer, pp, tp, ep or tp+ep"},
+      {"engine", &B::engine, std::string("Whose per-device figures decide fits, solvers and the command: ") + kEngineNames},
+      {"per-device", &B::per_device, "Fixed memory per device added to the rule's figures (engines count their own runtime memory); auto: 0"},
+      {"efficiency", &B::efficiency, "Achieved share of peak memory bandwidth during decode"},
+      {"compute-efficiency", &B::compute_efficiency, "Achieved share of peak BF16 compute during prefill"},
+      {"expert-skew", &B::expert_skew, "Zipf exponent of expert popularity (0 = uniform)"},
+      {"hot-cache", &B::hot_cache, "on: keep the hottest experts in the fastest tier; off: experts land in no particular order (the rule engine)"},
+      {"engine-command", &B::engine_command, "A llama.cpp command (llama-server ... -ngl, -ts, -ot, --n-cpu-moe): its placement sets the speed (implies --engine llamacpp)", "", false},
+      {"n-cpu-moe", &B::n_cpu_moe, "Keep the routed experts of the first N layers in RAM, as llama.cpp's --n-cpu-moe (implies --engine llamacpp)", "", false},
+      {"experts-per-token", &B::experts_per_token, "Active routed experts per token for the speed (default: the model's config)", "", false},
+      {"sockets", &B::sockets, "CPU sockets reading RAM; --ram-gbps is one socket's (a second adds a measured share, data/speed_efficiency.json)"},
+  };
+  return table;
+}
 
 Box BoxInputs::to_box() const {
   Box b;

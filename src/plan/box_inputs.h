@@ -4,6 +4,7 @@
 // refuse the same things. Errors name the CLI flag ("--gpu"); the API reports it bare ("gpu").
 #include <string>
 
+#include "core/input_fields.h"
 #include "plan/hardware.h"
 #include "plan/plan.h"
 
@@ -31,6 +32,8 @@ struct BoxInputs {
 
   Box to_box() const;
   PlanOptions to_options() const;
+  // Every member above with its name and help: the CLI's flags and the API's parameters.
+  static const std::vector<InputField<BoxInputs>>& fields();
 };
 
 }  // namespace vc

@@ -2,14 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <memory>
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
+#include "core/error_message.h"
 #include "core/units.h"
 #include "engines/engine.h"
 #include "estimate/estimate.h"
+#include "estimate/extras_inputs.h"
 #include "estimate/scenario_inputs.h"
 #include "estimate/ladder.h"
 #include "estimate/streaming.h"
@@ -21,16 +22,11 @@
 #include "report/json_plan.h"
 #include "report/json_report.h"
 #include "report/json_verbs.h"
-#include "sources/checkpoint.h"
-#include "sources/config/config_mapper.h"
-#include "sources/config/config_view.h"
+#include "server/caller_files.h"
 #include "sources/remote/http_source.h"
-#include "sources/remote/location.h"
 
 namespace vc::server {
 namespace {
-
-std::atomic<int64_t> g_remote_timeout_ms{15'000};
 
 // Only catalogue models: a remote caller must not make the server read files by path.
 const Model& catalogue_model(const RequestParams& p, const std::string& name) {
@@ -41,20 +37,13 @@ const Model& catalogue_model(const RequestParams& p, const std::string& name) {
   return *m;
 }
 
-// The scenario parameters, parsed by the same functions and with the same defaults as the CLI's
-// ScenarioFlags; `prefix` is "" or "b-" (compare's second column).
-const std::vector<std::string> kScenarioParams = {"quant", "context", "seqs", "cache-dtype", "state-dtype", "overhead", "overhead-fixed", "latent-values"};
+// The scenario parameters: ScenarioInputs' fields, the CLI's ScenarioFlags, with their defaults
+// and parser. (`engine` is every verb's own parameter.)
+const std::vector<std::string> kScenarioParams = input_names(ScenarioInputs::fields());
 
 Scenario scenario_from(const RequestParams& p) {
   ScenarioInputs in;
-  in.quant = p.get("quant", in.quant);
-  in.context = p.get("context", in.context);
-  in.seqs = p.get("seqs", in.seqs);
-  in.cache_dtype = p.get("cache-dtype", in.cache_dtype);
-  in.state_dtype = p.get("state-dtype", in.state_dtype);
-  in.overhead = p.get("overhead", in.overhead);
-  in.overhead_fixed = p.get("overhead-fixed", in.overhead_fixed);
-  in.latent_values = p.get("latent-values", in.latent_values);
+  p.fill(in, ScenarioInputs::fields());
   in.engine = p.get("engine", in.engine);
   return in.to_scenario();
 }
@@ -74,53 +63,44 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
-// A comma-separated list, bounded before it is split.
-std::vector<std::string> split_list(const std::string& text, const std::string& name, std::size_t max_items) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    out.push_back(text.substr(start, end - start));
-    if (out.size() > max_items) throw InputError(name, "lists more than " + std::to_string(max_items) + " values");
-    start = end + 1;
-  }
-  return out;
-}
-
 // `units` (gb or gib) is the API's one addition: it asks for display strings beside the bytes.
 nlohmann::json with_display(nlohmann::json j, const Estimate& e, const RequestParams& p) {
   if (p.has("units")) j["display"] = estimate_display_json(e, parse_units(p.get("units"), "units"));
   return j;
 }
 
-// The engine parameters, named like the CLI's estimate flags and parsed by the same EngineInputs.
-const std::vector<std::string> kEngineParams = {"engine", "engine-command", "gpu", "gpu-memory"};
+// The engine parameters: EngineInputs' fields, the CLI's estimate flags.
+const std::vector<std::string> kEngineParams = input_names(EngineInputs::fields());
 
 EngineInputs engine_inputs_from(const RequestParams& p) {
   EngineInputs in;
-  in.engine = p.get("engine", in.engine);
-  in.command = p.get("engine-command");
-  in.gpu = p.get("gpu");
-  in.gpu_memory = p.get("gpu-memory");
+  p.fill(in, EngineInputs::fields());
   return in;
 }
 
 std::shared_ptr<const Model> request_model(const RequestParams& p);
 
+// The caller's model spec for `mmproj=auto` (source=hf:...) and the extras' notes: as the CLI's MODEL.
+std::string model_spec(const RequestParams& p) { return p.has("source") ? p.get("source") : p.get("model"); }
+
 nlohmann::json run_estimate(const RequestParams& p) {
+  const ExtrasInputs extras_in = caller_extras(p);  // refused before anything is read
+  RemoteDeadline deadline(remote_timeout());        // one budget for every read of the request
   const auto model = request_model(p);
   const ScenarioGiven given{p.has("context"), p.has("seqs"), p.has("cache-dtype")};
-  const EngineRequest r = engine_request(*model, scenario_from(p), engine_inputs_from(p), given);
+  EngineRequest r = engine_request(*model, scenario_from(p), engine_inputs_from(p), given);
+  const Extras extras = load_caller_extras(extras_in, model_spec(p), r);  // image tokens grow the context
   Estimate e = estimate(*model, r.scenario);
-  return with_display(estimate_json(e, run_engine(r)), e, p);
+  nlohmann::json j = estimate_json(e, run_engine(r));
+  if (!extras.lines.empty()) j["components"] = components_json(extras);
+  return with_display(j, e, p);
 }
 
 nlohmann::json run_sweep(const RequestParams& p) {
   const auto model = request_model(p);
   const Model& m = *model;
   std::vector<uint64_t> contexts;
-  for (const auto& c : split_list(p.get("contexts", "8K,32K,128K,1M"), "contexts", 64)) contexts.push_back(parse_tokens(c, "contexts"));
+  for (const auto& c : p.list("contexts", "8K,32K,128K,1M", 64)) contexts.push_back(parse_tokens(c, "contexts"));
   auto rows = sweep(m, scenario_from(p), contexts);
   nlohmann::json j = sweep_json(m, rows);
   if (p.has("units")) {
@@ -136,8 +116,7 @@ Estimate estimate_b(const Model& b, const Scenario& sb) {
   } catch (const InputError& e) {
     const std::string bare = e.subject().rfind("--", 0) == 0 ? e.subject().substr(2) : e.subject();
     if (bare != "quant" && bare != "context" && bare != "seqs" && bare != "cache-dtype") throw;
-    std::string message = e.what();
-    if (message.rfind(e.subject() + ": ", 0) == 0) message = message.substr(e.subject().size() + 2);
+    const std::string message = message_of(e);
     throw InputError("b-" + bare, message);
   }
 }
@@ -182,30 +161,18 @@ nlohmann::json run_stream(const RequestParams& p) {
   std::optional<uint64_t> bits_milli;
   if (p.has("bpw")) bits_milli = parse_fixed(p.get("bpw"), "bpw", 3, 64000, "bits per weight such as 1.7 or 4.25, above 0 and at most 64");
   std::vector<uint64_t> bws;
-  for (const auto& g : split_list(p.get("gbps", "5,19"), "gbps", 32)) bws.push_back(parse_bytes(g + "GB", "gbps"));
+  for (const auto& g : p.list("gbps", "5,19", 32)) bws.push_back(parse_bytes(g + "GB", "gbps"));
   return stream_json(m, stream_for(m, p.get("quant"), bits_milli, bws));
 }
 
 
-// The hardware parameters of plan and check, named like the CLI's BoxFlags and parsed by the same
-// BoxInputs, so the API refuses exactly what the CLI refuses.
-const std::vector<std::string> kBoxParams = {"gpu", "nodes", "ram", "ram-gbps", "ssd-gbps", "split", "engine",
-                                             "per-device", "efficiency", "compute-efficiency", "expert-skew", "hot-cache"};
+// The hardware parameters of plan and check: BoxInputs' fields, the CLI's BoxFlags, parsed by the
+// same BoxInputs, so the API refuses exactly what the CLI refuses.
+const std::vector<std::string> kBoxParams = input_names(BoxInputs::fields());
 
 BoxInputs box_from(const RequestParams& p) {
   BoxInputs b;
-  b.gpu = p.get("gpu", b.gpu);
-  b.nodes = p.get("nodes", b.nodes);
-  b.ram = p.get("ram", b.ram);
-  b.ram_gbps = p.get("ram-gbps", b.ram_gbps);
-  b.ssd_gbps = p.get("ssd-gbps", b.ssd_gbps);
-  b.split = p.get("split", b.split);
-  b.engine = p.get("engine", b.engine);
-  b.per_device = p.get("per-device", b.per_device);
-  b.efficiency = p.get("efficiency", b.efficiency);
-  b.compute_efficiency = p.get("compute-efficiency", b.compute_efficiency);
-  b.expert_skew = p.get("expert-skew", b.expert_skew);
-  b.hot_cache = p.get("hot-cache", b.hot_cache);
+  p.fill(b, BoxInputs::fields());
   return b;
 }
 
@@ -251,53 +218,6 @@ nlohmann::json run_check(const RequestParams& p) {
 
 nlohmann::json run_devices(const RequestParams&) { return devices_json(DeviceTable::builtin().all()); }
 
-// Only remote sources, read under a time budget: a client must not make the server open its own
-// files, nor hold a worker thread without end.
-CheckpointInspection read_remote_source(const std::string& source) {
-  const bool remote = source.rfind("hf:", 0) == 0 || source.rfind("http://", 0) == 0 || source.rfind("https://", 0) == 0;
-  if (!remote) {
-    throw InputError("source", "'" + source.substr(0, 200) + "' is not an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE]; the server reads no local paths");
-  }
-  (void)resolve_location(source, "source");  // the spec's own errors, before anything is read
-  const std::chrono::milliseconds budget(g_remote_timeout_ms.load());
-  const auto start = std::chrono::steady_clock::now();
-  RemoteDeadline deadline(budget);
-  try {
-    return inspect_checkpoint(source, "source");
-  } catch (const InputError& e) {
-    // A timed-out read may come back wrapped (a shard "cannot be read"); the clock says which it was
-    // (curl's own limit, set to the time left in whole milliseconds, may fire a moment early).
-    if (dynamic_cast<const RemoteTimeout*>(&e) || std::chrono::steady_clock::now() - start >= budget - std::chrono::milliseconds(20)) {
-      throw RemoteTimeout("source", fmt::format("not read within {:.1f} s, parsing included", static_cast<double>(budget.count()) / 1000.0));
-    }
-    // Errors name the failure, never bytes or values read from the target (a client could use the
-    // server to read what it cannot reach): transfer failures are in our words; a reader's are not.
-    if (const auto* r = dynamic_cast<const RemoteError*>(&e)) {
-      std::string reason = r->what();
-      if (reason.rfind(r->subject() + ": ", 0) == 0) reason = reason.substr(r->subject().size() + 2);
-      throw InputError("source", reason);
-    }
-    throw InputError("source", "was read, but its files are not a checkpoint vramcalc can use (malformed, unsupported, or not a model); "
-                               "the details repeat the files' content, so the API withholds them: `vramcalc inspect SOURCE` prints them");
-  }
-}
-
-// The text of a config.json a visitor pasted: parsed and mapped as a config file is, nothing read.
-CheckpointInspection read_config_text(const std::string& text) {
-  CheckpointInspection c;
-  c.kind = "config.json";
-  c.model = model_from_config(parse_config_text(text, "config"), "config");
-  return c;
-}
-
-CheckpointInspection read_caller_model(const RequestParams& p) {
-  if (p.has("source") && p.has("config")) throw InputError("config", "give either source or config, not both");
-  if (p.has("config")) return read_config_text(p.get("config"));
-  const std::string source = p.get("source");
-  if (source.empty()) throw InputError("source", "is required; give an http(s):// URL or hf:ORG/REPO[@REVISION][/FILE], or config (the text of a config.json)");
-  return read_remote_source(source);
-}
-
 nlohmann::json run_inspect(const RequestParams& p) { return inspection_json(read_caller_model(p)); }
 
 // estimate and sweep answer for a catalogue `model`, or for the caller's own `source` / `config`.
@@ -311,11 +231,9 @@ std::shared_ptr<const Model> request_model(const RequestParams& p) {
 
 }  // namespace
 
-void set_remote_timeout(std::chrono::milliseconds timeout) { g_remote_timeout_ms = timeout.count(); }
-
 const std::vector<ApiRoute>& api_routes() {
   static const std::vector<ApiRoute> routes = {
-      {"estimate", with(with({"model", "source", "config", "units"}, kScenarioParams), kEngineParams), run_estimate},
+      {"estimate", with(with(with({"model", "source", "config", "units", "lora"}, kScenarioParams), kEngineParams), input_names(ExtrasInputs::fields())), run_estimate},
       {"sweep", with({"model", "source", "config", "contexts", "units", "engine"}, kScenarioParams), run_sweep},
       {"compare", with({"a", "b", "units", "engine", "b-quant", "b-context", "b-seqs", "b-cache-dtype"}, kScenarioParams), run_compare},
       {"models", {}, run_models},
@@ -340,14 +258,12 @@ ApiAnswer call_api(std::string_view verb, const RequestParams& params) {
       params.check_known(r.params);
       return {200, r.run(params).dump()};
     } catch (const RemoteTimeout& e) {
-      std::string message = e.what();
-      if (message.rfind(e.subject() + ": ", 0) == 0) message = message.substr(e.subject().size() + 2);
+      const std::string message = message_of(e);
       return {504, error_body(e.subject(), message)};
     } catch (const InputError& e) {
       // The library names CLI flags ("--context"); the API's parameters are the same names bare.
       std::string field = e.subject().rfind("--", 0) == 0 ? e.subject().substr(2) : e.subject();
-      std::string message = e.what();
-      if (message.rfind(e.subject() + ": ", 0) == 0) message = message.substr(e.subject().size() + 2);
+      const std::string message = message_of(e);
       return {400, error_body(field, message)};
     } catch (const OverflowError& e) {
       return {422, error_body("request", std::string(e.what()) + " (the inputs are too large to compute exactly)")};

@@ -30,9 +30,6 @@ struct ApiAnswer {
 // Runs a verb; bad input becomes {"error": {"field", "message"}} with a 4xx status, never a throw.
 ApiAnswer call_api(std::string_view verb, const RequestParams& params);
 
-// The time /api/inspect may spend on remote reads (default 15 s); past it the answer is 504.
-void set_remote_timeout(std::chrono::milliseconds timeout);
-
 // The error document the server answers with.
 std::string error_body(const std::string& field, const std::string& message);
 

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/strict_json.h"
+#include "engines/engine_run.h"
 
 namespace vc::server {
 namespace {
@@ -22,7 +23,7 @@ std::string scalar_text(const nlohmann::json& v, const std::string& name) {
 void RequestParams::add(std::string name, std::string value) {
   if (name.empty() || name.size() > kMaxParamNameBytes) throw InputError("request", "a parameter name is empty or longer than 64 bytes");
   if (values_.size() >= kMaxParams) throw InputError("request", "has more than 32 parameters");
-  const std::size_t limit = name == "config" ? kMaxConfigValueBytes : kMaxParamValueBytes;
+  const std::size_t limit = name == "config" ? kMaxConfigValueBytes : name == "engine-command" ? kMaxEngineCommandBytes : kMaxParamValueBytes;
   if (value.size() > limit) throw InputError(name, "is longer than " + std::to_string(limit) + " bytes");
   if (values_.count(name)) throw InputError(name, "is given more than once; give it once");
   values_.emplace(std::move(name), std::move(value));
@@ -72,6 +73,20 @@ void RequestParams::check_known(const std::vector<std::string>& accepted) const 
 std::string RequestParams::get(const std::string& name, const std::string& fallback) const {
   auto it = values_.find(name);
   return it == values_.end() ? fallback : it->second;
+}
+
+std::vector<std::string> RequestParams::list(const std::string& name, const std::string& fallback, std::size_t max_items) const {
+  const std::string text = get(name, fallback);
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    if (out.size() > max_items) throw InputError(name, "lists more than " + std::to_string(max_items) + " values");
+    start = end + 1;
+  }
+  return out;
 }
 
 }  // namespace vc::server

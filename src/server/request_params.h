@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/input_fields.h"
+
 namespace vc::server {
 
 inline constexpr std::size_t kMaxParams = 32;
@@ -15,6 +17,8 @@ inline constexpr std::size_t kMaxParamValueBytes = 1024;
 // `config` (the text of a config.json a visitor pasted, sent in a POST body) is the one long value.
 inline constexpr std::size_t kMaxConfigValueBytes = 60 * 1024;
 inline constexpr std::size_t kMaxParamNameBytes = 64;
+// `engine-command` (a pasted engine command line) may be as long as the CLI takes one
+// (kMaxEngineCommandBytes, engines/engine_run.h).
 
 class RequestParams {
  public:
@@ -29,6 +33,15 @@ class RequestParams {
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   // The value, or `fallback` when absent.
   std::string get(const std::string& name, const std::string& fallback = "") const;
+  // A comma-separated list (a JSON array arrives as one), bounded before it is split.
+  std::vector<std::string> list(const std::string& name, const std::string& fallback, std::size_t max_items) const;
+  // Copies every given parameter named by `fields` into its member: the CLI's flags, as text.
+  template <class Inputs>
+  void fill(Inputs& inputs, const std::vector<InputField<Inputs>>& fields) const {
+    for (const auto& f : fields) {
+      if (has(f.name)) inputs.*(f.member) = get(f.name);
+    }
+  }
 
  private:
   void add(std::string name, std::string value);

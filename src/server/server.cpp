@@ -27,9 +27,11 @@
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
+#include "core/error_message.h"
 #include "core/printable.h"
 #include "report/model_page.h"
 #include "server/api.h"
+#include "server/caller_files.h"
 #include "server/request_guard.h"
 #include "server/web_assets.h"
 #include "sources/remote/http_source.h"
@@ -204,7 +206,7 @@ Reply Server::Impl::api(MHD_Connection* c, const std::string& verb, const std::s
     }
     // Remote reads are few at once (each may hold memory and a connection for seconds); the
     // other routes only compute, and wait briefly for one of the computing places.
-    const bool remote = verb == "inspect";
+    const bool remote = reads_remote(verb, params);
     if (remote && !remote_reads.try_enter()) {
       Reply busy = error_reply(503, "server", fmt::format("{} remote reads are in progress, the most this server runs at once; retry shortly", options.remote_reads));
       busy.headers.emplace_back("Retry-After", "5");
@@ -231,8 +233,7 @@ Reply Server::Impl::api(MHD_Connection* c, const std::string& verb, const std::s
     ApiAnswer a = call_api(verb, params);
     return json_reply(a.status, a.body);
   } catch (const InputError& e) {
-    std::string message = e.what();
-    if (message.rfind(e.subject() + ": ", 0) == 0) message = message.substr(e.subject().size() + 2);
+    const std::string message = message_of(e);
     return error_reply(400, e.subject(), message);
   }
 }
