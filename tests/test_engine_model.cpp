@@ -253,6 +253,73 @@ TEST(Engines, LlamaCppOffloadKeepsTheMostLayersThatFit) {
   EXPECT_NE(text.find(" -ngl " + std::to_string(*lo.n_gpu_layers) + "\n"), std::string::npos) << text;
 }
 
+// `check --engine llamacpp` on a box whose GPU is short decides the offload row the way `plan` does:
+// Qwen3-30B-A3B at Q8_0 (about 32 GB of weights) on one 24 GiB RTX 4090 with 64 GB of RAM fits only
+// with llama.cpp's own offload (--n-cpu-moe N from plan's search); the row carries that answer, its
+// GPU and RAM shares are the answer's devices, and its largest context is the last pad boundary
+// (256 cells) that still fits with that placement: 256 more do not.
+TEST(Engines, CheckOffloadRowIsThePlansLlamaCppOffload) {
+  const Model& m = cat("qwen3-30b-a3b");
+  Box box = box_of("RTX 4090");
+  box.ram_bytes = 64'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  PlanOptions o;
+  o.engine = EngineKind::LlamaCpp;
+  Scenario s;
+  s.quant = "Q8_0";
+  const CheckRow row = check_model(m, box, o, s);
+  ASSERT_EQ(row.fit, FitKind::Offload) << row.note;
+  ASSERT_TRUE(row.engine.has_value());
+  Scenario at = s;
+  at.context = std::min<uint64_t>(at.context, m.max_context);
+  const Plan p = make_plan(m, at, box, o);
+  ASSERT_TRUE(p.llamacpp_offload.has_value());
+  ASSERT_TRUE(p.llamacpp_offload->fits) << p.verdict;
+  EXPECT_GT(p.llamacpp_offload->n_cpu_moe, 0u);
+  EXPECT_EQ(row.engine->total_bytes, p.llamacpp_offload->answer.total_bytes);
+  EXPECT_EQ(row.decode_tok_s, p.decode.expected_tok_s);
+  uint64_t host = 0, gpus = 0;
+  for (const auto& d : p.llamacpp_offload->answer.devices) (d.name == "host" ? host : gpus) += d.total_bytes;
+  EXPECT_EQ(row.ram_bytes, host);
+  EXPECT_EQ(row.gpu_bytes, gpus);
+  const EngineRequest r = plan_engine_request(m, at, box, o, p.llamacpp_offload->placement);
+  ASSERT_LT(row.max_context, m.max_context);
+  EXPECT_TRUE(engine_fits(r, row.max_context, 1));
+  EXPECT_FALSE(engine_fits(r, row.max_context + kLlamaCppCellPad, 1));
+  EXPECT_EQ(row.max_context % kLlamaCppCellPad, 0u);
+}
+
+// The largest context searched from a guess over llama.cpp's pad boundaries is the one a plain
+// bisection over every token finds, with one and with three sequences (where -c = 3 x context is
+// what is padded), on a dense model, a sliding-window model and a hybrid (KDA) one at Q4_K_M.
+TEST(Engines, LargestContextSearchMatchesBisection) {
+  const std::pair<const char*, const char*> cases[] = {{"llama-3.1-8b", "RTX 3060"}, {"gemma-3-27b", "RTX 4090"}, {"kimi-linear-48b-a3b", "RTX 4090x2"}};
+  for (const auto& [id, gpus] : cases) {
+    for (uint64_t seqs : {1u, 3u}) {
+      SCOPED_TRACE(std::string(id) + " x" + std::to_string(seqs));
+      const Model& m = cat(id);
+      Scenario s;
+      s.quant = "Q4_K_M";
+      s.sequences = seqs;
+      PlanOptions o;
+      o.engine = EngineKind::LlamaCpp;
+      const EngineRequest r = plan_engine_request(m, s, box_of(gpus), o);
+      const uint64_t limit = m.max_context;
+      const uint64_t found = engine_max_context(r, limit);
+      uint64_t lo = 0, hi = limit + 1;  // fits(lo) (or lo = 0), !fits(hi) (or hi past the limit)
+      while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        (engine_fits(r, mid, seqs) ? lo : hi) = mid;
+      }
+      EXPECT_EQ(found, lo);
+      EXPECT_GT(found, 8192u);                                    // each holds more than the default 8K
+      if (seqs == 3 || std::string(id) != "kimi-linear-48b-a3b") {
+        EXPECT_LT(found, limit);  // and stops short of the limit
+      }
+    }
+  }
+}
+
 // vLLM on an H100: the pool in tokens and the concurrency are numbers in the check rows.
 TEST(Engines, VllmCheckGivesTokensAndConcurrency) {
   PlanOptions o;

@@ -209,11 +209,20 @@ TEST(SpeedData, BuiltinLoadsWithARangeAroundOne) {
 }
 
 TEST(SpeedFlags, NCpuMoeInAPastedCommand) {
+  // llama.cpp common/arg.cpp: --n-cpu-moe N appends blk\.%d\.ffn_(up|down|gate)_exps = CPU for
+  // layers 0 .. N-1, in flag order with -ot, and the first match wins. First of the overrides, it is
+  // kept as the count 3 (no regexes); after an -ot, as the per-layer overrides themselves.
   const EngineRun r = parse_engine_command("llama-server -m x.gguf -ngl 99 --n-cpu-moe 3");
-  ASSERT_EQ(r.placement.overrides.size(), 3u);
-  // llama.cpp common/arg.cpp: blk\.%d\.ffn_(up|down|gate)_exps = CPU for layers 0 .. N-1.
-  EXPECT_EQ(r.placement.overrides[2].first, "blk\\.2\\.ffn_(up|down|gate)_exps");
-  EXPECT_EQ(r.placement.overrides[2].second, "CPU");
+  EXPECT_EQ(r.placement.cpu_moe_layers, 3u);
+  EXPECT_TRUE(r.placement.overrides.empty());
+  EXPECT_TRUE(moved_by_n_cpu_moe(r.placement, 2, "blk.2.ffn_down_exps.weight"));
+  EXPECT_FALSE(moved_by_n_cpu_moe(r.placement, 3, "blk.3.ffn_down_exps.weight"));
+  EXPECT_FALSE(moved_by_n_cpu_moe(r.placement, 2, "blk.2.ffn_down_shexp.weight"));
+  const EngineRun after = parse_engine_command("llama-server -m x.gguf -ot \"blk\\.1\\.=CUDA0\" --n-cpu-moe 3");
+  EXPECT_EQ(after.placement.cpu_moe_layers, 0u);
+  ASSERT_EQ(after.placement.overrides.size(), 4u);
+  EXPECT_EQ(after.placement.overrides[3].first, "blk\\.2\\.ffn_(up|down|gate)_exps");
+  EXPECT_EQ(after.placement.overrides[3].second, "CPU");
   const EngineRun all = parse_engine_command("llama-server -m x.gguf --cpu-moe");
   ASSERT_EQ(all.placement.overrides.size(), 1u);
   EXPECT_THROW(parse_engine_command("llama-server -m x.gguf --n-cpu-moe lots"), InputError);

@@ -133,7 +133,7 @@ EngineRun parse_engine_command(const std::string& command) {
       } else if (flag == "--cpu-moe" || flag == "-cmoe") {
         for (auto& o : cpu_moe_overrides(std::nullopt)) r.placement.overrides.push_back(o);
       } else if (flag == "--n-cpu-moe" || flag == "-ncmoe") {
-        for (auto& o : cpu_moe_overrides(number(flag, take(), 0, 4096))) r.placement.overrides.push_back(o);
+        add_n_cpu_moe(r.placement, number(flag, take(), 0, 4096));
       } else if (flag == "--no-mmproj-offload" || flag == "--mmproj-offload") {
         // read with the flags below by estimate's companions (engines/companions.h)
       } else if (flag == "-mm" || flag == "--mmproj" || flag == "-md" || flag == "--model-draft" || flag == "--lora" || flag == "-ngld" ||

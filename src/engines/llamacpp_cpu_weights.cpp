@@ -125,6 +125,7 @@ HostRepack llamacpp_host_repack(const Model& model, const std::vector<HostTensor
   for (const char* prefix : {"native ", "build "}) {
     if (recipe.rfind(prefix, 0) == 0) recipe = recipe.substr(std::string(prefix).size());
   }
+  const Recipe kind = recipe_kind(recipe);
   for (const auto& t : host_tensors) {
     if (t.gguf_index) {
       const NamedTensor& g = model.tensors.at(*t.gguf_index);
@@ -133,7 +134,6 @@ HostRepack llamacpp_host_repack(const Model& model, const std::vector<HostTensor
       ++r.tensors;
       continue;
     }
-    const Recipe kind = recipe_kind(recipe);
     if (kind != Recipe::Modelled) {
       r.unknown_recipe = r.unknown_recipe || (kind == Recipe::NotModelled && t.layer.has_value());
       continue;

@@ -44,7 +44,8 @@ EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
   a.settings = {{"n_ctx", ls.n_ctx}, {"n_parallel", ls.n_seq}, {"n_batch", ls.n_batch}, {"n_ubatch", ls.n_ubatch}, {"flash_attn", ls.flash_attn},
                 {"cache_type_k", ls.type_k}, {"cache_type_v", ls.type_v}, {"swa_full", ls.swa_full}, {"kv_unified", ls.kv_unified},
                 {"n_gpu_layers", run.placement.n_gpu_layers}, {"tensor_split", ts.empty() ? std::string("even") : ts},
-                {"override_tensor", static_cast<uint64_t>(run.placement.overrides.size())}, {"weights", w.tier}};
+                {"override_tensor", static_cast<uint64_t>(run.placement.overrides.size())},
+                {"n_cpu_moe", run.placement.cpu_moe_layers}, {"weights", w.tier}};
   for (const auto& n : run.notes) a.notes.push_back(n);
 
   // Devices: CUDA0..N-1 (every GPU named, even one left empty), then the host.

@@ -119,6 +119,21 @@ std::vector<std::pair<std::string, std::string>> cpu_moe_overrides(std::optional
   return out;
 }
 
+void add_n_cpu_moe(LlamaCppPlacementSettings& s, uint64_t layers) {
+  if (layers > 4096) throw InputError("--n-cpu-moe", "must be at most 4096 layers");
+  if (s.overrides.empty() && s.cpu_moe_layers == 0) {
+    s.cpu_moe_layers = layers;
+    return;
+  }
+  for (auto& o : cpu_moe_overrides(layers)) s.overrides.push_back(std::move(o));
+}
+
+bool moved_by_n_cpu_moe(const LlamaCppPlacementSettings& s, std::optional<uint64_t> layer, std::string_view id) {
+  // The tensors --n-cpu-moe's overrides match (cpu_moe_overrides): blk.N.ffn_{up,down,gate}_exps.
+  return layer && *layer < s.cpu_moe_layers &&
+         (id.find("ffn_up_exps") != id.npos || id.find("ffn_gate_exps") != id.npos || id.find("ffn_down_exps") != id.npos);
+}
+
 std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value) {
   std::vector<std::pair<std::string, std::string>> out;
   size_t start = 0;
@@ -186,19 +201,16 @@ LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, 
   std::vector<uint64_t> bytes(names.size(), 0);
   std::vector<bool> used(names.size(), false);
   auto place = [&](const std::string& name, const HostTensor& what, std::size_t buffer) {
-    if (s.cpu_moe_layers && what.layer && *what.layer < s.cpu_moe_layers) {
-      // The tensors --n-cpu-moe's overrides match (cpu_moe_overrides), told by part or name.
-      const std::string_view id = *what.part ? std::string_view(what.part) : std::string_view(name);
-      if (id.find("ffn_up_exps") != id.npos || id.find("ffn_gate_exps") != id.npos || id.find("ffn_down_exps") != id.npos) {
-        buffer = 0;
-        ++p.overridden_tensors;
-      }
-    }
-    for (const auto& [re, target] : res) {
-      if (std::regex_search(name, re)) {
-        buffer = target;
-        ++p.overridden_tensors;
-        break;
+    if (moved_by_n_cpu_moe(s, what.layer, *what.part ? std::string_view(what.part) : std::string_view(name))) {
+      buffer = 0;  // the count came before any -ot (add_n_cpu_moe): its match is the first
+      ++p.overridden_tensors;
+    } else {
+      for (const auto& [re, target] : res) {
+        if (std::regex_search(name, re)) {
+          buffer = target;
+          ++p.overridden_tensors;
+          break;
+        }
       }
     }
     if (buffer >= bytes.size()) bytes.resize(buffer + 1, 0), used.resize(buffer + 1, false);

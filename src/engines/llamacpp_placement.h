@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,15 @@ std::vector<std::pair<std::string, std::string>> parse_overrides(const std::stri
 // What --cpu-moe (`layers` empty: every layer) and --n-cpu-moe N (layers 0 .. N-1) add: one
 // override per layer moving its routed expert tensors to the CPU, as llama.cpp's arg.cpp does.
 std::vector<std::pair<std::string, std::string>> cpu_moe_overrides(std::optional<uint64_t> layers);
+
+// --n-cpu-moe N into the settings. Kept as a count (no regex per layer: plan's offload search and
+// the speed model read many placements) while no -ot came before it: arg.cpp appends its overrides
+// in flag order and the first match wins, so a count that came first wins over any later -ot.
+// After an -ot (or a second --n-cpu-moe) it is added as arg.cpp's per-layer overrides, in order.
+void add_n_cpu_moe(LlamaCppPlacementSettings& s, uint64_t layers);
+
+// Whether --n-cpu-moe's count moves this tensor of layer `layer` to the CPU (`id`: its name or part).
+bool moved_by_n_cpu_moe(const LlamaCppPlacementSettings& s, std::optional<uint64_t> layer, std::string_view id);
 
 // llama.cpp's tensor names for one per-layer parameter class, without the "blk.N." prefix.
 std::span<const char* const> llamacpp_tensor_names(ParamClass c);

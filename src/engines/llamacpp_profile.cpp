@@ -44,8 +44,8 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
   LlamaCppMemory m;
   // llama_context: n_ctx is padded to 256 cells; each sequence gets n_ctx / n_seq cells, padded
   // to 256 again, unless the cache is unified (one stream of n_ctx cells).
-  m.n_ctx = pad_to(s.n_ctx, 256);
-  m.n_ctx_seq = s.kv_unified ? m.n_ctx : pad_to(m.n_ctx / s.n_seq, 256);
+  m.n_ctx = pad_to(s.n_ctx, kLlamaCppCellPad);
+  m.n_ctx_seq = s.kv_unified ? m.n_ctx : pad_to(m.n_ctx / s.n_seq, kLlamaCppCellPad);
   if (!s.kv_unified) m.n_ctx = m.n_ctx_seq * s.n_seq;
   const uint64_t streams = s.kv_unified ? 1 : s.n_seq;
   m.kv_cells = m.n_ctx_seq;

@@ -13,6 +13,10 @@
 
 namespace vc {
 
+// llama_context pads n_ctx (all sequences together) to a multiple of 256 cells and sizes every
+// buffer from the padded figure: its memory changes only where -c crosses a multiple of this.
+inline constexpr uint64_t kLlamaCppCellPad = 256;
+
 struct LlamaCppSettings {
   uint64_t n_ctx = 4096;     // -c (total over all sequences)
   uint64_t n_seq = 1;        // -np
@@ -26,7 +30,7 @@ struct LlamaCppSettings {
 };
 
 struct LlamaCppMemory {
-  uint64_t n_ctx = 0;            // after llama.cpp's padding (a multiple of 256, and of n_seq x n_ctx_seq)
+  uint64_t n_ctx = 0;            // after llama.cpp's padding (kLlamaCppCellPad) (a multiple of 256, and of n_seq x n_ctx_seq)
   uint64_t n_ctx_seq = 0;        // cells per sequence of the full-attention cache
   uint64_t kv_cells = 0;         // per sequence
   uint64_t kv_k_bytes = 0, kv_v_bytes = 0;

@@ -75,7 +75,7 @@ PlanOptions BoxInputs::to_options() const {
       o.command->placement.n_gpu_layers = 1u << 20;  // -ngl all, as the plan's own command
     }
     o.n_cpu_moe = parse_count(n_cpu_moe, "--n-cpu-moe", 0, 4096);
-    for (auto& ov : cpu_moe_overrides(*o.n_cpu_moe)) o.command->placement.overrides.push_back(ov);
+    add_n_cpu_moe(o.command->placement, *o.n_cpu_moe);
   }
   return o;
 }

@@ -32,8 +32,13 @@ CheckPreference parse_check_preference(const std::string& text, const std::strin
 
 namespace {
 
-// Where the plan puts the chosen tier: all on the GPUs, or the offload plan's GPU/RAM/SSD shares.
+// Where the plan puts the chosen tier: all on the GPUs, llama.cpp's own offload (its GPUs and its
+// host), or the rule's offload plan's GPU/RAM/SSD shares.
 void fill_split(CheckRow& row, const Plan& p) {
+  if (row.fit == FitKind::Offload && row.engine) {
+    for (const auto& d : row.engine->devices) (d.name == "host" ? row.ram_bytes : row.gpu_bytes) += d.total_bytes;
+    return;
+  }
   if (row.fit == FitKind::Gpu || !p.offload) {
     row.gpu_bytes = row.total_bytes;
     return;
@@ -62,6 +67,19 @@ std::string what_it_would_take(const Estimate& e, const Box& box) {
   }
   out += box.ssd_bandwidth ? "." : "; or give an SSD read speed to stream the weights from disk.";
   return out;
+}
+
+// The fewest weight bytes any engine loads for a tier of `tier_bytes`: all but the input embedding
+// (llama.cpp keeps it on the host), the vision tower and MTP layers (not every engine loads them),
+// each taken at 4 bytes a parameter (F32, the most a tier stores). A tier whose floor exceeds a
+// memory cannot fit in it: no engine run is needed to say so.
+uint64_t loaded_bytes_floor(const Model& model, uint64_t tier_bytes) {
+  if (model.params.by_class.empty()) return 0;  // no breakdown: nothing can be ruled out
+  uint64_t aside = 0;
+  for (ParamClass c : {ParamClass::Embedding, ParamClass::Vision, ParamClass::Mtp}) {
+    if (const auto it = model.params.by_class.find(c); it != model.params.by_class.end()) aside = checked_add(aside, checked_mul(it->second, 4));
+  }
+  return tier_bytes > aside ? tier_bytes - aside : 0;
 }
 
 }  // namespace
@@ -112,6 +130,11 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
     const Box& b = pass == 1 ? in_memory : box;
     const bool by_engine = kind == FitKind::Gpu && o.engine != EngineKind::Rule;
     const bool offload = kind == FitKind::Offload;
+    // llama.cpp in RAM: its own offload (plan's search: --n-cpu-moe, then -ngl) or, with no GPU,
+    // its CPU answer decides, judged on every GPU and the host. Streaming from SSD stays the rule's.
+    const bool by_llamacpp_offload = pass == 1 && o.engine == EngineKind::LlamaCpp;
+    if (by_llamacpp_offload && b.ram_bytes == 0) continue;  // no --ram: nothing to offload to (as the rule's offload)
+    const uint64_t memory = checked_add(b.vram_bytes(), b.ram_bytes);
     const bool fastest = prefer == CheckPreference::Speed || (prefer == CheckPreference::Balanced && offload);
     std::optional<Plan> best;
     std::optional<EngineAnswer> best_answer;  // set when the engine's per-device figures decided
@@ -121,17 +144,31 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
       s.quant = quant;
       std::optional<EngineAnswer> answer;
       std::optional<EngineRequest> request;
+      std::optional<Plan> plan;
       if (by_engine) {  // the engine's per-device figures decide
+        if (loaded_bytes_floor(model, bytes) > b.vram_bytes()) continue;
         request = plan_engine_request(model, s, b, o);
         answer = run_engine(*request);
         if (!answer->fits().value_or(false)) continue;
+      } else if (by_llamacpp_offload) {
+        if (loaded_bytes_floor(model, bytes) > memory) continue;  // the weights alone exceed the GPUs and the RAM
+        plan = make_plan(model, s, b, o);
+        if (const auto& lo = plan->llamacpp_offload) {
+          if (!lo->fits) continue;
+          request = plan_engine_request(model, s, b, o, lo->placement);
+          answer = lo->answer;
+        } else {  // no GPU: llama.cpp's CPU answer (-ngl 0)
+          if (!b.gpus.empty() || !plan->engine.fits().value_or(false)) continue;
+          request = plan_engine_request(model, s, b, o);
+          answer = plan->engine;
+        }
       } else {
         const Estimate e = estimate(model, s);
         const Footprint f = make_footprint(model, e);
         if (!(offload ? fits_with_offload(f, b, o, s.context, s.sequences) : fits_on_devices(f, b, o, s.context, s.sequences))) continue;
       }
       ++row.tiers_fitting;
-      Plan p = make_plan(model, s, b, o);
+      Plan p = plan ? std::move(*plan) : make_plan(model, s, b, o);
       if (!best || (fastest && p.decode.expected_tok_s > best->decode.expected_tok_s)) {
         best = std::move(p);
         best_answer = std::move(answer);

@@ -127,7 +127,7 @@ EngineCommand llamacpp(const Plan& p) {
       if (const auto at = cmd.find(" -ngl 999"); at != std::string::npos) cmd.replace(at, 9, fmt::format(" -ngl {}", *lo.n_gpu_layers));
     }
     if (lo.n_cpu_moe) cmd += fmt::format(" --n-cpu-moe {}", lo.n_cpu_moe);
-    if (lo.given && !lo.n_cpu_moe) {
+    if (lo.given) {  // after --n-cpu-moe, as add_n_cpu_moe keeps their order
       for (const auto& [pattern, buffer] : lo.placement.overrides) cmd += fmt::format(" -ot \"{}={}\"", pattern, buffer);
     }
     const std::string why = lo.given ? "as given" : "the fewest that let every GPU hold its share, from llama.cpp's per-device answer above";

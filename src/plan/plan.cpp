@@ -6,6 +6,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "engines/llamacpp_profile.h"
 #include "plan/engine_speed.h"
 
 namespace vc {
@@ -199,8 +200,89 @@ std::optional<LlamaCppOffload> solve_llamacpp_offload(const EngineRequest& base,
 
 }  // namespace
 
+namespace {
+
+// The largest n in [1, hi] for which ok(n) holds (ok monotone; 0 when ok(1) fails), searched
+// outward from a guess by doubling steps and then bisected: a few runs when the guess is near.
+template <typename Ok>
+uint64_t largest_from(uint64_t hi, uint64_t guess, Ok ok) {
+  if (hi == 0) return 0;
+  guess = std::clamp<uint64_t>(guess, 1, hi);
+  uint64_t lo = 0, up = 0;  // ok(lo) holds, ok(up) fails
+  if (ok(guess)) {
+    lo = guess;
+    for (uint64_t step = 1;; step *= 2) {
+      if (lo == hi) return hi;
+      const uint64_t next = std::min(hi, lo + step);
+      if (!ok(next)) {
+        up = next;
+        break;
+      }
+      lo = next;
+    }
+  } else {
+    up = guess;
+    for (uint64_t step = 1;; step *= 2) {
+      if (up == 1) return 0;
+      const uint64_t next = up > step ? up - step : 1;
+      if (ok(next)) {
+        lo = next;
+        break;
+      }
+      up = next;
+    }
+  }
+  while (up - lo > 1) {
+    const uint64_t mid = lo + (up - lo) / 2;
+    (ok(mid) ? lo : up) = mid;
+  }
+  return lo;
+}
+
+// Where the first device runs out, reading each device's bytes as a straight line through two
+// answers at contexts a < b (the cache grows with the context; the rest barely moves).
+uint64_t crossing_guess(const EngineAnswer& at_a, uint64_t a, const EngineAnswer& at_b, uint64_t b) {
+  uint64_t guess = b;
+  for (std::size_t i = 0; i < at_a.devices.size() && i < at_b.devices.size(); ++i) {
+    const auto& da = at_a.devices[i];
+    const auto& db = at_b.devices[i];
+    if (!da.capacity || db.total_bytes <= da.total_bytes || db.total_bytes <= *da.capacity) continue;
+    const double room = static_cast<double>(*da.capacity) - static_cast<double>(da.total_bytes);
+    const double per_unit = static_cast<double>(db.total_bytes - da.total_bytes) / static_cast<double>(b - a);
+    const double at = static_cast<double>(a) + std::max(0.0, room) / per_unit;
+    guess = std::min(guess, static_cast<uint64_t>(std::max(1.0, at)));
+  }
+  return guess;
+}
+
+}  // namespace
+
 uint64_t engine_max_context(const EngineRequest& r, uint64_t limit) {
-  return largest(std::min(limit, kMaxContextTokens), [&](uint64_t c) { return engine_fits(r, c, r.scenario.sequences); });
+  limit = std::min(limit, kMaxContextTokens);
+  const uint64_t seqs = std::max<uint64_t>(1, r.scenario.sequences);
+  auto answer_at = [&](uint64_t c) {
+    EngineRequest q = r;
+    q.scenario.context = c;
+    q.scenario.sequences = seqs;
+    return run_engine(q);
+  };
+  auto fits = [&](uint64_t c) { return answer_at(c).fits().value_or(false); };
+  if (r.scenario.engine != EngineKind::LlamaCpp || r.command || limit == 0) return largest(limit, fits);
+  // llama.cpp sizes everything from -c = context x sequences padded to kLlamaCppCellPad cells, so
+  // the largest context that fits is the last one before a pad boundary: search the boundaries,
+  // starting where a straight line through two answers says the first device runs out.
+  const EngineAnswer at_limit = answer_at(limit);
+  if (at_limit.fits().value_or(false)) return limit;
+  const uint64_t steps = std::max<uint64_t>(1, checked_mul(limit, seqs) / kLlamaCppCellPad);
+  auto context_of = [&](uint64_t k) { return std::max<uint64_t>(1, k * kLlamaCppCellPad / seqs); };
+  const uint64_t k_a = std::clamp<uint64_t>(checked_mul(r.scenario.context, seqs) / kLlamaCppCellPad, 1, steps);
+  uint64_t guess = k_a;
+  if (k_a < steps) {
+    const uint64_t c_a = context_of(k_a);
+    guess = crossing_guess(answer_at(c_a), c_a, at_limit, limit) * seqs / kLlamaCppCellPad;
+  }
+  const uint64_t k = largest_from(steps, guess, [&](uint64_t i) { return fits(context_of(i)); });
+  return k ? context_of(k) : 0;
 }
 
 uint64_t engine_max_sequences(const EngineRequest& r) {
@@ -246,7 +328,7 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
       o.placement = options.command->placement;
       o.layers = p.footprint.layers.size();
       if (o.placement.n_gpu_layers < o.layers) o.n_gpu_layers = o.placement.n_gpu_layers;
-      o.n_cpu_moe = options.n_cpu_moe.value_or(0);
+      o.n_cpu_moe = o.placement.cpu_moe_layers;  // --n-cpu-moe, given as a flag or in the pasted command
       o.given = true;
       o.answer = p.engine;
       o.fits = p.engine.fits().value_or(false);

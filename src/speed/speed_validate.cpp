@@ -54,7 +54,7 @@ SpeedRow run_case(const nlohmann::json& c) {
   s.backend = c.value("backend", "");
   const nlohmann::json st = c.value("settings", nlohmann::json::object());
   if (st.contains("ngl")) s.llamacpp.n_gpu_layers = st.at("ngl").get<uint64_t>();
-  if (st.contains("n_cpu_moe")) s.llamacpp.overrides = cpu_moe_overrides(st.at("n_cpu_moe").get<uint64_t>());
+  if (st.contains("n_cpu_moe")) add_n_cpu_moe(s.llamacpp, st.at("n_cpu_moe").get<uint64_t>());
   if (st.contains("ot")) {
     for (auto& o : parse_overrides(st.at("ot").get<std::string>())) s.llamacpp.overrides.push_back(o);
   }

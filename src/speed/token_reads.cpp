@@ -117,7 +117,10 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
     const LayerFootprint& l = f.layers[il];
     const std::string dev = p.layer_device.at(il);
     const std::string prefix = fmt::format("blk.{}.", il);
-    auto buffer_of = [&](ParamClass c) { return override_buffer(prefix + llamacpp_tensor_names(c).front(), overrides, dev); };
+    auto buffer_of = [&](ParamClass c) {
+      const std::string name = prefix + llamacpp_tensor_names(c).front();
+      return moved_by_n_cpu_moe(ps, il, name) ? std::string("CPU") : override_buffer(name, overrides, dev);
+    };
     const std::string attn_buf = buffer_of(ParamClass::Attention);
     MemoryRead& home = mem(attn_buf);
     home.layers += 1;
