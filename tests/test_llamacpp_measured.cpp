@@ -94,11 +94,12 @@ TEST(LlamaCppMeasured, CpuModelBufferWithRepackedCopiesExact) {
 }
 
 TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
-  // The compute buffer is a model of ggml-alloc's peak (docs/engines.md). Reached on llama.cpp
-  // v0.4.0: fitted part 350 of 361 cases within 3% (97.0%), 358 within 10% (99.2%), worst -31%
-  // (Mamba2 at -ub 64); set-aside part 140 of 148 within 3% (94.6%), 147 within 10% (99.3%),
-  // worst -16%. The 3% target is not met on every case; the bounds sit just under what is reached
-  // so that a rule change that loses accuracy fails here.
+  // The compute buffer is a replay of ggml-alloc (llama, qwen3, gemma3 without flash attention;
+  // Mamba2) or a model of its peak (docs/engines.md). Reached on llama.cpp v0.4.0: fitted part 355
+  // of 361 cases within 3% (98.3%), all within 10%, worst -9.1% (qwen3next -ub 64 -np 4); set-aside
+  // part 143 of 148 within 3% (96.6%), all within 10%, worst -4.8%. The 3% target is not met on
+  // every case; the bounds sit just under what is reached so that a change that loses accuracy
+  // fails here.
   for (bool aside : {false, true}) {
     int n = 0, within3 = 0, within10 = 0;
     double worst = 0;
@@ -111,9 +112,9 @@ TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
       worst = std::max(worst, std::fabs(e));
     }
     SCOPED_TRACE(aside ? "set-aside part" : "fitted part");
-    EXPECT_GE(within3 * 100, n * (aside ? 94 : 96)) << within3 << " of " << n << " within 3%";
-    EXPECT_GE(within10 * 1000, n * 990) << within10 << " of " << n << " within 10%";
-    EXPECT_LE(worst, aside ? 20.0 : 35.0);
+    EXPECT_GE(within3 * 100, n * (aside ? 96 : 98)) << within3 << " of " << n << " within 3%";
+    EXPECT_EQ(within10, n) << within10 << " of " << n << " within 10%";
+    EXPECT_LE(worst, aside ? 5.0 : 10.0);
   }
 }
 
@@ -129,6 +130,25 @@ TEST(LlamaCppMeasured, GatedQueryCountsTheGateHalf) {
   const uint64_t ours = llamacpp_memory(measured().find("tiny-qwen3next")->model, s).compute_bytes;
   EXPECT_EQ(ours, 44'840'960u);
   EXPECT_NEAR(static_cast<double>(ours), 45'131'808.0, 45'131'808.0 * 0.01);
+}
+
+TEST(LlamaCppMeasured, Mamba2ScanPeakIsReplayed) {
+  // tiny-mamba2 (n_embd 128, d_inner 384, d_state 32, 2 groups, 6 heads, d_conv 4, 3 layers),
+  // -c 8192 -ub 64: channels x, B, C = 384 + 2 x 2 x 32 = 512. The replay of ggml-alloc over
+  // build_mamba2_layer's graph peaks at the last layer's scan, as ggml-alloc's own trace of this
+  // case shows (tools/measure-llamacpp, "Reading the allocator's peak"): below it the inputs, the
+  // residual (32,768), dt (6 x 64 x 4 = 1,536), a 102,912 B hole, the in-projection
+  // (2 x 384 + 128 + 6) x 64 x 4 = 230,912, the conv window's freed 67 x 512 x 4 = 137,216 B
+  // (a hole the convolved x/B/C, 64 x 512 x 4 = 131,072, does not take: the window is freed only
+  // after the convolution ran), the convolved x/B/C, and at 669,728 the scan output, y
+  // 384 x 64 x 4 = 98,304 + one state 32 x 384 x 4 = 49,152: 669,728 + 147,456 = 817,184 =
+  // llama.cpp's measurement (tiny-mamba2|c8192|np1|b2048|ub64|fa-on), to the byte; the phase rule
+  // gave 689,920 (-15.6%).
+  LlamaCppSettings s;
+  s.n_ctx = 8192;
+  s.n_ubatch = 64;
+  const Model& m = measured().find("tiny-mamba2")->model;
+  EXPECT_EQ(llamacpp_memory(m, s).compute_bytes, 817'184u);
 }
 
 TEST(LlamaCppMeasured, RotatedQuantizedCachesMoveTheFeedForwardHole) {

@@ -4,11 +4,15 @@
 #include <optional>
 
 #include "core/checked.h"
+#include "engines/ggml_alloc_replay.h"
+#include "engines/llamacpp_graph.h"
 
 namespace vc {
 namespace {
 
 constexpr uint64_t kF32 = 4;
+// The CPU buffer type's alignment (ggml-cpu TENSOR_ALIGNMENT): every placement is padded to it.
+constexpr uint64_t kCpuAlignment = 32;
 // int32 inputs per token (token id, position, output id, ...) and small per-token bookkeeping:
 // 28 B in every reference run's constant term (tiny-llama: 9,244 B/token = 28 + 3 x 1,024 + 3 x 2,048).
 constexpr uint64_t kInputBytesPerToken = 28;
@@ -132,7 +136,21 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
   // sequences, and graph_reserve rounds that up to a multiple of the sequences.
   const uint64_t batch = std::min(in.n_ctx, in.n_batch);
   const uint64_t seqs = std::max<uint64_t>(1, in.n_seq);
-  c.tokens = ceil_div(std::min({batch, in.n_ubatch, in.n_ctx_padded}), seqs) * seqs;
+  const uint64_t outputs = std::min({batch, in.n_ubatch, in.n_ctx_padded});  // not rounded: n_outputs
+  c.tokens = ceil_div(outputs, seqs) * seqs;
+  const Rotation rotation = cache_rotation(model, in);
+
+  // Where the graph is transcribed (llamacpp_graph.h), replay ggml-alloc over it: exact where the
+  // transcription is, holes included. The rotation nodes of quantized caches are not transcribed.
+  if (rotation.k_width == 0 && rotation.v_width == 0) {
+    if (auto graph = llamacpp_graph(model, {c.tokens, seqs, outputs, in.kv_cells, in.swa_cells, in.flash_attn})) {
+      c.graph_tensors = graph->tensors.size();
+      c.bytes = c.phase_bytes = ggml_alloc_peak(*graph, kCpuAlignment);
+      c.phase = "ggml-alloc replay";
+      return c;
+    }
+  }
+
   const uint64_t residual = checked_mul(3, model.hidden);  // residual stream, normed input, sublayer output
 
   // Per-token working sets (f32 values) of the phases; the attention phase is kept apart because
@@ -151,7 +169,6 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
   const bool gated_query = std::any_of(model.layers.begin(), model.layers.end(), [](const LayerConfig& l) {
     return l.attention.kind == AttentionKind::LinearState && l.attention.state_family == StateFamily::GatedDeltaNet;
   });
-  const Rotation rotation = cache_rotation(model, in);
   const bool one_rotated = rotation.exactly_one();
   bool has_full = false, has_window = false;
   for (size_t il = 0; il < model.layers.size(); ++il) {

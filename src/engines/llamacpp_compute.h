@@ -34,6 +34,7 @@ struct LlamaCppCompute {
   uint64_t scores_bytes = 0;    // without flash attention: the f32 KQ scores of one layer
   uint64_t phase_bytes = 0;     // the largest phase: working set x tokens (+ scores for attention)
   std::string phase;            // which phase is the largest: "attention", "feed-forward", ...
+  uint64_t graph_tensors = 0;   // > 0: the buffer is a replay of ggml-alloc over a graph of this many tensors
   uint64_t bytes = 0;           // the compute buffer
 };
 

@@ -140,10 +140,13 @@ LlamaCppMemory llamacpp_memory(const Model& model, const LlamaCppSettings& s) {
   m.compute_bytes = comp.bytes;
   m.lines.push_back({"llamacpp.compute", fmt::format("Compute buffer ({} tokens per ubatch, flash attention {})", comp.tokens, s.flash_attn ? "on" : "off"),
                      comp.bytes,
-                     fmt::format("masks{} {} + largest phase ({}) {} + inputs 28 B x {} tokens",
-                                 (ci.k_quantized || ci.v_quantized) ? " (with any K/V rotation matrices)" : "", format_count(comp.mask_bytes),
-                                 comp.phase, format_count(comp.phase_bytes), comp.tokens),
-                     "uncertain: a model of ggml-alloc's peak (within 3% on 96% of measured CPU runs, within 10% on 99%, docs/accuracy.md); on GPU each device "
+                     comp.graph_tensors
+                         ? fmt::format("ggml-alloc's packing replayed over the reserved graph ({} tensors sized from the model): its peak",
+                                       comp.graph_tensors)
+                         : fmt::format("masks{} {} + largest phase ({}) {} + inputs 28 B x {} tokens",
+                                       (ci.k_quantized || ci.v_quantized) ? " (with any K/V rotation matrices)" : "",
+                                       format_count(comp.mask_bytes), comp.phase, format_count(comp.phase_bytes), comp.tokens),
+                     "uncertain: a model or replay of ggml-alloc's peak (within 3% on 98% of measured CPU runs, within 10% on all, docs/accuracy.md); on GPU each device "
                      "holding layers reserves its own, and the CUDA backend's buffers are not the CPU's",
                      "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp (sched_reserve, graph_reserve) and ggml/src/ggml-alloc.c (release v0.4.0)"});
   add("llamacpp.output", "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, s.n_seq),

@@ -1,0 +1,265 @@
+#include "engines/llamacpp_graph.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/checked.h"
+
+namespace vc {
+namespace {
+
+constexpr uint64_t kF32 = 4, kI32 = 4, kI64 = 8;
+
+// A graph under construction: the common pieces of llama.cpp's decoders.
+class Builder {
+ public:
+  Builder(const Model& m, const LlamaCppGraphInput& in) : m_(m), in_(in), T_(in.tokens) {}
+  GgmlGraph g;
+
+  uint64_t rows(uint64_t width) const { return checked_product({width, T_, kF32}); }  // f32 [width, T]
+
+  // Inputs placed before any node (llm_graph_input_*), in the order the graph first meets them.
+  void token_inputs() {
+    tokens_ = g.leaf(checked_mul(T_, kI32));
+    g.leaf(rows(m_.hidden));  // inp_embd: allocated, never read for token input
+  }
+  int embeddings() { return g.node(rows(m_.hidden), {tokens_}); }  // GET_ROWS of token_embd
+
+  // build_norm: RMS_NORM (in place only over a sole consumer) then MUL by the weight.
+  int norm(int x) {
+    const int n = g.node(g.tensors[static_cast<size_t>(x)].view_of >= 0 ? bytes_of_root(x) : bytes(x), {x}, x);
+    return g.node(bytes(n), {n}, n);
+  }
+  int unary(int x) { return g.node(bytes(x), {x}, x); }  // SCALE, ADD of a weight, SILU, ROPE...
+  int matmul(uint64_t width, int x) { return g.node(rows(width), {x}); }
+  int add(int a, int b) { return g.node(bytes(a), {a, b}, a); }
+  int add_any(int a, int b) {  // ADD where either side may be overwritten (same layout both)
+    const int id = g.node(bytes(b), {a, b}, b);
+    g.tensors[static_cast<size_t>(id)].same_layout = {true, true};
+    return id;
+  }
+  int glu(uint64_t width, int gate, int up) { return g.node(rows(width), {gate, up}); }  // not in place
+  // The last layer keeps only the output rows (inp_out_ids): from there on tensors have that many.
+  void keep_outputs() { T_ = in_.outputs; }
+  int get_rows(uint64_t width, int x, int ids) { return g.node(rows(width), {x, ids}); }
+
+  // The output head: final norm, then the logits of every token (both outputs, never freed).
+  void head(int x) {
+    const int n = norm(x);
+    g.mark_output(n);
+    g.mark_output(g.node(rows(m_.vocab), {n}));
+  }
+
+  uint64_t bytes(int t) const { return g.tensors[static_cast<size_t>(t)].bytes; }
+  uint64_t bytes_of_root(int v) const { return bytes(g.tensors[static_cast<size_t>(v)].view_of); }
+
+  const Model& m_;
+  const LlamaCppGraphInput& in_;
+  uint64_t T_;
+  int tokens_ = -1;
+};
+
+// ---- Softmax-attention decoders (llama, qwen3, gemma3) without flash attention ----
+
+struct DecoderStyle {
+  bool qk_norm = false;        // RMS norm of Q and K per head (qwen3, gemma3)
+  bool embed_scale = false;    // inputs scaled by sqrt(n_embd) (gemma3)
+  bool q_scale = false;        // Q scaled after RoPE instead of in the softmax (gemma3)
+  bool k_before_v = false;     // the graph runs K's chain before V's (gemma3)
+  bool post_norms = false;     // norms after attention and feed-forward (gemma3)
+};
+
+std::optional<DecoderStyle> decoder_style(const std::string& arch) {
+  if (arch == "llama") return DecoderStyle{};
+  if (arch == "qwen3") return DecoderStyle{.qk_norm = true};
+  if (arch == "gemma3")
+    return DecoderStyle{.qk_norm = true, .embed_scale = true, .q_scale = true, .k_before_v = true, .post_norms = true};
+  return std::nullopt;
+}
+
+std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInput& in, const DecoderStyle& s) {
+  for (const auto& l : m.layers) {
+    const AttentionSpec& a = l.attention;
+    if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) return std::nullopt;
+    if (l.parallel_mixer || l.feed_forward.kind != FeedForwardKind::Dense || !a.query_heads) return std::nullopt;
+  }
+  Builder b(m, in);
+  GgmlGraph& g = b.g;
+  b.token_inputs();
+  const int pos = g.leaf(checked_mul(b.T_, kI32));
+  // Each cache (full, window) has its row indices for K and V (V: one per value, its cache is
+  // transposed without flash attention) and its f32 mask, in the order the layers first use them.
+  struct CacheInputs {
+    int k_idx = -1, v_idx = -1, mask = -1;
+  };
+  CacheInputs caches[2];
+  for (const auto& l : m.layers) {
+    const AttentionSpec& a = l.attention;
+    CacheInputs& c = caches[a.kind == AttentionKind::SlidingWindow ? 1 : 0];
+    if (c.mask >= 0) continue;
+    const uint64_t cells = a.kind == AttentionKind::SlidingWindow ? in.swa_cells : in.kv_cells;
+    c.k_idx = g.leaf(checked_mul(b.T_, kI64));
+    c.v_idx = g.leaf(checked_product({b.T_, uint64_t{a.kv_heads}, a.head_dim_v, kI64}));
+    c.mask = g.leaf(checked_product({cells, b.T_, kF32}));
+  }
+  const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
+
+  int x = b.embeddings();
+  if (s.embed_scale) x = b.unary(x);
+  for (size_t il = 0; il < m.layers.size(); ++il) {
+    const AttentionSpec& a = m.layers[il].attention;
+    const CacheInputs& c = caches[a.kind == AttentionKind::SlidingWindow ? 1 : 0];
+    const uint64_t cells = a.kind == AttentionKind::SlidingWindow ? in.swa_cells : in.kv_cells;
+    const uint64_t heads = a.query_heads;
+    const int h = b.norm(x);
+    // Q: projection, per-head view, (norm), RoPE (a new tensor when it reads a view), (scale).
+    auto q_or_k = [&](uint64_t width) {
+      const int p = b.matmul(width, h);
+      const int v = g.view(p);
+      int r = s.qk_norm ? b.unary(b.norm(v)) : g.node(b.bytes(p), {v, pos});
+      if (s.qk_norm) {
+        g.tensors[static_cast<size_t>(r)].parents.push_back(pos);  // ROPE reads the positions
+        g.tensors[static_cast<size_t>(r)].same_layout.push_back(false);
+      }
+      return r;
+    };
+    int q = q_or_k(heads * a.head_dim_k);
+    if (s.q_scale) q = b.unary(q);
+    int k = -1, v = -1;
+    auto value = [&] { v = g.view(b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h)); };
+    if (s.k_before_v) {
+      k = q_or_k(uint64_t{a.kv_heads} * a.head_dim_k);
+      value();
+    } else {
+      value();
+      k = q_or_k(uint64_t{a.kv_heads} * a.head_dim_k);
+    }
+    g.write_out({g.view(k), c.k_idx});           // SET_ROWS into the K cache
+    g.write_out({g.view(g.view(v)), c.v_idx});   // SET_ROWS into the transposed V cache
+    const int qp = g.view(g.view(q));
+    const int kq = g.node(checked_product({cells, b.T_, heads, kF32}), {qp});
+    const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX, in place
+    const int kqv = g.node(b.rows(heads * a.head_dim_v), {sm});
+    const int merged = g.node(b.bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
+    int att = b.matmul(m.hidden, merged);
+    int residual = x;
+    const bool last = il + 1 == m.layers.size();
+    if (last) {
+      b.keep_outputs();
+      att = b.get_rows(m.hidden, att, out_ids);
+    }
+    if (s.post_norms) att = b.norm(att);
+    if (last) residual = b.get_rows(m.hidden, x, out_ids);
+    const int ffn_in = b.add(att, residual);
+    const int f = b.norm(ffn_in);
+    const uint64_t w = m.layers[il].feed_forward.dense_width;
+    const int gate = b.matmul(w, f);
+    const int up = b.matmul(w, f);
+    int out = b.matmul(m.hidden, b.glu(w, gate, up));
+    if (s.post_norms) out = b.norm(out);
+    x = b.add(out, ffn_in);
+  }
+  b.head(x);
+  return std::move(b.g);
+}
+
+// ---- Mamba2 (src/models/mamba.cpp with build_mamba2_layer, llama-graph.cpp build_rs) ----
+
+// Mamba2's heads, d_conv and d_inner, read from a GGUF's tensor shapes (ssm_a: [heads],
+// ssm_conv1d: [d_conv, channels], ssm_out: [d_inner, n_embd]); nullopt without them.
+struct Mamba2Shape {
+  uint64_t heads = 0, kernel = 0, d_inner = 0;
+};
+
+std::optional<Mamba2Shape> mamba2_shape(const Model& m, size_t il) {
+  Mamba2Shape s;
+  const std::string prefix = "blk." + std::to_string(il) + ".";
+  for (const NamedTensor& t : m.tensors) {
+    if (t.name.rfind(prefix, 0) != 0 || t.ne.empty()) continue;
+    const std::string name = t.name.substr(prefix.size());
+    if (name == "ssm_a") s.heads = t.ne[0];
+    if (name == "ssm_conv1d.weight") s.kernel = t.ne[0];
+    if (name == "ssm_out.weight") s.d_inner = t.ne[0];
+  }
+  if (!s.heads || s.kernel < 2 || !s.d_inner) return std::nullopt;
+  return s;
+}
+
+std::optional<GgmlGraph> mamba2(const Model& m, const LlamaCppGraphInput& in) {
+  std::vector<Mamba2Shape> shapes;
+  for (size_t il = 0; il < m.layers.size(); ++il) {
+    const LayerConfig& l = m.layers[il];
+    const AttentionSpec& a = l.attention;
+    if (a.kind != AttentionKind::LinearState || a.state_family != StateFamily::Mamba2 || l.parallel_mixer) return std::nullopt;
+    if (l.feed_forward.kind != FeedForwardKind::None) return std::nullopt;
+    const auto shape = mamba2_shape(m, il);
+    if (!shape || a.state_values % shape->d_inner != 0 || a.conv_values % (shape->kernel - 1) != 0) return std::nullopt;
+    shapes.push_back(*shape);
+  }
+  Builder b(m, in);
+  GgmlGraph& g = b.g;
+  const uint64_t T = b.T_, ns = in.seqs;
+  b.token_inputs();
+  const int s_copy = g.leaf(checked_mul(ns, kI32));  // which state row each sequence reads
+  const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
+
+  // The conv states of a layer's sequences (build_rs: GET_ROWS of the cache by s_copy, and the
+  // zero rows of states beyond them copied back), viewed as [d_conv - 1, channels, seqs].
+  auto conv_states = [&](const AttentionSpec& a) {
+    const int r = g.node(checked_mul(a.conv_values, checked_mul(ns, kF32)), {g.view(s_copy)});
+    g.write_out({g.node(0, {g.view(s_copy)})});
+    return g.view(r);
+  };
+  int x = b.embeddings();
+  int conv_rows = conv_states(m.layers[0].attention);
+  for (size_t il = 0; il < m.layers.size(); ++il) {
+    const AttentionSpec& a = m.layers[il].attention;
+    const uint64_t d_inner = shapes[il].d_inner, heads = shapes[il].heads, kernel = shapes[il].kernel;
+    const uint64_t channels = a.conv_values / (kernel - 1);  // x, B and C
+    const int h = b.norm(x);
+    const int zxbcdt = b.matmul(checked_add(checked_add(d_inner, channels), heads), h);
+    const int proj = g.view(zxbcdt);
+    // CONCAT of the conv states and this ubatch's xBC, transposed: [d_conv - 1 + T/ns, channels, ns]
+    const int window = g.node(checked_product({kernel - 1 + T / ns, channels, ns, kF32}), {conv_rows, g.view(g.view(proj))});
+    g.write_out({g.view(window)});  // the last d_conv - 1 columns back into the cache
+    const int conv = b.unary(b.unary(g.node(b.rows(channels), {window})));  // SSM_CONV, + bias, SILU
+    const int xs = g.view(conv);
+    const int dt = b.unary(g.node(b.rows(heads), {g.view(proj)}));  // CONT of dt, + dt_bias
+    // SSM_SCAN writes y and the last states in one tensor.
+    const int scan = g.node(checked_add(b.rows(d_inner), checked_product({a.state_values, ns, kF32})),
+                            {xs, dt, g.view(conv), g.view(conv), g.view(s_copy)});
+    g.write_out({g.node(0, {g.view(s_copy)})});  // zero rows of the states beyond the ubatch
+    g.write_out({g.view(scan)});                 // the states back into the cache
+    if (il + 1 < m.layers.size()) conv_rows = conv_states(m.layers[il + 1].attention);
+    const int z = g.node(b.rows(d_inner), {g.view(proj)});  // CONT of z
+    const int y_view = g.view(scan);
+    const int xd = g.node(b.rows(d_inner), {xs});          // x * D (a view: a new tensor)
+    const int y = b.add_any(y_view, xd);                   // y + x * D, into x * D
+    const int gated = b.glu(d_inner, z, y);                // SWIGLU(z, y)
+    const int normed = b.norm(g.view(gated));              // grouped RMS norm
+    int out = b.matmul(m.hidden, g.view(normed));
+    int residual = x;
+    if (il + 1 == m.layers.size()) {
+      b.keep_outputs();
+      out = b.get_rows(m.hidden, out, out_ids);
+      residual = b.get_rows(m.hidden, x, out_ids);
+    }
+    x = b.add(out, residual);
+  }
+  b.head(x);
+  return std::move(b.g);
+}
+
+}  // namespace
+
+std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphInput& in) {
+  if (model.layers.empty() || in.seqs == 0 || in.tokens % in.seqs != 0 || in.outputs == 0 || in.outputs > in.tokens) return std::nullopt;
+  if (!in.flash_attn) {
+    if (const auto style = decoder_style(model.architecture)) return softmax_decoder(model, in, *style);
+  }
+  if (model.architecture == "mamba2") return mamba2(model, in);
+  return std::nullopt;
+}
+
+}  // namespace vc
