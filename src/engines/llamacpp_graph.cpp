@@ -166,7 +166,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
 
 // ---- Mamba2 (src/models/mamba.cpp with build_mamba2_layer, llama-graph.cpp build_rs) ----
 
-// Mamba2's heads, d_conv and d_inner, read from a GGUF's tensor shapes (ssm_a: [heads],
+// Mamba2's heads, d_conv and d_inner, read from a GGUF's tensor shapes (ssm_dt.bias: [heads],
 // ssm_conv1d: [d_conv, channels], ssm_out: [d_inner, n_embd]); nullopt without them.
 struct Mamba2Shape {
   uint64_t heads = 0, kernel = 0, d_inner = 0;
@@ -178,7 +178,7 @@ std::optional<Mamba2Shape> mamba2_shape(const Model& m, size_t il) {
   for (const NamedTensor& t : m.tensors) {
     if (t.name.rfind(prefix, 0) != 0 || t.ne.empty()) continue;
     const std::string name = t.name.substr(prefix.size());
-    if (name == "ssm_a") s.heads = t.ne[0];
+    if (name == "ssm_dt.bias") s.heads = t.ne[0];
     if (name == "ssm_conv1d.weight") s.kernel = t.ne[0];
     if (name == "ssm_out.weight") s.d_inner = t.ne[0];
   }
