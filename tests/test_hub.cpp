@@ -13,6 +13,7 @@
 #include "estimate/vision_tower.h"
 #include "gguf_writer.h"
 #include "http_test_server.h"
+#include "remote_fixtures.h"
 #include "server/api.h"
 #include "tiny_mmproj.h"
 #include "sources/companion_files.h"
@@ -424,12 +425,7 @@ TEST_F(MockHub, CommitListingCachedWithTheRangeCacheProtections) {
     EXPECT_EQ(fs::status(e.path()).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
     if (fs::file_size(e.path()) != 24 + fs::file_size(dir_ / "listing.json")) continue;  // 24: the entry's own head
     ++listing_entries;
-    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);  // flip the last byte
-    f.seekg(-1, std::ios::end);
-    char c = 0;
-    f.get(c);
-    f.seekp(-1, std::ios::end);
-    f.put(static_cast<char>(c ^ 0x5a));
+    vc::testing::flip_last_byte(e.path());
   }
   EXPECT_EQ(listing_entries, 1u);
   run_cli("builds hf:org/tiny@" + sha + " --json");
