@@ -7,6 +7,7 @@
 #include "engines/engine_run.h"
 #include "plan/box_inputs.h"
 #include "speed/speculative.h"
+#include "speed/speculative_verify.h"
 
 namespace vc {
 namespace {
@@ -79,6 +80,34 @@ TEST(Speculative, AHeadDrafterCostsOneLayerAndTheHead) {
   SpeedEstimate target;
   target.seconds = 0.010;
   EXPECT_NEAR(head_draft_seconds(target, t, 50'000'000), 0.0028, 1e-12);
+}
+
+TEST(Speculative, AnMoeVerifyReadsTheUnionOfThePositionsExperts) {
+  // 4 MoE layers of 8 experts (800 MB routed, k = 2): one token reads 200 MB of each. Three
+  // positions pick on average 8 x (1 - (6/8)^3) = 4.625 distinct experts, 2.3125x one token's, so
+  // each layer reads 1.3125 x 200 MB more: 1,050 MB over 1,250 MB read per token -> x 1.84.
+  Footprint f;
+  for (int i = 0; i < 4; ++i) {
+    LayerFootprint l;
+    l.routed = 800'000'000;
+    l.experts = 8;
+    l.experts_per_token = 2;
+    f.layers.push_back(l);
+  }
+  TokenReads t;
+  t.layers = 4;
+  MemoryRead gpu;
+  gpu.weights_read = 1'250'000'000;
+  t.memories = {gpu};
+  SpeedEstimate target;
+  target.seconds = 0.010;
+  target.tok_s = 100;
+  const SpeedEstimate v = verify_step(target, f, t, 3);
+  EXPECT_NEAR(v.seconds, 0.0184, 1e-12);
+  EXPECT_DOUBLE_EQ(v.tok_s, 100);  // the plain step's, for the gain
+  // One position reads one token's experts: no change; a dense model: none either.
+  EXPECT_NEAR(verify_step(target, f, t, 1).seconds, 0.010, 1e-15);
+  EXPECT_NEAR(verify_step(target, Footprint{}, t, 3).seconds, 0.010, 1e-15);
 }
 
 TEST(SpeculativeInputs, FlagsVllmConfigAndAPastedCommandAskForIt) {

@@ -112,7 +112,8 @@ std::optional<SpeculativeSettings> speculative_inputs(const BoxInputs& in, std::
     command->notes.push_back("speculative decoding (" + s.method + ") in the command: the decode speed counts it when " + missing + " is given");
     return std::nullopt;
   }
-  throw InputError(missing.substr(0, missing.find(' ')), "is needed for speculative method " + s.method + ": " + missing);
+  const std::size_t cut = missing.find(' ');
+  throw InputError(missing.substr(0, cut), "is needed for speculative method " + s.method + missing.substr(cut));
 }
 
 PlanOptions BoxInputs::to_options() const {

@@ -7,6 +7,7 @@
 #include "engines/engine_run.h"
 #include "plan/engine_command.h"
 #include "speed/speculative.h"
+#include "speed/speculative_verify.h"
 #include "speed/speed_estimate.h"
 
 namespace vc {
@@ -66,7 +67,8 @@ void apply_engine_speed(Plan& p, const Model& model) {
     // Only when asked for (spec-* inputs, a pasted command's draft flags): E / (k x draft + verify).
     const SpeculativeSettings& spec = *p.options.speculative;
     const double plain = decode.tok_s;
-    decode = speculative_decode(decode, drafter_seconds(spec, model, p.footprint, p.estimate.scenario, p.box, s, decode_reads, decode), spec);
+    const double draft = drafter_seconds(spec, model, p.footprint, p.estimate.scenario, p.box, s, decode_reads, decode);
+    decode = speculative_decode(verify_step(decode, p.footprint, decode_reads, spec.tokens + 1), draft, spec);
     bound *= decode.tok_s / plain;
     decode_label = fmt::format("Decode speed ({}, speculative {} k={})", s.engine, spec.method, spec.tokens);
   }

@@ -1,7 +1,9 @@
 #include "speed/speculative.h"
+#include "speed/speculative_verify.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "catalogue/catalogue.h"
@@ -58,6 +60,27 @@ double drafter_seconds(const SpeculativeSettings& s, const Model& target, const 
   return decode_speed(token_reads(*draft, df, box, ds)).seconds;
 }
 
+SpeedEstimate verify_step(const SpeedEstimate& target, const Footprint& f, const TokenReads& reads, uint32_t positions) {
+  SpeedEstimate v = target;
+  uint64_t weights = 0;
+  for (const auto& m : reads.memories) weights += m.weights_read;
+  double routed = 0, extra = 0;
+  for (const auto& l : f.layers) {
+    if (!l.experts || !l.routed || !l.experts_per_token) continue;
+    const double n = l.experts, k = std::min<double>(l.experts_per_token, n);
+    const double one = static_cast<double>(l.routed) * k / n;
+    const double distinct = n * (1.0 - std::pow(1.0 - k / n, positions));
+    routed += one;
+    extra += one * (distinct / k - 1.0);
+  }
+  if (!weights || extra <= 0 || target.seconds <= 0) return v;
+  const double factor = 1.0 + extra / static_cast<double>(weights);
+  v.seconds = target.seconds * factor;
+  v.formula = fmt::format("{:.2f} ms x {:.2f}: the {} positions read the union of their routed experts (+{:.0f}% routed bytes over {:.0f}% of the reads); plain step: {}",
+                          target.seconds * 1e3, factor, positions, 100.0 * extra / routed, 100.0 * routed / static_cast<double>(weights), target.formula);
+  return v;
+}
+
 SpeedEstimate speculative_decode(const SpeedEstimate& target, double draft_seconds, const SpeculativeSettings& s) {
   if (s.method != "mtp" && s.method != "eagle" && s.method != "draft")
     throw InputError("--spec-method", "'" + s.method + "': accepted: " + kSpeculativeMethods);
@@ -78,7 +101,7 @@ SpeedEstimate speculative_decode(const SpeedEstimate& target, double draft_secon
   const std::string drafter = s.method == "draft" ? "the draft model " + s.draft_model + "'s own decode step on the same devices"
                                                   : "one decoder layer plus the output head (the " + s.method + " head), read where the target reads them";
   e.assumption = fmt::format("speculative decoding ({}, {} drafted tokens per step): each drafted token is accepted with probability {:.2f} ({}), independently; "
-                             "the verify pass reads the target's weights once for all {} positions and costs one plain decode step; a drafted token costs {}; {}",
+                             "the verify pass reads the target's dense weights once for all {} positions (an MoE's routed experts once per distinct expert the positions pick, routing taken as uniform); a drafted token costs {}; {}",
                              s.method, s.tokens, a, a_source == "given" ? "as given" : "published default", s.tokens + 1, drafter, target.assumption);
   e.source = fmt::format("{}; acceptance: {}; {}", kLeviathan, a_source == "given" ? "the user's" : a_source, target.source);
   return e;

@@ -15,6 +15,7 @@
 #include "plan/footprint.h"
 #include "plan/hardware.h"
 #include "speed/speculative.h"
+#include "speed/speculative_verify.h"
 
 namespace vc {
 namespace {
@@ -84,7 +85,7 @@ SpeedRow run_case(const nlohmann::json& c) {
     spec.tokens = st.value("spec_tokens", uint32_t{1});
     if (st.contains("spec_acceptance")) spec.acceptance = st.at("spec_acceptance").get<double>();
     spec.draft_model = st.value("spec_draft", "");
-    est = speculative_decode(est, drafter_seconds(spec, *model, f, sc, box, s, t, est), spec);
+    est = speculative_decode(verify_step(est, f, t, spec.tokens + 1), drafter_seconds(spec, *model, f, sc, box, s, t, est), spec);
   }
   r.group = prefill ? "prefill" : t.offload ? "decode offload" : "decode on device";
   r.setup = fmt::format("{} {} on {}{}, {}", model->id, sc.quant, gpu == "none" ? "CPU" : gpu, t.offload ? " + RAM" : "", c.at("engine").get<std::string>());
