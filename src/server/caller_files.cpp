@@ -110,6 +110,8 @@ Extras load_caller_extras(const ExtrasInputs& extras, const std::string& model_s
     const std::string field = bare(e.subject());
     // Errors about the values the caller gave (images without mmproj, a draft's -ngld) are ours.
     if (field != "mmproj" && field != "draft" && field != "lora") throw;
+    // auto for a catalogue model reads no file: the refusal is about the model, in our words.
+    if (field == "mmproj" && extras.mmproj == "auto" && Catalogue::builtin().find(model_spec)) throw;
     rethrow_read_failure(e, field,
                          "could not be used: the file is missing, malformed, unsupported or not a " +
                              std::string(field == "mmproj" ? "projector GGUF" : field == "draft" ? "model" : "GGUF or safetensors adapter") +
