@@ -215,6 +215,37 @@ TEST(ConfigTower, EnginesShowTheTowerWhereTheyLoadIt) {
   EXPECT_NEAR(static_cast<double>(l.bytes(AllocKind::Weights)), static_cast<double>(g.native.bytes - 846'120'672u), 1e3);
 }
 
+TEST(ConfigTower, MmprojAutoForACatalogueModelIsTheTowerCountedFromItsConfig) {
+  // Gemma 3 27B at a GGUF build (the language model alone), llama.cpp: the projector is the tower
+  // counted above, 423,060,336 parameters, at F16 (2 B each, as llama.cpp's mmproj GGUF holds it):
+  // 846,120,672 B on the first GPU. One image: (896 px / 14 px)^2 = 4,096 patches pooled to 256
+  // tokens (config.json mm_tokens_per_image), added to the 32,768-token context per sequence.
+  // Encoder peak, one image: 4,096 positions x (5 x 1,152 + 4,304) x 4 B + 16 heads x 4,096^2 x 4 B
+  // = 164,888,576 + 1,073,741,824 = 1,238,630,400 B.
+  const CliResult r = run_cli("estimate gemma-3-27b --json --engine llamacpp --quant gemma-3-27b-it.Q4_K_M --context 32K --mmproj auto --images 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  const auto& lines = j["components"]["lines"];
+  ASSERT_EQ(lines[0]["id"], "vision.weights");
+  EXPECT_EQ(lines[0]["bytes"].get<uint64_t>(), 846'120'672u);
+  EXPECT_NE(lines[0]["assumption"].get<std::string>().find("F16"), std::string::npos);
+  ASSERT_EQ(lines[1]["id"], "vision.compute");
+  EXPECT_EQ(lines[1]["bytes"].get<uint64_t>(), 1'238'630'400u);
+  EXPECT_EQ(j["components"]["image_tokens"].get<uint64_t>(), 256u);
+  EXPECT_EQ(j["inputs"]["context_tokens"].get<uint64_t>(), 32'768u + 256u);
+  // llama.cpp puts the projector on the first GPU.
+  bool on_cuda0 = false;
+  for (const auto& l : j["engine"]["devices"][0]["lines"]) on_cuda0 = on_cuda0 || l["bytes"].get<uint64_t>() == 846'120'672u;
+  EXPECT_TRUE(on_cuda0) << j["engine"]["devices"][0].dump();
+  // A text-only model has no tower to take; a dynamic-resolution tower needs its projector file.
+  const CliResult text = run_cli("estimate qwen3-8b --mmproj auto");
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_NE(text.output.find("no vision tower"), std::string::npos) << text.output;
+  const CliResult dynamic = run_cli("estimate mistral-small-3.1-24b --mmproj auto");
+  EXPECT_EQ(dynamic.exit_code, 2);
+  EXPECT_NE(dynamic.output.find("any size"), std::string::npos) << dynamic.output;
+}
+
 TEST(ConfigTower, AnMmprojBesideACheckpointThatHoldsItsTowerIsNotCountedTwice) {
   const std::filesystem::path file = scratch_dir() / "tower-twice-mmproj.gguf";
   vc::testing::write_tiny_mmproj(file);

@@ -190,10 +190,14 @@ TEST(ApiParity, EstimateRefusesLocalCompanionFiles) {
     EXPECT_EQ(a.status, 400) << command << " " << a.body;
     EXPECT_EQ(json::parse(a.body)["error"]["field"], field) << a.body;
   }
-  // auto lists the Hub repository of source=hf:...; for a catalogue model it would list a folder.
-  const auto a = call_api("estimate", RequestParams::from_pairs({{"model", "gemma-3-27b"}, {"mmproj", "auto"}}));
+  // auto takes a catalogue model's tower from its config (the CLI's answer); a model without one is refused.
+  expect_same_document("estimate", {{"model", "gemma-3-27b"}, {"quant", "Q4_K_M"}, {"mmproj", "auto"}, {"images", "2"}, {"engine", "llamacpp"}});
+  const auto a = call_api("estimate", RequestParams::from_pairs({{"model", "qwen3-8b"}, {"mmproj", "auto"}}));
   EXPECT_EQ(a.status, 400);
   EXPECT_EQ(json::parse(a.body)["error"]["field"], "mmproj");
+  EXPECT_NE(json::parse(a.body)["error"]["message"].get<std::string>().find("no vision tower"), std::string::npos) << a.body;
+  // vLLM's LoRA slots from max-loras / max-lora-rank, as the CLI's flags.
+  expect_same_document("estimate", {{"model", "qwen3-8b"}, {"engine", "vllm"}, {"gpu", "RTX 4090"}, {"max-loras", "4"}, {"max-lora-rank", "32"}});
   // More adapters than the CLI takes at once.
   std::string many;
   for (int i = 0; i < 17; ++i) many += (i ? "," : "") + std::string("hf:org/lora") + std::to_string(i);

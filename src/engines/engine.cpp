@@ -173,6 +173,7 @@ EngineRun engine_run_for(const EngineRequest& r) {
   run.vllm.kv.kv_cache_dtype = serving ? vllm_cache_dtype_from_scenario(s.cache_dtype) : (lower(s.cache_dtype).rfind("fp8", 0) == 0 ? "fp8" : "auto");
   if (r.box && !r.box->gpus.empty()) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
   if (r.card_bytes) run.vllm.card_bytes = r.card_bytes;
+  run.vllm.lora = r.lora_slots;
   return run;
 }
 
@@ -207,6 +208,13 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
     const uint64_t card = parse_bytes(in.gpu_memory, "--gpu-memory");
     if (r.command) r.command->vllm.card_bytes = r.command->sglang.card_bytes = card;
     r.card_bytes = card;
+  }
+  // --max-loras / --max-lora-rank turn vLLM's LoRA slots on (as --enable-lora does) and override
+  // a pasted command's.
+  if (!in.max_loras.empty() || !in.max_lora_rank.empty()) {
+    r.lora_slots.max_loras = in.max_loras.empty() ? 1 : parse_max_loras(in.max_loras, "--max-loras");
+    if (!in.max_lora_rank.empty()) r.lora_slots.max_lora_rank = parse_max_lora_rank(in.max_lora_rank, "--max-lora-rank");
+    if (r.command) r.command->vllm.lora = r.lora_slots;
   }
   r.scenario = std::move(scenario);
   return r;

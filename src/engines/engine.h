@@ -19,6 +19,7 @@
 #include "engines/companions.h"
 #include "engines/engine_kind.h"
 #include "engines/engine_run.h"
+#include "engines/vllm_lora.h"
 #include "estimate/estimate.h"
 #include "plan/hardware.h"
 #include "plan/split.h"
@@ -87,6 +88,7 @@ struct EngineRequest {
   // scenario's context and sequences: the plan's offload placement and --n-cpu-moe.
   std::optional<LlamaCppPlacementSettings> llamacpp_placement;
   Companions companions;             // mmproj, draft, adapters beside the model (engines/companions.h)
+  LoraSlotSettings lora_slots;       // vLLM --max-loras / --max-lora-rank (engines/vllm_lora.h); max_loras 0: off
 };
 
 EngineAnswer run_engine(const EngineRequest& request);
@@ -98,6 +100,7 @@ struct EngineInputs {
   std::string command;     // a pasted engine command line
   std::string gpu;         // devices ("RTX 4090", "H100-sxm x8"); empty: none given
   std::string gpu_memory;  // one card's memory ("80GB") when no --gpu names it
+  std::string max_loras, max_lora_rank;  // vLLM's LoRA slots (--enable-lora implied); empty: none
   // The members with names and help: estimate's flags and /api/estimate's parameters.
   static const std::vector<InputField<EngineInputs>>& fields();
 };

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "core/checked.h"
@@ -88,6 +89,8 @@ EngineRun parse_engine_command(const std::string& command) {
                                              "' is not a known engine; accepted: llama-server, llama-cli, llama-completion (llama.cpp), vllm serve, "
                                              "python -m sglang.launch_server, sglang serve");
   }
+  bool enable_lora = false;
+  std::optional<uint64_t> max_loras;
   for (++i; i < w.size(); ++i) {
     std::string flag = w[i], value;
     if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -193,9 +196,20 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--max-num-seqs") v.max_num_seqs = number(flag, take(), 1, 1u << 20);
       else if (flag == "--dtype") v.kv.dtype = take();
       else if (flag == "--quantization" || flag == "-q") v.quantization = take();
+      else if (flag == "--enable-lora") enable_lora = true;
+      else if (flag == "--max-loras") max_loras = parse_max_loras(take(), flag);
+      else if (flag == "--max-lora-rank") v.lora.max_lora_rank = parse_max_lora_rank(take(), flag);
+      else if (flag == "--lora-modules") {
+        // name=path pairs up to the next flag: the adapters vLLM loads; their slots are what counts.
+        while (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0) ++i;
+      } else if (flag == "--max-cpu-loras" || flag == "--lora-dtype") take();
+      else if (flag == "--fully-sharded-loras") r.notes.push_back("--fully-sharded-loras: LoRA slots taken unsharded (the larger figure)");
       else r.notes.push_back("ignored " + flag + " (not mapped onto vLLM's memory budget)");
     }
   }
+  // vLLM allocates LoRA slots only with --enable-lora (--max-loras defaults to 1).
+  if (enable_lora) r.vllm.lora.max_loras = max_loras.value_or(1);
+  else if (max_loras) r.notes.push_back("--max-loras without --enable-lora: vLLM runs without LoRA, no slots allocated");
   if (r.engine == EngineKind::Vllm && !(r.vllm.gpu_memory_utilization > 0 && r.vllm.gpu_memory_utilization <= 1))
     throw InputError("--gpu-memory-utilization", "must be above 0 and at most 1");
   // Refuse what the engine would refuse, before any model is read.

@@ -110,7 +110,8 @@ VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) {
   // further rank; a pipeline without TP 0.07 GiB on rank 0 (fitted, docs/accuracy.md).
   if (tp > 1) b.non_torch = checked_add(2080 * kGiB / 1000, checked_product({tp - 2, 55, kGiB}) / 1000);
   else b.non_torch = pp > 1 ? 7 * kGiB / 100 : kGiB / 4;
-  b.non_kv_total = checked_add(checked_add(b.weights, b.activation), b.non_torch);
+  b.lora = vllm_lora_slots(model, s.lora, tp, pp, value);
+  b.non_kv_total = checked_add(checked_add(checked_add(b.weights, b.lora.bytes), b.activation), b.non_torch);
   // CUDA graphs: vLLM 0.19 captures its decode graphs (67 batch sizes up to 512 with the default
   // max_num_seqs) after the KV cache is allocated, in the memory gpu_memory_utilization leaves
   // free; each graph keeps its kernels' nodes, so the memory grows with the layers on the rank:

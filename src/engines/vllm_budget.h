@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engines/vllm_lora.h"
 #include "engines/vllm_profile.h"
 #include "model/model.h"
 
@@ -19,12 +20,14 @@ struct VllmBudgetSettings {
   uint64_t max_num_batched_tokens = 0;  // --max-num-batched-tokens; 0: vLLM's default for the card
   uint64_t max_num_seqs = 0;            // --max-num-seqs; 0: vLLM's default for the card
   std::string quantization;             // --quantization: "" (as the checkpoint stores it) or fp8 (online)
+  LoraSlotSettings lora;                // --enable-lora --max-loras --max-lora-rank (vllm_lora.h)
   VllmSettings kv;                      // block size, dtypes, tp, pp, max_model_len
 };
 
 struct VllmBudget {
   uint64_t requested = 0;        // "requested memory": utilization x card
   uint64_t weights = 0;          // rank 0: a TP share; with pipeline stages the embedding + the first stage's layers
+  LoraSlots lora;                // LoRA slots on rank 0, allocated with the weights (0 B without --enable-lora)
   uint64_t max_num_batched_tokens = 0;  // as resolved (given, or the card's default)
   uint64_t max_num_seqs = 0;
   uint64_t forward_peak = 0;     // the profile forward pass, without the MoE workspace

@@ -69,6 +69,15 @@ void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_byt
          "vLLM loads the checkpoint's tower with its weights", tower->source});
 }
 
+constexpr const char* kLoraSource = "https://github.com/vllm-project/vllm/blob/main/vllm/lora/layers/base_linear.py (create_lora_weights)";
+
+// The LoRA slots --enable-lora preallocates on the rank (vllm_lora.h), when LoRA is on.
+void add_lora_line(DeviceAllocation& d, const VllmBudget& b, const VllmBudgetSettings& s) {
+  if (s.lora.max_loras == 0) return;
+  d.add({AllocKind::Weights, fmt::format("LoRA slots ({} adapters of rank {})", s.lora.max_loras, s.lora.max_lora_rank), b.lora.bytes, b.lora.formula,
+         b.lora.assumption + "; allocated at load, before the profile run, so the KV cache gets that much less", kLoraSource});
+}
+
 }  // namespace
 
 EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
@@ -85,6 +94,10 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   a.settings = {{"gpu_memory_utilization", bs.gpu_memory_utilization}, {"max_model_len", bs.kv.max_model_len},
                 {"max_num_batched_tokens", bs.max_num_batched_tokens}, {"kv_cache_dtype", bs.kv.kv_cache_dtype}, {"block_size", bs.kv.block_size},
                 {"tensor_parallel_size", tp}, {"pipeline_parallel_size", pp}, {"weights", w.tier}};
+  if (bs.lora.max_loras) {
+    a.settings.push_back({"max_loras", bs.lora.max_loras});
+    a.settings.push_back({"max_lora_rank", bs.lora.max_lora_rank});
+  }
   for (const auto& n : run.notes) a.notes.push_back(n);
 
   const uint64_t ranks = checked_mul(tp, pp);
@@ -99,6 +112,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
       d.add(even_weights_line(w.bytes, tp, pp, kBudgetSource));
+      add_lora_line(d, b, bs);
       d.add(activation_line(model, b, bs));
       for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
       d.add(scenario_kv_line(need,
@@ -117,6 +131,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
     add_weight_lines(d, model, b.weights, w, tp, pp);
+    add_lora_line(d, b, bs);
     d.add(activation_line(model, b, bs));
     for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
     d.add({AllocKind::CudaGraphs, "CUDA graphs (captured after the KV cache)", b.cuda_graphs,

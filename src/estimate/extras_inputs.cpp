@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/error_message.h"
 #include "core/units.h"
+#include "catalogue/catalogue.h"
+#include "catalogue/catalogue_tower.h"
 #include "estimate/checkpoint_tower.h"
+#include "estimate/config_vision_tower.h"
 #include "estimate/side_loads.h"
 #include "estimate/vision_tower.h"
 #include "sources/companion_files.h"
@@ -77,6 +81,16 @@ auto reading(const char* flag, const std::string& spec, Read read) -> decltype(r
   }
 }
 
+// `--mmproj auto` for a catalogue model: the tower counted from its config (InputError when it has
+// none it can use). Any other model's projector is the GGUF in its Hub repository or folder.
+TowerSpec catalogue_auto_tower(const Model& model) {
+  if (auto spec = catalogue_tower(model)) return *spec;
+  throw InputError("--mmproj", "'auto' for " + model.name + ": " +
+                                   (model.params.by_class.count(ParamClass::Vision)
+                                        ? "its vision tower is stated, not counted from a config.json vision_config, so its geometry is unknown; name its projector GGUF with --mmproj FILE"
+                                        : "it has no vision tower (its config.json has no vision_config); auto needs a multimodal model such as gemma-3-27b"));
+}
+
 }  // namespace
 
 Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, EngineRequest& request) {
@@ -86,9 +100,14 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
   const uint64_t images = count_flag(flags.images, "--images", 10000, 0);
   if (images > 0 && flags.mmproj.empty()) throw InputError("--images", "needs the projector that turns images into tokens: add --mmproj FILE or --mmproj auto");
   if (!flags.mmproj.empty()) {
+    std::optional<TowerSpec> config_spec;  // auto for a catalogue model: the tower from its config
     c.tower = reading("--mmproj", flags.mmproj, [&] {
-      const std::string file = flags.mmproj == "auto" ? find_mmproj_beside(model_spec, "--mmproj") : flags.mmproj;
-      return vision_tower_from_mmproj(read_gguf_header(file, "--mmproj"));
+      if (flags.mmproj != "auto") return vision_tower_from_mmproj(read_gguf_header(flags.mmproj, "--mmproj"));
+      if (Catalogue::builtin().find(model_spec)) {
+        config_spec = catalogue_auto_tower(*request.model);
+        return vision_tower_from_config(*config_spec, request.model->name);
+      }
+      return vision_tower_from_mmproj(read_gguf_header(find_mmproj_beside(model_spec, "--mmproj"), "--mmproj"));
     });
     c.images = images;
     c.image_tokens = out.image_tokens = checked_mul(c.tower->image_tokens, images);
@@ -101,7 +120,7 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
     // A checkpoint whose weights hold its own tower (the estimate's weights.vision line) loads it
     // once: the projector's weights are not added again.
     const bool in_weights = checkpoint_tower_line(*request.model, resolve_weights(*request.model, sc.quant)).has_value();
-    for (auto& l : vision_tower_lines(*c.tower, images)) {
+    for (auto& l : config_spec ? config_vision_tower_lines(*c.tower, *config_spec, images) : vision_tower_lines(*c.tower, images)) {
       if (in_weights && l.id == "vision.weights") {
         l.bytes = 0;
         l.assumption = "the checkpoint's weights already hold this tower (the weights.vision line): counted there, once";

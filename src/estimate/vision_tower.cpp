@@ -1,5 +1,7 @@
 #include "estimate/vision_tower.h"
 
+#include "estimate/config_vision_tower.h"
+
 #include <fmt/format.h>
 
 #include "core/checked.h"
@@ -64,6 +66,18 @@ void count_image_tokens(VisionTower& t) {
   }
 }
 
+// The encoder's positions per image and its activation peak for one image: one encoder layer at a
+// time is live: hidden states in and out, Q/K/V, the FFN intermediate (f32 activations), and
+// without flash attention the heads x positions^2 score matrix.
+void size_encoder(VisionTower& t) {
+  const uint64_t side = t.image_size / t.patch_size;
+  t.positions = checked_mul(side, side);
+  const uint64_t states = checked_mul(checked_mul(t.positions, checked_add(checked_mul(5, t.hidden), t.ffn)), 4);
+  const uint64_t scores = checked_mul(checked_mul(checked_mul(t.heads, t.positions), t.positions), 4);
+  t.activation_bytes = checked_add(states, scores);
+  t.activation_formula = fmt::format("{} positions x (5 x {} hidden + {} ffn) x 4 B + {} heads x {}^2 scores x 4 B", t.positions, t.hidden, t.ffn, t.heads, t.positions);
+}
+
 }  // namespace
 
 VisionTower vision_tower_from_mmproj(const GgufFile& f) {
@@ -82,15 +96,31 @@ VisionTower vision_tower_from_mmproj(const GgufFile& f) {
   t.merge = key_u64(f, {"clip.vision.projector.scale_factor", "clip.vision.spatial_merge_size"}, default_merge(t.projector));
   if (t.merge == 0 || t.merge > t.image_size / t.patch_size) throw InputError(f.label, fmt::format("has an unusable merge factor {}", t.merge));
   t.weight_bytes = f.tensor_bytes();
-  const uint64_t side = t.image_size / t.patch_size;
-  t.positions = checked_mul(side, side);
   count_image_tokens(t);
-  // One encoder layer at a time is live: hidden states in and out, Q/K/V, the FFN intermediate
-  // (f32 activations), and without flash attention the heads x positions^2 score matrix.
-  const uint64_t states = checked_mul(checked_mul(t.positions, checked_add(checked_mul(5, t.hidden), t.ffn)), 4);
-  const uint64_t scores = checked_mul(checked_mul(checked_mul(t.heads, t.positions), t.positions), 4);
-  t.activation_bytes = checked_add(states, scores);
-  t.activation_formula = fmt::format("{} positions x (5 x {} hidden + {} ffn) x 4 B + {} heads x {}^2 scores x 4 B", t.positions, t.hidden, t.ffn, t.heads, t.positions);
+  size_encoder(t);
+  return t;
+}
+
+VisionTower vision_tower_from_config(const TowerSpec& spec, const std::string& model_name) {
+  if (spec.image_size == 0 || spec.tokens_per_image == 0 || spec.patch == 0) {
+    throw InputError("--mmproj", fmt::format("'auto' for {}: its {} tower reads images at any size, so the tokens an image adds depend on the image; "
+                                             "name its projector GGUF with --mmproj FILE (hf:ORG/REPO/FILE or a URL)",
+                                             model_name, spec.kind));
+  }
+  VisionTower t;
+  t.file = model_name + "'s config.json (vision_config)";
+  t.projector = spec.kind;
+  t.image_size = spec.image_size;
+  t.patch_size = spec.patch;
+  t.hidden = spec.hidden;
+  t.ffn = spec.ffn;
+  t.layers = spec.layers;
+  t.heads = spec.heads;
+  t.weight_bytes = checked_mul(spec.params(), 2);
+  t.image_tokens = spec.tokens_per_image;
+  t.tokens_formula = fmt::format("({} px / {} px patch)^2 = {} patches pooled to {} tokens (config.json mm_tokens_per_image)", spec.image_size, spec.patch,
+                                 (spec.image_size / spec.patch) * (spec.image_size / spec.patch), spec.tokens_per_image);
+  size_encoder(t);
   return t;
 }
 
@@ -120,6 +150,16 @@ std::vector<Line> vision_tower_lines(const VisionTower& t, uint64_t images) {
   tok.assumption = images == 0 ? "no --images given: add them to size the cache for images" : "the cache lines above include these tokens";
   tok.source = kClipSource;
   out.push_back(tok);
+  return out;
+}
+
+std::vector<Line> config_vision_tower_lines(const VisionTower& t, const TowerSpec& spec, uint64_t images) {
+  std::vector<Line> out = vision_tower_lines(t, images);
+  Line& w = out.front();
+  w.formula = fmt::format("({} encoder + {} projector) parameters counted from {} x 2 B (F16) = {} B", format_count(spec.encoder_params),
+                          format_count(spec.projector_params), t.file, format_count(t.weight_bytes));
+  w.assumption = "the bytes llama.cpp's mmproj GGUF of this tower holds at F16 (convert_hf_to_gguf.py --mmproj, the usual published file), "
+                 "2 B a parameter; llama.cpp loads it whole on the first GPU (--no-mmproj-offload keeps it on the CPU)";
   return out;
 }
 

@@ -87,8 +87,10 @@ ExtrasInputs caller_extras(const RequestParams& p) {
   if (p.has("lora")) x.loras = p.list("lora", "", kMaxLoraAdapters);
   if (p.has("engine-command")) x.fill_from_command(p.get("engine-command"));  // -mm, -md, --lora are checked below too
   if (x.mmproj == "auto") {
-    if (p.get("source").rfind("hf:", 0) != 0) {
-      throw InputError("mmproj", "'auto' looks for the projector in the Hub repository of source=hf:ORG/REPO; otherwise name it: an http(s):// URL or hf:ORG/REPO[@REVISION]/FILE");
+    // A catalogue model's tower comes from its config; any other model's from its Hub repository.
+    if (p.has("source") ? p.get("source").rfind("hf:", 0) != 0 : !Catalogue::builtin().find(p.get("model"))) {
+      throw InputError("mmproj", "'auto' takes the tower of a catalogue model (model=) or the projector in the Hub repository of source=hf:ORG/REPO; "
+                                 "otherwise name it: an http(s):// URL or hf:ORG/REPO[@REVISION]/FILE");
     }
   } else if (!x.mmproj.empty()) {
     require_remote(x.mmproj, "mmproj", ", or auto with source=hf:ORG/REPO");
@@ -108,6 +110,8 @@ Extras load_caller_extras(const ExtrasInputs& extras, const std::string& model_s
     const std::string field = bare(e.subject());
     // Errors about the values the caller gave (images without mmproj, a draft's -ngld) are ours.
     if (field != "mmproj" && field != "draft" && field != "lora") throw;
+    // auto for a catalogue model reads no file: the refusal is about the model, in our words.
+    if (field == "mmproj" && extras.mmproj == "auto" && Catalogue::builtin().find(model_spec)) throw;
     rethrow_read_failure(e, field,
                          "could not be used: the file is missing, malformed, unsupported or not a " +
                              std::string(field == "mmproj" ? "projector GGUF" : field == "draft" ? "model" : "GGUF or safetensors adapter") +
@@ -123,7 +127,8 @@ bool reads_remote(std::string_view verb, const RequestParams& p) {
   ExtrasInputs x;
   p.fill(x, ExtrasInputs::fields());
   if (p.has("engine-command")) x.fill_from_command(p.get("engine-command"));
-  return !x.mmproj.empty() || (!x.draft.empty() && !Catalogue::builtin().find(x.draft)) || p.has("lora") || !x.loras.empty();
+  const bool remote_mmproj = !x.mmproj.empty() && !(x.mmproj == "auto" && !p.has("source"));
+  return remote_mmproj || (!x.draft.empty() && !Catalogue::builtin().find(x.draft)) || p.has("lora") || !x.loras.empty();
 }
 
 }  // namespace vc::server

@@ -567,6 +567,19 @@ async function run() {
       assert(width <= PHONE.width, `the form scrolls sideways (${width}px)`);
     });
 
+    await test('20 mmproj auto on Gemma 3 27B: the tower from its config and an image per sequence', DESKTOP, async (page) => {
+      await page.goto(`${base}/?model=gemma-3-27b&engine=llamacpp&quant=gemma-3-27b-it.Q4_K_M`);
+      await totalShown(page);
+      await page.fill('#mmproj', 'auto');
+      await page.press('#mmproj', 'Enter');
+      await page.fill('#images', '1');
+      await page.waitForSelector('#components-view:not([hidden]) tr[data-id="vision.tokens"]', { timeout: 8000 });
+      // Worked by hand (tests/test_config_tower.cpp): 423,060,336 tower parameters x 2 B (F16).
+      assert.strictEqual(await page.getAttribute('#components tr[data-id="vision.weights"]', 'data-bytes'), '846120672');
+      assert.match(await page.textContent('#components tr[data-id="vision.tokens"]'), /256 per image x 1 image/);
+      assert.match(await page.textContent('#engine-devices'), /Vision/);
+    });
+
     // ---- Issue 12: the checker offers the engine; each row and the plan show the engine's own
     // per-device lines (kind, label, bytes; formula and source one click away), the same bytes the
     // CLI prints, on a desktop and on a phone.

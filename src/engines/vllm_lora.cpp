@@ -1,0 +1,81 @@
+#include "engines/vllm_lora.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "core/units.h"
+
+namespace vc {
+namespace {
+
+// The heads of one kind a rank holds: its share, or one replicated head when there are fewer
+// heads than ranks (vLLM's QKVParallelLinear replicates the KV heads then).
+uint64_t heads_on_rank(uint64_t heads, uint64_t tp) { return heads >= tp ? heads / tp : 1; }
+
+// Values of A and B per unit of rank, one slot, for one layer on one rank: the shapes in the header.
+struct LayerValues {
+  uint64_t attention = 0, mlp = 0;
+  bool attention_left_out = false;
+};
+
+LayerValues layer_values(const Model& m, const LayerConfig& l, uint64_t tp) {
+  LayerValues v;
+  const uint64_t h = m.hidden;
+  const AttentionSpec& a = l.attention;
+  if ((a.kind == AttentionKind::Full || a.kind == AttentionKind::SlidingWindow) && a.query_heads > 0) {
+    const uint64_t q = heads_on_rank(a.query_heads, tp), kv = heads_on_rank(a.kv_heads, tp);
+    // qkv_proj: 3 A slices over the hidden input, B over q + k + v on the rank; o_proj: A over the
+    // rank's attention output, B over hidden.
+    v.attention = 3 * h + q * a.head_dim_k + kv * (a.head_dim_k + a.head_dim_v) + q * a.head_dim_v + h;
+  } else if (a.kind != AttentionKind::None) {
+    v.attention_left_out = true;
+  }
+  // A gated MLP of width w: gate_up (A 2 x hidden, B 2 x w / tp) and down (A w / tp, B hidden).
+  auto gated = [&](uint64_t width) { return 3 * h + 3 * (width / tp); };
+  const FeedForwardSpec& f = l.feed_forward;
+  if (f.kind == FeedForwardKind::Dense) v.mlp = gated(f.dense_width);
+  if (f.kind == FeedForwardKind::MoE) {
+    v.mlp = checked_add(checked_mul(f.experts, gated(f.expert_width)), h + f.experts);  // experts + router
+    if (f.shared_width) v.mlp = checked_add(v.mlp, gated(f.shared_width));
+  }
+  return v;
+}
+
+}  // namespace
+
+uint64_t parse_max_lora_rank(const std::string& text, const std::string& flag) {
+  static constexpr std::array<uint64_t, 9> kRanks = {1, 8, 16, 32, 64, 128, 256, 320, 512};
+  const uint64_t rank = parse_count(text, flag, 1, 512);
+  if (std::find(kRanks.begin(), kRanks.end(), rank) == kRanks.end())
+    throw InputError(flag, fmt::format("{} is not a rank vLLM accepts; accepted: 1, 8, 16, 32, 64, 128, 256, 320, 512", rank));
+  return rank;
+}
+
+uint64_t parse_max_loras(const std::string& text, const std::string& flag) { return parse_count(text, flag, 1, 1024); }
+
+LoraSlots vllm_lora_slots(const Model& model, const LoraSlotSettings& s, uint64_t tp, uint64_t pp, uint64_t value_bytes) {
+  LoraSlots out;
+  if (s.max_loras == 0) return out;
+  const uint64_t layers = ceil_div(model.layers.size(), pp);
+  uint64_t attention = 0, mlp = 0, left_out = 0;
+  for (uint64_t i = 0; i < layers && i < model.layers.size(); ++i) {
+    const LayerValues v = layer_values(model, model.layers[i], tp);
+    attention = checked_add(attention, v.attention);
+    mlp = checked_add(mlp, v.mlp);
+    left_out += v.attention_left_out ? 1 : 0;
+  }
+  const uint64_t per_rank_unit = checked_add(attention, mlp);
+  out.bytes = checked_product({s.max_loras, s.max_lora_rank, per_rank_unit, value_bytes});
+  out.formula = fmt::format("max_loras {} x max_lora_rank {} x ({} attention + {} MLP values per unit of rank over {} layers on this rank) x {} B = {} B",
+                            s.max_loras, s.max_lora_rank, format_count(attention), format_count(mlp), layers, value_bytes, format_count(out.bytes));
+  out.assumption = "every linear module of the decoder wrapped (no --lora-target-modules), A and B not sharded (no --fully-sharded-loras), "
+                   "at the model's dtype (--lora-dtype auto); embed_tokens / lm_head slots (models that list them) not counted";
+  if (left_out) out.assumption += fmt::format("; the attention of {} latent or recurrent layers not counted", left_out);
+  return out;
+}
+
+}  // namespace vc

@@ -1,0 +1,38 @@
+#pragma once
+// vLLM's LoRA slots (`--enable-lora --max-loras N --max-lora-rank R`): at load time the LoRA model
+// manager wraps every linear module of the decoder and preallocates, per module and per TP rank,
+// stacked A and B buffers for N adapters of rank R at the model's dtype
+// (vllm/lora/layers/base_linear.py create_lora_weights; column_parallel_linear.py for the packed
+// qkv_proj and gate_up_proj; fused_moe.py for the experts). They are allocated with the weights,
+// before the profile run, so they come out of the KV cache's share. Per slot and rank:
+//   qkv_proj      A 3 x R x hidden, B (q + k + v on the rank) x R
+//   o_proj        A R x (q heads x v head dim / tp), B hidden x R
+//   gate_up_proj  A 2 x R x hidden, B 2 x (width / tp) x R, down_proj A R x (width / tp), B hidden x R
+//   MoE experts   the same per expert (w13, w2 on every rank: TP shards the width), router A R x hidden, B experts x R
+#include <cstdint>
+#include <string>
+
+#include "model/model.h"
+
+namespace vc {
+
+struct LoraSlotSettings {
+  uint64_t max_loras = 0;       // adapters resident at once; 0: LoRA off (no --enable-lora)
+  uint64_t max_lora_rank = 16;  // --max-lora-rank (vLLM's default 16)
+};
+
+struct LoraSlots {
+  uint64_t bytes = 0;  // on one rank
+  std::string formula;
+  std::string assumption;  // what is not counted
+};
+
+// --max-lora-rank as vLLM accepts it (vllm/config/lora.py MaxLoRARanks: 1, 8, 16, 32, 64, 128,
+// 256, 320, 512); --max-loras from 1 to 1,024 (vLLM sets no bound; ours keeps the figure finite).
+uint64_t parse_max_lora_rank(const std::string& text, const std::string& flag);
+uint64_t parse_max_loras(const std::string& text, const std::string& flag);
+
+// The slots on rank 0 of tp x pp (its ceil(layers / pp) layers), at `value_bytes` per value.
+LoraSlots vllm_lora_slots(const Model& model, const LoraSlotSettings& settings, uint64_t tp, uint64_t pp, uint64_t value_bytes);
+
+}  // namespace vc
