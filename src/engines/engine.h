@@ -98,6 +98,7 @@ struct EngineInputs {
   std::string command;     // a pasted engine command line
   std::string gpu;         // devices ("RTX 4090", "H100-sxm x8"); empty: none given
   std::string gpu_memory;  // one card's memory ("80GB") when no --gpu names it
+  std::string gpu_wired_limit = "default";  // unified devices of --gpu: the GPU's share (plan/unified_memory.h)
   // The members with names and help: estimate's flags and /api/estimate's parameters.
   static const std::vector<InputField<EngineInputs>>& fields();
 };
