@@ -50,6 +50,8 @@ class TestHttpServer {
   std::string root() const { return "http://127.0.0.1:" + std::to_string(port_); }
   uint64_t bytes_served() const { return served_; }
   uint64_t requests() const { return requests_; }
+  // The most requests that were waiting out the delay at once (concurrent clients).
+  uint64_t max_in_flight() const { return max_in_flight_; }
   void ignore_range(bool on) { ignore_range_ = on; }
   // Every answer waits this long first (a slow or stalled server).
   void delay(std::chrono::milliseconds d) { delay_ms_ = d.count(); }
@@ -57,7 +59,11 @@ class TestHttpServer {
  private:
   void serve(const httplib::Request& req, httplib::Response& res) {
     ++requests_;
+    const uint64_t now = ++in_flight_;
+    for (uint64_t seen = max_in_flight_; now > seen && !max_in_flight_.compare_exchange_weak(seen, now);) {
+    }
     if (delay_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_.load()));
+    --in_flight_;  // counted while the request waits: the delay stands for the round trip
     std::filesystem::path file;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -95,6 +101,8 @@ class TestHttpServer {
   std::string authorization_;
   std::atomic<uint64_t> served_{0};
   std::atomic<uint64_t> requests_{0};
+  std::atomic<uint64_t> in_flight_{0};
+  std::atomic<uint64_t> max_in_flight_{0};
   std::atomic<bool> ignore_range_{false};
   std::atomic<int64_t> delay_ms_{0};
 };

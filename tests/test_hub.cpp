@@ -13,6 +13,7 @@
 #include "estimate/vision_tower.h"
 #include "gguf_writer.h"
 #include "http_test_server.h"
+#include "remote_fixtures.h"
 #include "server/api.h"
 #include "tiny_mmproj.h"
 #include "sources/companion_files.h"
@@ -424,12 +425,7 @@ TEST_F(MockHub, CommitListingCachedWithTheRangeCacheProtections) {
     EXPECT_EQ(fs::status(e.path()).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
     if (fs::file_size(e.path()) != 24 + fs::file_size(dir_ / "listing.json")) continue;  // 24: the entry's own head
     ++listing_entries;
-    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);  // flip the last byte
-    f.seekg(-1, std::ios::end);
-    char c = 0;
-    f.get(c);
-    f.seekp(-1, std::ios::end);
-    f.put(static_cast<char>(c ^ 0x5a));
+    vc::testing::flip_last_byte(e.path());
   }
   EXPECT_EQ(listing_entries, 1u);
   run_cli("builds hf:org/tiny@" + sha + " --json");
@@ -443,10 +439,12 @@ TEST_F(MockHub, CommitListingCachedWithTheRangeCacheProtections) {
   EXPECT_EQ(status_, 2) << "a listing read with a token was stored";
 }
 
-// A 10 MB header (a 600,000-string vocabulary) over HTTP: each range is twice the last (1, 2, 4,
-// 8 MiB), so 4 range requests after the 1-byte probe read it, where 1 MiB chunks took 11; the
-// issue's bound is ceil(log2(header / first range)) + 1 = ceil(log2(10.3)) + 1 = 5 ranges.
-TEST(RemoteSpeed, LargeHeaderInLogarithmicRoundTrips) {
+// A 10 MB header (a 600,000-string vocabulary) over HTTP. The first range (1 MiB, the Range probe
+// too) holds the array's count and its first 58,000 strings; 18 bytes each (8 for the length, 10
+// for "token_0123") project the rest, fetched in one more range: 2 requests, where doubling ranges
+// after a 1-byte probe took 1 + 4 and 1 MiB chunks 11. The issue's bound, ceil(log2(header / first
+// range)) + 1 = ceil(log2(10.3)) + 1 = 5, and its target, two requests up to 16 MiB, both hold.
+TEST(RemoteSpeed, LargeHeaderInTwoRequests) {
   const fs::path dir = fs::temp_directory_path() / ("vramcalc-speed-" + std::to_string(::getpid()));
   fs::create_directories(dir / "cache");
   ::setenv("VRAMCALC_CACHE_DIR", (dir / "cache").c_str(), 1);
@@ -466,7 +464,42 @@ TEST(RemoteSpeed, LargeHeaderInLogarithmicRoundTrips) {
   server.add("/vocab.gguf", dir / "vocab.gguf");
   const GgufFile f = read_gguf_header(server.url("/vocab.gguf"), "MODEL");
   EXPECT_EQ(f.tensors.size(), 2u);
-  EXPECT_EQ(server.requests(), 1u + 4u);  // the probe, then 1 + 2 + 4 + 8 MiB
+  EXPECT_EQ(server.requests(), 2u);
+  EXPECT_LT(server.bytes_served(), 2 * header);
+  // Read again: one 1-byte request confirms the ETag; the ranges come from the cache.
+  const uint64_t before = server.bytes_served();
+  EXPECT_EQ(read_gguf_header(server.url("/vocab.gguf"), "MODEL").tensors.size(), 2u);
+  EXPECT_EQ(server.requests(), 3u);
+  EXPECT_EQ(server.bytes_served() - before, 1u);
+  fs::remove_all(dir);
+}
+
+// A BPE vocabulary laid out as llama.cpp writes it: tokenizer.ggml.model "gpt2", 150,000 tokens,
+// their i32 types, then 300,000 merges ("token_0123 token_0123", 21 bytes): 2.7 + 0.6 + 8.7 MB,
+// a 12 MB header. The merges' count is not known when the second range is sized (the first range
+// ends inside the tokens); two merges a token, each two tokens and a space, cover it: 2 requests.
+TEST(RemoteSpeed, BpeMergesAreProjectedFromTheTokens) {
+  const fs::path dir = fs::temp_directory_path() / ("vramcalc-bpe-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "cache");
+  ::setenv("VRAMCALC_CACHE_DIR", (dir / "cache").c_str(), 1);
+  GgufWriter w;
+  w.str("general.architecture", "llama");
+  w.u32("llama.block_count", 1);
+  w.u32("llama.embedding_length", 64);
+  w.u32("llama.attention.head_count", 1);
+  w.str("tokenizer.ggml.model", "gpt2");
+  w.str_array("tokenizer.ggml.tokens", std::vector<std::string>(150000, "token_0123"));
+  w.i32_array("tokenizer.ggml.token_type", std::vector<int32_t>(150000, 1));
+  w.str_array("tokenizer.ggml.merges", std::vector<std::string>(300000, "token_0123 token_0123"));
+  w.tensor("token_embd.weight", {64, 150000}, GgufWriter::F16, 19200000);
+  w.tensor("blk.0.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
+  w.write(dir / "bpe.gguf");
+  const uint64_t header = w.header().size();
+  ASSERT_GT(header, 12000000u);
+  TestHttpServer server;
+  server.add("/bpe.gguf", dir / "bpe.gguf");
+  EXPECT_EQ(read_gguf_header(server.url("/bpe.gguf"), "MODEL").tensors.size(), 2u);
+  EXPECT_EQ(server.requests(), 2u);
   EXPECT_LT(server.bytes_served(), 2 * header);
   fs::remove_all(dir);
 }

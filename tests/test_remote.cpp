@@ -15,7 +15,11 @@
 #include "http_test_server.h"
 #include "safetensors_writer.h"
 #include "sources/checkpoint.h"
+#include "sources/remote/http_source.h"
 #include "sources/remote/location.h"
+#include "sources/safetensors/safetensors_file.h"
+#include "sources/safetensors/safetensors_set.h"
+#include "sources/concurrent_reads.h"
 #include "sources/resolver.h"
 
 namespace vc {
@@ -163,6 +167,74 @@ TEST_F(Remote, HubRepositoryWithShardedSafetensors) {
   // Headers, index and config only: under 1% of the 64 MiB the files hold.
   EXPECT_GT(server.requests(), 4u);
   EXPECT_LT(server.bytes_served(), (4096u + 4096u + 67108864u) / 100);
+}
+
+// A safetensors file declares its header's length in its first 8 bytes. Read over HTTP, the first
+// range (64 KiB, the Range probe too) holds a small header whole: one request. A 2,000-tensor header
+// (about 150 KB) takes exactly one more range, of the length it declares.
+TEST_F(Remote, SafetensorsHeaderInAtMostTwoRequests) {
+  SafetensorsWriter small, large;
+  small.tensor("model.embed_tokens.weight", "BF16", {32, 64}, 4096);
+  for (int i = 0; i < 2000; ++i) large.tensor("model.layers." + std::to_string(i) + ".mlp.up_proj.weight", "BF16", {32, 64}, 4096);
+  small.write(dir_ / "small.safetensors");
+  large.write(dir_ / "large.safetensors");
+  ASSERT_GT(large.header_bytes().size(), uint64_t{64} << 10);
+  TestHttpServer server;
+  server.add("/small.safetensors", dir_ / "small.safetensors");
+  server.add("/large.safetensors", dir_ / "large.safetensors");
+  EXPECT_EQ(read_safetensors(*open_http_source(server.url("/small.safetensors"))).tensors.size(), 1u);
+  EXPECT_EQ(server.requests(), 1u);
+  EXPECT_EQ(read_safetensors(*open_http_source(server.url("/large.safetensors"))).tensors.size(), 2000u);
+  EXPECT_EQ(server.requests(), 1u + 2u);
+  EXPECT_LT(server.bytes_served(), (uint64_t{64} << 10) + 2 * large.header_bytes().size());
+}
+
+// The shards of a set are read several at once (8 at most) under the caller's one byte budget; the
+// set keeps its order, and a missing shard is reported as the first one missing in set order.
+TEST_F(Remote, ShardsAreReadConcurrentlyUnderOneBudget) {
+  TestHttpServer server;
+  server.delay(std::chrono::milliseconds(50));  // a round trip, so that reads overlap
+  std::vector<std::string> urls;
+  uint64_t total = 0;
+  for (int i = 1; i <= 6; ++i) {
+    SafetensorsWriter w;
+    w.tensor("shard" + std::to_string(i), "BF16", {2, 2}, 8);
+    const fs::path p = dir_ / ("s" + std::to_string(i) + ".safetensors");
+    w.write(p);
+    total += fs::file_size(p);
+    server.add("/s" + std::to_string(i), p);
+    urls.push_back(server.url("/s" + std::to_string(i)));
+  }
+  ::setenv("VRAMCALC_CACHE_MAX", "0", 1);  // every read cold, so each charges what it fetches
+  const Opener open = [](const std::string& u) { return open_http_source(u); };
+  const SafetensorsSet set = read_safetensors_set(urls, open, kConcurrentRemoteReads);
+  ASSERT_EQ(set.files.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(set.files[i].tensors.at(0).name, "shard" + std::to_string(i + 1));
+  EXPECT_GT(server.max_in_flight(), 1u);
+  // Each file is smaller than the first range (64 KiB): its whole size is what the budget is charged.
+  {
+    FetchScope scope(FetchPolicy{std::nullopt, false, total - 1});
+    try {
+      read_safetensors_set(urls, open, kConcurrentRemoteReads);
+      ADD_FAILURE() << "six shards were read on a budget one byte short of them";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("may read at most " + std::to_string(total - 1) + " bytes"), std::string::npos) << e.what();
+    }
+  }
+  {
+    FetchScope scope(FetchPolicy{std::nullopt, false, total});
+    EXPECT_EQ(read_safetensors_set(urls, open, kConcurrentRemoteReads).files.size(), 6u);
+  }
+  std::vector<std::string> gaps = urls;
+  gaps[2] = server.url("/missing-3");
+  gaps[4] = server.url("/missing-5");
+  try {
+    read_safetensors_set(gaps, open, kConcurrentRemoteReads);
+    ADD_FAILURE() << "a set with missing shards was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("shard 3 of 6"), std::string::npos) << e.what();
+  }
+  ::unsetenv("VRAMCALC_CACHE_MAX");
 }
 
 TEST(HubSpec, ResolvesAgainstTheEndpoint) {

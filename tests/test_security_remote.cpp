@@ -14,7 +14,7 @@
 
 #include "cli_runner.h"
 #include "core/error.h"
-#include "gguf_writer.h"
+#include "remote_fixtures.h"
 #include "http_test_server.h"
 #include "sources/checkpoint.h"
 #include "sources/remote/http_source.h"
@@ -25,7 +25,6 @@ namespace vc {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::GgufWriter;
 using testing::TestHttpServer;
 
 class SecurityRemote : public ::testing::Test {
@@ -36,19 +35,7 @@ class SecurityRemote : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     ::setenv("VRAMCALC_CACHE_DIR", (dir_ / "cache").c_str(), 1);
-    GgufWriter w;
-    w.str("general.architecture", "llama");
-    w.u32("llama.block_count", 1);
-    w.u32("llama.embedding_length", 64);
-    w.u32("llama.attention.head_count", 4);
-    w.u32("llama.attention.head_count_kv", 2);
-    w.tensor("token_embd.weight", {64, 100}, GgufWriter::F16, 12800);
-    w.tensor("blk.0.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
-    w.tensor("blk.0.attn_k.weight", {64, 32}, GgufWriter::F16, 4096);
-    w.tensor("blk.0.attn_v.weight", {64, 32}, GgufWriter::F16, 4096);
-    w.tensor("blk.0.attn_output.weight", {64, 64}, GgufWriter::F16, 8192);
-    gguf_ = dir_ / "small.gguf";
-    w.write(gguf_);
+    gguf_ = vc::testing::write_small_llama_gguf(dir_);
   }
   void TearDown() override {
     ::unsetenv("VRAMCALC_CACHE_DIR");
@@ -159,12 +146,7 @@ TEST_F(SecurityRemote, CacheChecksEveryReadAndIsPrivate) {
   for (const auto& e : fs::directory_iterator(cache)) {
     ++entries;
     EXPECT_EQ(fs::status(e.path()).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
-    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);  // flip the last byte
-    f.seekg(-1, std::ios::end);
-    char c = 0;
-    f.get(c);
-    f.seekp(-1, std::ios::end);
-    f.put(static_cast<char>(c ^ 0x5a));
+    vc::testing::flip_last_byte(e.path());
   }
   ASSERT_GT(entries, 0u);
   const uint64_t before = server.bytes_served();

@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "core/error.h"
-#include "gguf_writer.h"
 #include "http_test_server.h"
+#include "remote_fixtures.h"
 #include "server/request_guard.h"
 #include "server/server.h"
 #include "sources/remote/location.h"
@@ -29,7 +29,6 @@ using nlohmann::json;
 namespace {
 
 namespace fs = std::filesystem;
-using vc::testing::GgufWriter;
 using vc::testing::TestHttpServer;
 
 // A server on a free loopback port, stopped and joined when the test ends.
@@ -201,24 +200,6 @@ TEST_F(SecurityServer, DuplicateJsonKeysAreRefused) {
   EXPECT_EQ(json::parse(r->body)["error"]["field"], "context");
 }
 
-// A tiny GGUF for the upstream servers: 1 layer, 4 heads, 2 KV heads, hidden 64.
-fs::path write_small_gguf(const fs::path& dir) {
-  GgufWriter w;
-  w.str("general.architecture", "llama");
-  w.u32("llama.block_count", 1);
-  w.u32("llama.embedding_length", 64);
-  w.u32("llama.attention.head_count", 4);
-  w.u32("llama.attention.head_count_kv", 2);
-  w.u32("llama.context_length", 4096);
-  w.tensor("token_embd.weight", {64, 100}, GgufWriter::F16, 12800);
-  w.tensor("blk.0.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
-  w.tensor("blk.0.attn_k.weight", {64, 32}, GgufWriter::F16, 4096);
-  w.tensor("blk.0.attn_v.weight", {64, 32}, GgufWriter::F16, 4096);
-  w.tensor("blk.0.attn_output.weight", {64, 64}, GgufWriter::F16, 8192);
-  fs::create_directories(dir);
-  w.write(dir / "small.gguf");
-  return dir / "small.gguf";
-}
 
 std::string fmt_percent(unsigned char ch) {
   const char* hex = "0123456789ABCDEF";
@@ -231,7 +212,7 @@ class SecurityUpstream : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("vc-sec-up-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     ::setenv("VRAMCALC_CACHE_DIR", (dir_ / "cache").c_str(), 1);
-    gguf_ = write_small_gguf(dir_);
+    gguf_ = vc::testing::write_small_llama_gguf(dir_);
   }
   void TearDown() override {
     ::unsetenv("VRAMCALC_CACHE_DIR");

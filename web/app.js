@@ -5,7 +5,9 @@
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
-const CALC_FIELDS = ['model', 'quant', 'context', 'seqs', 'cache-dtype', 'overhead', 'engine'];
+// What loads beside the model: /api/estimate's parameters only (sweep and compare do not take them).
+const EXTRA_FIELDS = ['mmproj', 'images', 'draft', 'lora'];
+const CALC_FIELDS = ['model', 'quant', 'context', 'seqs', 'cache-dtype', 'overhead', 'engine', ...EXTRA_FIELDS];
 const COMPARE_FIELDS = ['b', 'b-quant', 'b-context'];
 const CHECK_FIELDS = ['check-nodes', 'check-ram', 'check-ssd', 'check-context', 'check-prefer', 'check-tier', 'check-engine'];
 // URL parameter -> field id, for the checker (short names in a shared link).
@@ -14,6 +16,7 @@ const CHECK_URL = { nodes: 'check-nodes', ram: 'check-ram', ssd: 'check-ssd', 'c
 const FIELD_OF = {
   model: 'model', a: 'model', quant: 'quant', context: 'context', contexts: 'context', seqs: 'seqs', 'cache-dtype': 'cache-dtype',
   overhead: 'overhead', engine: 'engine', source: 'source', config: 'source', b: 'b', 'b-quant': 'b-quant', 'b-context': 'b-context',
+  mmproj: 'mmproj', images: 'images', draft: 'draft', lora: 'lora',
 };
 const CHECK_FIELD_OF = { nodes: 'check-nodes', ram: 'check-ram', 'ssd-gbps': 'check-ssd', context: 'check-context', prefer: 'check-prefer', quant: 'check-tier', engine: 'check-engine' };
 
@@ -165,6 +168,9 @@ function contextSteps(m) {
 }
 
 function fillModels() {
+  const drafts = $('draft-list');
+  clear(drafts);
+  for (const m of models) drafts.appendChild(el('option', { value: m.id, label: m.name }));
   for (const id of ['model', 'b']) {
     const sel = $(id);
     clear(sel);
@@ -247,6 +253,7 @@ function calcParams() {
   const p = readParams(CALC_FIELDS);
   if (p.overhead !== undefined) p.overhead = `${p.overhead.replace(/%$/, '')}%`;
   if (p.engine === 'rule') delete p.engine;
+  if (p.images === '0') delete p.images;
   if (sourceModel && p.model === '__source') {
     delete p.model;
     Object.assign(p, sourceModel.params);
@@ -258,6 +265,7 @@ function saveUrl() {
   const p = readParams(CALC_FIELDS);
   if (p.engine === 'rule') delete p.engine;
   if (p.overhead === '15') delete p.overhead;
+  if (p.images === '0') delete p.images;
   if (p.model === '__source') {
     delete p.model;
     if (sourceModel.params.source) p.source = sourceModel.params.source;
@@ -275,6 +283,13 @@ function saveUrl() {
   const url = `${location.pathname}?${new URLSearchParams(p)}`;
   history.replaceState(null, '', url);
   $('share').href = url;
+}
+
+// The calculator's parameters without what only /api/estimate takes (for sweep and compare).
+function withoutExtras(p) {
+  const q = { ...p };
+  for (const id of EXTRA_FIELDS) delete q[id];
+  return q;
 }
 
 function schedule() {
@@ -319,7 +334,7 @@ async function update() {
     return;
   }
   const p = { ...calcParams(), units: 'gb' };
-  const sweepParams = { ...p, contexts: contextSteps(m).map(tokens).join(',') };
+  const sweepParams = { ...withoutExtras(p), contexts: contextSteps(m).map(tokens).join(',') };
   delete sweepParams.context;
   try {
     const [est, sw] = await Promise.all([api('estimate', p, signal), contextSteps(m).length ? api('sweep', sweepParams, signal) : null]);
@@ -357,7 +372,8 @@ function showEstimate(est, m) {
   const d = est.display;
   $('figures').hidden = false;
   $('total').textContent = d.total;
-  const scenario = `${tierLabel(est, m)}, ${tokens(est.inputs.context_tokens)} context, ${plural(est.inputs.sequences, 'sequence', 'sequences')}`;
+  const beside = est.components ? `; ${gb(est.components.total_with_bytes)} with what loads beside it` : '';
+  const scenario = `${tierLabel(est, m)}, ${tokens(est.inputs.context_tokens)} context, ${plural(est.inputs.sequences, 'sequence', 'sequences')}${beside}`;
   $('total-scenario').textContent = `(${scenario})`;
   setHeadline(`${m.name}: ${d.total} (${scenario})${unreleased(m) ? '. Weights not released.' : ''}`);
   $('tier-notice').hidden = !tierNotice;
@@ -388,7 +404,31 @@ function showEstimate(est, m) {
   $('model-page').href = `/models/${encodeURIComponent(est.model.id)}`;
   $('model-page').textContent = `The ${est.model.name} page`;
   drawStack(est);
-  showEngine(est.engine);
+  showComponents(est.components);
+  showEngine(est.engine, !!est.components);
+}
+
+// What loads beside the text model (the answer's `components`): its lines and the total with them.
+// The engine's device tables below place the same lines per device.
+function showComponents(c) {
+  const view = $('components-view');
+  view.hidden = !c;
+  if (!c) return;
+  const body = $('components').tBodies[0];
+  clear(body);
+  for (const l of c.lines) {
+    const tr = body.insertRow();
+    tr.dataset.id = l.id;
+    tr.dataset.bytes = String(l.bytes);
+    const det = el('details', { className: 'line' }, el('summary', { textContent: l.label }));
+    det.append(el('p', {}, `= ${l.formula}`), el('p', {}, `Assumes: ${l.assumption}`), el('p', {}, 'Source: ', linked(l.source)));
+    tr.appendChild(el('th', { scope: 'row' }, det));
+    tr.insertCell().textContent = l.bytes ? gb(l.bytes) : '–';
+  }
+  $('components-total').textContent = gb(c.total_with_bytes);
+  const notes = $('components-notes');
+  clear(notes);
+  for (const n of c.notes || []) notes.appendChild(el('li', {}, linked(n)));
 }
 
 // One table per device of an engine's answer: each line's kind, label and bytes, its formula,
@@ -405,6 +445,7 @@ function engineDeviceTables(engine) {
     for (const l of dev.lines || []) {
       const tr = tb.insertRow();
       tr.dataset.kind = l.kind;
+      tr.dataset.bytes = String(l.bytes);
       tr.title = `= ${l.formula}\nSource: ${l.source}`;
       const det = el('details', { className: 'line' }, el('summary', { textContent: `${l.label} (${l.kind})` }));
       det.append(el('p', {}, `= ${l.formula}`), el('p', {}, `Assumes: ${l.assumption}`), el('p', {}, 'Source: ', linked(l.source)));
@@ -417,12 +458,14 @@ function engineDeviceTables(engine) {
 }
 
 // The engine's own allocations, device by device (the `engine` object of the API's answer).
-function showEngine(engine) {
+function showEngine(engine, withComponents) {
   const view = $('engine-view');
-  // The rule's lines are the main table already: the view is for an engine's own accounting.
-  view.hidden = !engine || engine.name === 'rule';
+  // The rule's lines are the main table already: the view is for an engine's own accounting, or
+  // for where the rule puts what loads beside the model.
+  view.hidden = !engine || (engine.name === 'rule' && !withComponents);
   if (view.hidden) return;
-  $('engine-title').textContent = `What ${engine.name} allocates${engine.version_modelled ? ` (as of ${engine.version_modelled})` : ''}: ${gb(engine.total_bytes)} in all`;
+  $('engine-title').textContent = engine.name === 'rule' ? `Per device, with what loads beside the model: ${gb(engine.total_bytes)} in all`
+    : `What ${engine.name} allocates${engine.version_modelled ? ` (as of ${engine.version_modelled})` : ''}: ${gb(engine.total_bytes)} in all`;
   const settings = Object.entries(engine.settings || {}).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`);
   const extra = [];
   if (engine.kv_tokens !== null && engine.kv_tokens !== undefined) extra.push(`cache room for ${tokensLong(engine.kv_tokens)} tokens`);
@@ -535,7 +578,7 @@ async function updateCompare(a) {
     $('compare-difference').textContent = 'Compare works between catalogue models.';
     return;
   }
-  const p = { ...calcParams(), units: 'gb' };
+  const p = { ...withoutExtras(calcParams()), units: 'gb' };
   const b = readParams(COMPARE_FIELDS);
   const cmp = { ...p, a: p.model, b: b.b || p.model };
   delete cmp.model;
@@ -994,9 +1037,15 @@ async function main() {
       : 'Percent of weights + cache (15 means 15 %). Used by the percentage rule only.';
     schedule();
   });
-  for (const id of ['quant', 'seqs', 'cache-dtype', 'engine', 'b', 'b-quant', 'b-context']) {
+  for (const id of ['quant', 'seqs', 'cache-dtype', 'engine', 'images', 'b', 'b-quant', 'b-context']) {
     $(id).addEventListener('input', schedule);
     $(id).addEventListener('change', schedule);
+  }
+  // Addresses are read by the server: sent when committed (Enter, leaving the field, a pick from
+  // the list), not at every keystroke.
+  for (const id of ['mmproj', 'draft', 'lora']) {
+    $(id).addEventListener('change', schedule);
+    $(id).addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); schedule(); } });
   }
   await setupChecker(q);
 }

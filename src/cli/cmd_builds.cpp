@@ -1,4 +1,5 @@
 // vramcalc builds MODEL: the build ladder with overhead and the cards each build needs.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -82,12 +83,15 @@ Command add_builds(CLI::App& app) {
               return 0;
             }
             fmt::print("{} builds (weights + {} overhead; no cache):\n", model.name, o->overhead);
-            fmt::print("{:<14} {:>12} {:>6} {:>16}  {}\n", "build", "size", "bits", "with overhead", "cards");
+            // Build names run from "UD-IQ1_S" to "Qwen3-Coder-480B-A35B-Instruct-UD-Q2_K_XL": the column fits the longest.
+            size_t name_width = 14;
+            for (const auto& r : rows) name_width = std::max(name_width, r.build->name.size());
+            fmt::print("{:<{}} {:>12} {:>6} {:>16}  {}\n", "build", name_width, "size", "bits", "with overhead", "cards");
             for (const auto& r : rows) {
               std::string cards;
               for (const auto& op : r.options) cards += fmt::format("{}{} × {}", cards.empty() ? "" : ", ", op.cards, op.label);
-              fmt::print("{:<14} {:>12} {:>6.2f} {:>16}  {}\n", r.build->name, format_bytes(r.build->bytes, ByteUnits::Decimal, 0), r.bits_per_param,
-                         format_bytes(r.with_overhead, ByteUnits::Decimal, 0), cards);
+              fmt::print("{:<{}} {:>12} {:>6.2f} {:>16}  {}\n", r.build->name, name_width, format_bytes(r.build->bytes, ByteUnits::Decimal, 0),
+                         r.bits_per_param, format_bytes(r.with_overhead, ByteUnits::Decimal, 0), cards);
             }
             return 0;
           }};

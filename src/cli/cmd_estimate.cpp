@@ -45,7 +45,7 @@ Command add_estimate(CLI::App& app) {
             const EngineAnswer answer = run_engine(request);
             if (o->json) {
               auto j = estimate_json(e, answer);
-              if (!extras.lines.empty()) j["components"] = components_json(extras);
+              if (!extras.lines.empty()) j["components"] = components_json(extras, e.total_bytes);
               fmt::print("{}\n", j.dump(2));
               return 0;
             }

@@ -105,6 +105,14 @@ Allocation even_weights_line(uint64_t weight_bytes, uint64_t tp, uint64_t pp, co
           fmt::format("{} / (tp {} x pp {})", format_count(weight_bytes), tp, pp), "weights split evenly over the ranks", source};
 }
 
+Allocation scenario_kv_line(uint64_t bytes, std::string formula, const std::string& pool_rule, const std::string& source) {
+  return {AllocKind::Kv, "KV cache the scenario needs", bytes, std::move(formula), "no card given: " + pool_rule + "; give --gpu for its pool", source};
+}
+
+std::string no_card_note(const std::string& engine_name) {
+  return "no GPU given: the KV line is what the scenario needs; with --gpu the answer gives " + engine_name + "'s pool in tokens and its concurrency";
+}
+
 void finish(EngineAnswer& a) {
   a.total_bytes = 0;
   for (auto& d : a.devices) {

@@ -16,6 +16,10 @@ Allocation from_line(const Line& line);
 std::string rank_name(uint64_t rank, uint64_t tensor_parallel);
 // One rank's share of the weights when they split evenly over tp x pp ranks.
 Allocation even_weights_line(uint64_t weight_bytes, uint64_t tensor_parallel, uint64_t pipeline_parallel, const std::string& source);
+// A serving engine asked without a card: the KV line is what the scenario needs on a rank (the
+// engine sizes its pool from the card it was not given), and the note the answer carries.
+Allocation scenario_kv_line(uint64_t bytes, std::string formula, const std::string& pool_rule, const std::string& source);
+std::string no_card_note(const std::string& engine_name);
 // Sets total_bytes and every device's fits from its capacity.
 void finish(EngineAnswer& answer);
 

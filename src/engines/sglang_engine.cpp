@@ -68,11 +68,11 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
       d.add(even_weights_line(w.bytes, tp, pp, kSource));
-      d.add({AllocKind::Kv, "KV cache the scenario needs", need, fmt::format("{} B per token x {} tokens x {} sequence(s)", per_token, context, s.sequences),
-             "no card given: SGLang sizes its token pool from mem_fraction_static x the card; give --gpu for its pool", kSource});
+      d.add(scenario_kv_line(need, fmt::format("{} B per token x {} tokens x {} sequence(s)", per_token, context, s.sequences),
+                             "SGLang sizes its token pool from mem_fraction_static x the card", kSource));
       a.devices.push_back(std::move(d));
     }
-    a.notes.push_back("no GPU given: the KV line is what the scenario needs; with --gpu the answer gives SGLang's pool in tokens and its concurrency");
+    a.notes.push_back(no_card_note("SGLang"));
     finish(a);
     return a;
   }

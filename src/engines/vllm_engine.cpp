@@ -101,13 +101,13 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       d.add(even_weights_line(w.bytes, tp, pp, kBudgetSource));
       d.add(activation_line(model, b, bs));
       for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
-      d.add({AllocKind::Kv, "KV cache the scenario needs", need,
-             fmt::format("{} B per token x {} tokens x {} sequence(s){}", kv.bytes_per_token, s.context, s.sequences,
-                         kv.state_bytes_per_seq ? fmt::format(" + {} B state per sequence", kv.state_bytes_per_seq) : ""),
-             "no card given: vLLM would give the KV cache all of gpu_memory_utilization x card that is left; give --gpu for its pool", kKvSource});
+      d.add(scenario_kv_line(need,
+                             fmt::format("{} B per token x {} tokens x {} sequence(s){}", kv.bytes_per_token, s.context, s.sequences,
+                                         kv.state_bytes_per_seq ? fmt::format(" + {} B state per sequence", kv.state_bytes_per_seq) : ""),
+                             "vLLM would give the KV cache all of gpu_memory_utilization x card that is left", kKvSource));
       a.devices.push_back(std::move(d));
     }
-    a.notes.push_back("no GPU given: the KV line is what the scenario needs; with --gpu the answer gives vLLM's pool in tokens and its concurrency");
+    a.notes.push_back(no_card_note("vLLM"));
     finish(a);
     return a;
   }

@@ -125,12 +125,16 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
   return out;
 }
 
-nlohmann::json components_json(const Extras& extras) {
+nlohmann::json components_json(const Extras& extras, uint64_t estimate_total) {
   nlohmann::json lines = nlohmann::json::array();
   for (const auto& l : extras.lines) {
     lines.push_back({{"id", l.id}, {"label", l.label}, {"bytes", l.bytes}, {"formula", l.formula}, {"assumption", l.assumption}, {"source", l.source}});
   }
-  return {{"lines", lines}, {"bytes", extras.bytes}, {"image_tokens", extras.image_tokens}, {"notes", extras.notes}};
+  return {{"lines", lines},
+          {"bytes", extras.bytes},
+          {"total_with_bytes", checked_add(estimate_total, extras.bytes)},
+          {"image_tokens", extras.image_tokens},
+          {"notes", extras.notes}};
 }
 
 std::string components_text(const Extras& extras, uint64_t estimate_total, bool explain, ByteUnits units) {

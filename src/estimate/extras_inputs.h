@@ -46,8 +46,9 @@ struct Extras {
 // images share it (a note says so). InputError naming the flag for bad input.
 Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, EngineRequest& request);
 
-// The lines as JSON ({"lines": [...], "bytes", "image_tokens"}) and as text with a total.
-nlohmann::json components_json(const Extras& extras);
+// The lines as JSON ({"lines": [...], "bytes", "image_tokens", "total_with_bytes"}: the
+// estimate's total with these) and as text with that total.
+nlohmann::json components_json(const Extras& extras, uint64_t estimate_total);
 std::string components_text(const Extras& extras, uint64_t estimate_total, bool explain, ByteUnits units);
 
 }  // namespace vc

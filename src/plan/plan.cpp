@@ -137,11 +137,20 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
   return r;
 }
 
-bool engine_fits(const EngineRequest& request, uint64_t context, uint64_t sequences) {
+namespace {
+
+// The engine's answer for the request at another context and number of sequences.
+EngineAnswer engine_answer_at(const EngineRequest& request, uint64_t context, uint64_t sequences) {
   EngineRequest r = request;
   r.scenario.context = context;
   r.scenario.sequences = sequences;
-  return run_engine(r).fits().value_or(false);
+  return run_engine(r);
+}
+
+}  // namespace
+
+bool engine_fits(const EngineRequest& request, uint64_t context, uint64_t sequences) {
+  return engine_answer_at(request, context, sequences).fits().value_or(false);
 }
 
 namespace {
@@ -261,13 +270,8 @@ uint64_t crossing_guess(const EngineAnswer& at_a, uint64_t a, const EngineAnswer
 uint64_t engine_max_context(const EngineRequest& r, uint64_t limit) {
   limit = std::min(limit, kMaxContextTokens);
   const uint64_t seqs = std::max<uint64_t>(1, r.scenario.sequences);
-  auto answer_at = [&](uint64_t c) {
-    EngineRequest q = r;
-    q.scenario.context = c;
-    q.scenario.sequences = seqs;
-    return run_engine(q);
-  };
-  auto fits = [&](uint64_t c) { return answer_at(c).fits().value_or(false); };
+  auto answer_at = [&](uint64_t c) { return engine_answer_at(r, c, seqs); };
+  auto fits = [&](uint64_t c) { return engine_fits(r, c, seqs); };
   if (r.scenario.engine != EngineKind::LlamaCpp || r.command || limit == 0) return largest(limit, fits);
   // llama.cpp sizes everything from -c = context x sequences padded to kLlamaCppCellPad cells, so
   // the largest context that fits is the last one before a pad boundary: search the boundaries,

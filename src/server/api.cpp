@@ -92,7 +92,7 @@ nlohmann::json run_estimate(const RequestParams& p) {
   const Extras extras = load_caller_extras(extras_in, model_spec(p), r);  // image tokens grow the context
   Estimate e = estimate(*model, r.scenario);
   nlohmann::json j = estimate_json(e, run_engine(r));
-  if (!extras.lines.empty()) j["components"] = components_json(extras);
+  if (!extras.lines.empty()) j["components"] = components_json(extras, e.total_bytes);
   return with_display(j, e, p);
 }
 

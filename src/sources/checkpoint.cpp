@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/printable.h"
+#include "sources/concurrent_reads.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_view.h"
 #include "sources/gguf/gguf_model.h"
@@ -47,7 +48,7 @@ std::string value_text(const GgufValue& v) {
 }
 
 CheckpointInspection from_gguf(const std::string& location, const Location& loc) {
-  GgufSet set = read_gguf_set(location, loc.opener);
+  GgufSet set = read_gguf_set(location, loc.opener, loc.remote ? kConcurrentRemoteReads : 1);
   CheckpointInspection out;
   out.kind = "GGUF v" + std::to_string(set.files.front().version);
   for (const auto& f : set.files) {
@@ -65,7 +66,7 @@ CheckpointInspection from_gguf(const std::string& location, const Location& loc)
 }
 
 CheckpointInspection from_safetensors(const std::vector<std::string>& shards, const std::string& config, const Location& loc) {
-  SafetensorsSet set = read_safetensors_set(shards, loc.opener);
+  SafetensorsSet set = read_safetensors_set(shards, loc.opener, loc.remote ? kConcurrentRemoteReads : 1);
   CheckpointInspection out;
   out.kind = "safetensors";
   for (const auto& f : set.files) {

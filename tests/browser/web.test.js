@@ -507,6 +507,66 @@ async function run() {
       assert.match(page.url(), /engine=llamacpp/);
     });
 
+    // ---- Issue 17: what loads beside the model (mmproj, images, draft, LoRA) from the page's own
+    // controls: the API's figures per line and per device, its refusals next to the field they name.
+    await test('18 a draft model from the page: its weights and cache per device, kept in the link', DESKTOP, async (page) => {
+      await page.goto(`${base}/?model=qwen3-32b&engine=llamacpp`);
+      await totalShown(page);
+      await page.fill('#draft', 'qwen3-0.6b');
+      await page.press('#draft', 'Enter');
+      await page.waitForSelector('#components-view:not([hidden]) tr[data-id="draft.weights"]', { timeout: 8000 });
+      // Worked by hand: Qwen3-0.6B has 596,049,920 parameters (its config: 28 layers, hidden 1,024,
+      // 16 q / 8 kv heads of 128, FFN 3,072, vocabulary 151,936, tied embeddings) at BF16, 2 B each:
+      // 1,192,099,840 B. The cache: 28 layers x 8 kv heads x (128 + 128) values x 2 B (F16) x 8,192
+      // tokens = 939,524,096 B.
+      const draftWeights = 1192099840;
+      assert.strictEqual(await page.getAttribute('#components tr[data-id="draft.weights"]', 'data-bytes'), String(draftWeights));
+      assert.strictEqual(await page.getAttribute('#components tr[data-id="draft.kv"]', 'data-bytes'), '939524096');
+      assert.match(await page.textContent('#components tr[data-id="draft.weights"]'), /1\.19 GB/);
+      // Per device, llama.cpp puts the draft's layers where it puts the target's: its weight lines
+      // on every device add up to the same bytes.
+      await page.waitForSelector('#engine-view:not([hidden]) table.engine-device');
+      const placed = await page.$$eval('#engine-devices tr[data-kind="weights"]', (rows) => rows
+        .filter((r) => /Draft model: Weights/.test(r.textContent)).reduce((sum, r) => sum + Number(r.dataset.bytes), 0));
+      assert.strictEqual(placed, draftWeights);
+      assert.match(await page.textContent('#engine-devices'), /Draft model: KV cache/);
+      // The API's answer, the same inputs through the CLI.
+      const want = cliJson(['estimate', 'qwen3-32b', '--engine', 'llamacpp', '--draft', 'qwen3-0.6b']);
+      assert.strictEqual(await page.textContent('#components-total'), `${gbText(want.components.total_with_bytes)} GB`);
+      assert.match(page.url(), /draft=qwen3-0\.6b/);
+      await page.reload();
+      await page.waitForSelector('#components-view:not([hidden]) tr[data-id="draft.weights"]', { timeout: 8000 });
+      assert.strictEqual(await page.inputValue('#draft'), 'qwen3-0.6b');
+    });
+
+    await test('19 beside-the-model inputs are refused next to their field, as the API refuses them, phone', PHONE, async (page) => {
+      await page.goto(`${base}/?model=qwen3-8b`);
+      await totalShown(page);
+      // Images need a projector (the API's own words).
+      await page.fill('#images', '2');
+      await page.waitForSelector('#images-error:not([hidden])', { timeout: 8000 });
+      assert.match(await page.textContent('#images-error'), /projector/);
+      assert.strictEqual(await page.getAttribute('#images', 'aria-invalid'), 'true');
+      assert(await page.$eval('#figures', (f) => f.hidden), 'a stale figure is still shown');
+      await page.fill('#images', '0');
+      await totalShown(page);
+      // The server reads no local paths: an adapter must be an address.
+      await page.fill('#lora', '/home/me/adapter.gguf');
+      await page.press('#lora', 'Enter');
+      await page.waitForSelector('#lora-error:not([hidden])', { timeout: 8000 });
+      assert.match(await page.textContent('#lora-error'), /http\(s\):\/\/ URL or hf:ORG\/REPO/);
+      await page.fill('#lora', '');
+      await page.press('#lora', 'Enter');
+      await totalShown(page);
+      // A draft that is neither a catalogue id nor an address.
+      await page.fill('#draft', 'not-a-model');
+      await page.press('#draft', 'Enter');
+      await page.waitForSelector('#draft-error:not([hidden])', { timeout: 8000 });
+      assert.match(await page.textContent('#draft-error'), /catalogue id/);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert(width <= PHONE.width, `the form scrolls sideways (${width}px)`);
+    });
+
     // ---- Issue 12: the checker offers the engine; each row and the plan show the engine's own
     // per-device lines (kind, label, bytes; formula and source one click away), the same bytes the
     // CLI prints, on a desktop and on a phone.

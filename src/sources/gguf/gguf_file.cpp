@@ -7,6 +7,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "sources/gguf/ggml_types.h"
+#include "sources/gguf/gguf_header_outlook.h"
 #include "sources/io/bounded_reader.h"
 
 namespace vc {
@@ -72,7 +73,10 @@ uint64_t scalar_width(GgufType t) {
 
 class Parser {
  public:
-  explicit Parser(BoundedReader& r) : r_(r) {}
+  Parser(BoundedReader& r, const GgufHeaderOutlook& outlook) : r_(r), outlook_(outlook) {}
+
+  // The value being read is tokenizer.ggml.tokens (what follows it is projected from its count).
+  void reading_tokens(bool on) { tokens_ = on; }
 
   GgufType type(const std::string& field) {
     uint32_t t = r_.u32(field);
@@ -128,7 +132,13 @@ class Parser {
               std::to_string(r_.remaining()) + " bytes remain");
     }
     const uint64_t width = scalar_width(v.elem_type);
+    const uint64_t start = r_.position();
     for (uint64_t k = 0; k < v.count; ++k) {
+      // Every 4,096 strings, tell the reader where the header now looks to end (one remote range
+      // for the rest instead of doubling reads).
+      if (v.elem_type == GgufType::String && k % 4096 == 0) {
+        r_.expect_end(projected_header_end(r_.position(), start, k, v.count, tokens_ && depth == 0, outlook_));
+      }
       if (kept_ >= gguf_limits::kMaxKeptItems && width) {  // skip the rest of a long numeric array
         r_.skip(checked_mul(v.count - k, width), key);
         break;
@@ -142,6 +152,8 @@ class Parser {
   }
 
   BoundedReader& r_;
+  const GgufHeaderOutlook& outlook_;
+  bool tokens_ = false;
   uint64_t kept_ = 0;
 };
 
@@ -164,11 +176,15 @@ GgufFile read_gguf(ByteSource& src) {
   if (n_tensors > gguf_limits::kMaxTensors) r.fail("claims " + std::to_string(n_tensors) + " tensors; at most " + std::to_string(gguf_limits::kMaxTensors) + " are accepted");
   if (n_kv > gguf_limits::kMaxKeys) r.fail("claims " + std::to_string(n_kv) + " metadata keys; at most " + std::to_string(gguf_limits::kMaxKeys) + " are accepted");
 
-  Parser p(r);
+  GgufHeaderOutlook outlook;
+  outlook.tensor_infos = n_tensors;
+  Parser p(r, outlook);
   for (uint64_t k = 0; k < n_kv; ++k) {
     std::string key = r.string(gguf_limits::kMaxKeyLen, "metadata key " + std::to_string(k));
     GgufType t = p.type("metadata '" + key + "' type");
+    p.reading_tokens(key == "tokenizer.ggml.tokens");
     GgufValue v = p.value(t, "metadata '" + key + "'", 0);
+    if (key == "tokenizer.ggml.model" && v.type == GgufType::String) outlook.bpe_tokenizer = v.s == "gpt2";
     if (f.metadata.count(key)) r.fail("has metadata key '" + key + "' twice");
     f.key_order.push_back(key);
     f.metadata.emplace(std::move(key), std::move(v));

@@ -1,14 +1,18 @@
 #include "sources/gguf/gguf_set.h"
 
 #include "core/error.h"
+#include "sources/concurrent_reads.h"
 #include "sources/gguf/gguf_split.h"
 
 namespace vc {
 
-GgufSet read_gguf_set(const std::string& location, const Opener& open) {
-  GgufSet set;
+GgufSet read_gguf_set(const std::string& location, const Opener& open, std::size_t concurrency) {
+  struct Part {
+    GgufFile file;
+    uint64_t fetched = 0;
+  };
   const auto names = gguf_split_names(location);
-  for (size_t i = 0; i < names.size(); ++i) {
+  auto parts = read_concurrently<Part>(names.size(), concurrency, [&](std::size_t i) {
     std::unique_ptr<ByteSource> src;
     try {
       src = open(names[i]);
@@ -17,8 +21,14 @@ GgufSet read_gguf_set(const std::string& location, const Opener& open) {
       throw InputError(names[i], "split part " + std::to_string(i + 1) + " of " + std::to_string(names.size()) +
                                      " cannot be read (" + e.what() + "); every file of the set is needed");
     }
-    set.files.push_back(read_gguf(*src));
-    set.bytes_fetched += src->bytes_fetched();
+    Part p{read_gguf(*src), 0};
+    p.fetched = src->bytes_fetched();
+    return p;
+  });
+  GgufSet set;
+  for (auto& p : parts) {
+    set.files.push_back(std::move(p.file));
+    set.bytes_fetched += p.fetched;
   }
   return set;
 }

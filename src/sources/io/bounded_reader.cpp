@@ -11,7 +11,7 @@ constexpr uint64_t kMaxChunk = uint64_t{64} << 20;  // below the 128 MiB a remot
 }  // namespace
 
 BoundedReader::BoundedReader(ByteSource& src, uint64_t start, uint64_t end, uint64_t chunk)
-    : src_(src), pos_(start), end_(std::min(end, src.size())), chunk_(chunk ? chunk : src.preferred_chunk()) {
+    : src_(src), pos_(start), end_(std::min(end, src.size())), chunk_(std::min(chunk ? chunk : src.preferred_chunk(), kMaxChunk)) {
   if (pos_ > end_) pos_ = end_;
 }
 
@@ -27,7 +27,8 @@ void BoundedReader::read(char* dst, uint64_t n, const std::string& field, const 
   while (n > 0) {
     const bool in_buf = pos_ >= buf_start_ && pos_ < buf_start_ + buf_.size();
     if (!in_buf) {
-      const uint64_t want = std::min(chunk_, end_ - pos_);
+      const uint64_t hinted = expected_end_ > pos_ ? std::min(expected_end_ - pos_, kMaxChunk) : 0;
+      const uint64_t want = std::min(std::max(chunk_, hinted), end_ - pos_);
       buf_.resize(want);
       src_.read_at(pos_, buf_.data(), want);
       buf_start_ = pos_;

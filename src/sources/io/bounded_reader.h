@@ -2,7 +2,8 @@
 // Sequential little-endian reads over a ByteSource, bounded by an end offset: every read checks
 // the bytes remaining first, so a hostile length can never read past the end or allocate more
 // than the bytes that are really there. Reads are buffered in chunks (one range request each
-// for remote sources), each twice the last, up to 64 MiB.
+// for remote sources), each twice the last, up to 64 MiB, or reaching as far as the parser expects
+// the header to go (expect_end).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ class BoundedReader {
   // A string with a u64 length prefix, at most `max_len` bytes.
   std::string string(uint64_t max_len, const std::string& field);
 
+  // A hint from the parser: the header probably reaches `offset`, so the next refill may fetch up
+  // to there in one read (one round trip remotely) instead of doubling its way. Only the size of
+  // reads changes; a wrong hint costs a read more or some bytes more, never a wrong answer.
+  void expect_end(uint64_t offset) { expected_end_ = offset; }
+
   [[noreturn]] void fail(const std::string& message) const;
 
  private:
@@ -46,6 +52,7 @@ class BoundedReader {
   uint64_t chunk_;
   std::vector<char> buf_;
   uint64_t buf_start_ = 0;
+  uint64_t expected_end_ = 0;
 };
 
 }  // namespace vc

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -29,12 +30,13 @@ using Clock = std::chrono::steady_clock;
 constexpr uint64_t kMaxRange = uint64_t{128} << 20;  // one request never asks for more
 
 thread_local std::optional<Clock::time_point> t_deadline;  // RemoteDeadline of this thread
+thread_local bool t_quiet = false;  // a worker of a concurrent set read: no progress line of its own
 
 }  // namespace
 
 struct FetchScope::State {
   FetchPolicy policy;
-  uint64_t bytes_used = 0;
+  std::atomic<uint64_t> bytes_used = 0;  // shared by the workers of a concurrent set read
 };
 
 namespace {
@@ -45,12 +47,14 @@ thread_local FetchScope::State* t_fetch = nullptr;  // FetchScope of this thread
 void charge_bytes(const std::string& url, uint64_t n) {
   if (!t_fetch) return;
   const uint64_t max = t_fetch->policy.max_bytes;
-  if (n > max || t_fetch->bytes_used > max - n) {
-    const std::string limit = max % (uint64_t{1} << 20) == 0 ? fmt::format("{} MiB", max >> 20) : fmt::format("{} bytes", max);
-    throw RemoteError(url, fmt::format("this request may read at most {} of headers in all, summed over every file of a split set or index; "
-                                      "this source needs more", limit));
-  }
-  t_fetch->bytes_used += n;
+  uint64_t used = t_fetch->bytes_used.load();
+  do {
+    if (n > max || used > max - n) {
+      const std::string limit = max % (uint64_t{1} << 20) == 0 ? fmt::format("{} MiB", max >> 20) : fmt::format("{} bytes", max);
+      throw RemoteError(url, fmt::format("this request may read at most {} of headers in all, summed over every file of a split set or index; "
+                                        "this source needs more", limit));
+    }
+  } while (!t_fetch->bytes_used.compare_exchange_weak(used, used + n));
 }
 
 // Header bytes this thread's FetchPolicy still allows.
@@ -148,7 +152,7 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
 int on_progress(void* user, curl_off_t, curl_off_t now_down, curl_off_t, curl_off_t) {
   auto* r = static_cast<Reply*>(user);
   const auto now = Clock::now();
-  if (now - r->start > std::chrono::seconds(1) && now - r->last_progress > std::chrono::milliseconds(250)) {
+  if (!t_quiet && now - r->start > std::chrono::seconds(1) && now - r->last_progress > std::chrono::milliseconds(250)) {
     r->last_progress = now;
     std::fprintf(stderr, "\rvramcalc: reading %s: %.1f MB", r->url.c_str(), static_cast<double>(now_down) / 1e6);
     r->progress_shown = true;
@@ -262,17 +266,58 @@ uint64_t total_from_content_range(const std::string& url, const std::string& cr)
   return total;
 }
 
+// The ETag last seen for a URL, kept in the cache beside its ranges (padded to a fixed length, as
+// cache keys name one): a URL read before is probed with one byte and its ranges come from the cache.
+constexpr uint64_t kEtagRecord = 256;
+const char* const kEtagRecordTag = "etag-record";
+
+std::optional<std::string> remembered_etag(const std::string& url) {
+  auto rec = range_cache_get(url + "#etag", kEtagRecordTag, 0, kEtagRecord);
+  if (!rec) return std::nullopt;
+  return rec->substr(0, rec->find('\0'));
+}
+
+void remember_etag(const std::string& url, const std::string& etag) {
+  if (etag.empty() || etag.size() >= kEtagRecord || etag.find('\0') != std::string::npos) return;
+  std::string rec = etag;
+  rec.resize(kEtagRecord, '\0');
+  range_cache_put(url + "#etag", kEtagRecordTag, 0, rec);
+}
+
+// The first range asked of a URL not read before, which also serves as the Range probe: a GGUF's
+// header is megabytes (its tokenizer), and 1 MiB holds enough of it to project the rest
+// (gguf_header_outlook.h); a safetensors file, a later part of a split GGUF or a JSON file has a
+// header of kilobytes, or declares its length in its first 8 bytes.
+uint64_t first_range_for(const std::string& url) {
+  const std::string_view path = std::string_view(url).substr(0, url.find('?'));
+  const bool gguf = path.size() >= 5 && path.substr(path.size() - 5) == ".gguf";
+  const bool later_part = path.find("-00001-of-") == std::string_view::npos && path.find("-of-0") != std::string_view::npos;
+  return gguf && !later_part ? uint64_t{1} << 20 : uint64_t{64} << 10;
+}
+
 class HttpSource final : public ByteSource {
  public:
   explicit HttpSource(std::string url) : url_(std::move(url)) {
-    Reply r = get_range(url_, 0, 0, 1);
+    const std::optional<std::string> seen = remembered_etag(url_);
+    const uint64_t first = seen ? 1 : first_range_for(url_);
+    Reply r = get_range(url_, 0, first - 1, first);
     if (r.status == 200) {
-      throw RemoteError(url_, "the server ignores HTTP Range requests (it answered 200 to a 1-byte range); vramcalc reads headers only and will not download the whole file");
+      throw RemoteError(url_, "the server ignores HTTP Range requests (it answered 200 to a range request); vramcalc reads headers only and will not download the whole file");
     }
     if (r.status != 206) fail_status(url_, r.status);
     size_ = total_from_content_range(url_, r.content_range);
     etag_ = r.etag;
+    // RFC 9110 has a range past the end answered up to the end; some servers send the range's full
+    // length anyway: bytes past the size they state are dropped.
+    if (r.body.size() > size_) r.body.resize(size_);
+    if (r.body.size() != std::min(first, size_)) throw RemoteError(url_, fmt::format("the server sent {} bytes for a range of {}", r.body.size(), std::min(first, size_)));
     fetched_ += r.body.size();
+    if (!seen || *seen != etag_) {
+      // A new or changed file: the first range is the start of the header, kept for its reads.
+      charge_bytes(url_, r.body.size());
+      prefix_ = std::move(r.body);
+      remember_etag(url_, etag_);
+    }
   }
   const std::string& label() const override { return url_; }
   uint64_t size() const override { return size_; }
@@ -285,27 +330,35 @@ class HttpSource final : public ByteSource {
     }
     if (n == 0) return;
     if (n > kMaxRange) throw RemoteError(url_, "a header read of more than 128 MiB was refused");
-    ms_left(url_);         // the deadline covers parsing too: checked between reads, cache hits included
-    charge_bytes(url_, n);
+    ms_left(url_);  // the deadline covers parsing too: checked between reads, cache hits included
+    // What the first range already holds was charged when it came; the rest is charged here.
+    const uint64_t from_prefix = offset < prefix_.size() ? std::min<uint64_t>(n, prefix_.size() - offset) : 0;
+    charge_bytes(url_, n - from_prefix);
     // Only ranges of a resource with an ETag are cached: without one, staleness cannot be seen.
-    if (!etag_.empty()) {
+    if (!etag_.empty() && from_prefix == 0) {
       if (auto hit = range_cache_get(url_, etag_, offset, n)) {
         std::copy(hit->begin(), hit->end(), dst);
         return;
       }
     }
-    Reply r = get_range(url_, offset, offset + n - 1, n);
-    if (r.status == 200) throw RemoteError(url_, "the server stopped honouring Range requests (HTTP 200); not downloading the whole file");
-    if (r.status != 206) fail_status(url_, r.status);
-    if (r.body.size() != n) throw RemoteError(url_, fmt::format("the server sent {} bytes for a range of {}", r.body.size(), n));
-    fetched_ += n;
-    std::copy(r.body.begin(), r.body.end(), dst);
-    if (!etag_.empty()) range_cache_put(url_, etag_, offset, r.body);
+    std::string bytes = prefix_.substr(offset < prefix_.size() ? offset : 0, from_prefix);
+    if (from_prefix < n) {
+      const uint64_t first = offset + from_prefix;
+      Reply r = get_range(url_, first, offset + n - 1, n - from_prefix);
+      if (r.status == 200) throw RemoteError(url_, "the server stopped honouring Range requests (HTTP 200); not downloading the whole file");
+      if (r.status != 206) fail_status(url_, r.status);
+      if (r.body.size() != n - from_prefix) throw RemoteError(url_, fmt::format("the server sent {} bytes for a range of {}", r.body.size(), n - from_prefix));
+      fetched_ += r.body.size();
+      bytes += r.body;
+    }
+    std::copy(bytes.begin(), bytes.end(), dst);
+    if (!etag_.empty()) range_cache_put(url_, etag_, offset, bytes);
   }
 
  private:
   std::string url_;
   std::string etag_;
+  std::string prefix_;  // the first range of a file not read before (empty when read from the cache)
   uint64_t size_ = 0;
   uint64_t fetched_ = 0;
 };
@@ -351,7 +404,7 @@ bool http_exists(const std::string& url) {
   return r.status == 206 || r.status == 200;
 }
 
-FetchScope::FetchScope(FetchPolicy policy) : previous_(t_fetch), state_(std::make_unique<State>(State{std::move(policy), 0})) {
+FetchScope::FetchScope(FetchPolicy policy) : previous_(t_fetch), state_(new State{std::move(policy), 0}) {
   t_fetch = state_.get();
 }
 
@@ -403,5 +456,19 @@ RemoteDeadline::RemoteDeadline(std::chrono::milliseconds budget) : previous_(t_d
 }
 
 RemoteDeadline::~RemoteDeadline() { t_deadline = previous_; }
+
+RemoteReadContext RemoteReadContext::current() { return RemoteReadContext(t_fetch, t_deadline); }
+
+RemoteReadContext::Adopt::Adopt(const RemoteReadContext& c) : fetch_(t_fetch), deadline_(t_deadline), quiet_(t_quiet) {
+  t_fetch = c.fetch_;
+  t_deadline = c.deadline_;
+  t_quiet = true;
+}
+
+RemoteReadContext::Adopt::~Adopt() {
+  t_fetch = fetch_;
+  t_deadline = deadline_;
+  t_quiet = quiet_;
+}
 
 }  // namespace vc

@@ -85,6 +85,32 @@ class FetchScope {
   std::unique_ptr<State> state_;
 };
 
+// This thread's remote-read context (its FetchScope, byte budget included, and its RemoteDeadline),
+// for a worker thread to read under: the set readers (sources/io/concurrent_reads.h) hand it on so
+// that reads on several threads share one budget and one deadline.
+class RemoteReadContext {
+ public:
+  static RemoteReadContext current();
+  // Installs a context on this thread for its lifetime (and keeps the worker's progress lines quiet).
+  class Adopt {
+   public:
+    explicit Adopt(const RemoteReadContext& context);
+    ~Adopt();
+    Adopt(const Adopt&) = delete;
+    Adopt& operator=(const Adopt&) = delete;
+
+   private:
+    FetchScope::State* fetch_;
+    std::optional<std::chrono::steady_clock::time_point> deadline_;
+    bool quiet_;
+  };
+
+ private:
+  RemoteReadContext(FetchScope::State* fetch, std::optional<std::chrono::steady_clock::time_point> deadline) : fetch_(fetch), deadline_(deadline) {}
+  FetchScope::State* fetch_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+};
+
 // Letters, digits and -._~+/= only, 1 to 512 of them: what a bearer token may hold (and nothing
 // that could end a header line).
 bool is_token_text(const std::string& token);

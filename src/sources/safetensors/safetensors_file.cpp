@@ -44,7 +44,8 @@ SafetensorsFile read_safetensors(ByteSource& src) {
   f.file_size = src.size();
   BoundedReader len(src, 0, 8);
   const uint64_t n = len.u64("header length");
-  BoundedReader r(src, 8, n <= src.size() - 8 ? 8 + n : src.size());  // exactly the header, never the data
+  // Exactly the header, never the data, in one read: the length it declares is what is fetched.
+  BoundedReader r(src, 8, n <= src.size() - 8 ? 8 + n : src.size(), std::max<uint64_t>(n, 1));
   if (n > safetensors_limits::kMaxHeader) {
     r.fail("header length is " + std::to_string(n) + " bytes; safetensors allows at most 100 MB (is this a safetensors file?)");
   }

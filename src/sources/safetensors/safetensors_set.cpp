@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "sources/concurrent_reads.h"
 
 namespace vc {
 
@@ -28,9 +29,12 @@ std::vector<std::string> safetensors_index_files(const std::string& text, const 
   return out;
 }
 
-SafetensorsSet read_safetensors_set(const std::vector<std::string>& locations, const Opener& open) {
-  SafetensorsSet set;
-  for (size_t i = 0; i < locations.size(); ++i) {
+SafetensorsSet read_safetensors_set(const std::vector<std::string>& locations, const Opener& open, std::size_t concurrency) {
+  struct Shard {
+    SafetensorsFile file;
+    uint64_t fetched = 0;
+  };
+  auto shards = read_concurrently<Shard>(locations.size(), concurrency, [&](std::size_t i) {
     std::unique_ptr<ByteSource> src;
     try {
       src = open(locations[i]);
@@ -39,8 +43,14 @@ SafetensorsSet read_safetensors_set(const std::vector<std::string>& locations, c
       throw InputError(locations[i], "shard " + std::to_string(i + 1) + " of " + std::to_string(locations.size()) + " cannot be read (" + e.what() +
                                          "); every shard is needed");
     }
-    set.files.push_back(read_safetensors(*src));
-    set.bytes_fetched += src->bytes_fetched();
+    Shard s{read_safetensors(*src), 0};
+    s.fetched = src->bytes_fetched();
+    return s;
+  });
+  SafetensorsSet set;
+  for (auto& s : shards) {
+    set.files.push_back(std::move(s.file));
+    set.bytes_fetched += s.fetched;
   }
   return set;
 }

@@ -2,6 +2,7 @@
 // The shards of a safetensors checkpoint: the files model.safetensors.index.json maps to, or
 // a single file. Locations are paths or URLs; `base` + "/" + name addresses each shard.
 #include <string>
+#include <cstddef>
 #include <vector>
 
 #include "sources/io/opener.h"
@@ -19,6 +20,6 @@ struct SafetensorsSet {
 std::vector<std::string> safetensors_index_files(const std::string& index_text, const std::string& label);
 
 // InputError naming the shard that cannot be read.
-SafetensorsSet read_safetensors_set(const std::vector<std::string>& locations, const Opener& open);
+SafetensorsSet read_safetensors_set(const std::vector<std::string>& locations, const Opener& open, std::size_t concurrency = 1);
 
 }  // namespace vc
