@@ -108,11 +108,9 @@ TEST(UnifiedMemory, BadLimitsAreRefused) {
   EXPECT_THROW(unified_box("m3-max-64gb", "65GiB"), InputError);
 }
 
-// Qwen3 32B at Q8_0 with a 32K context: weights 34.81 GB plus 8.60 GB of cache (4 x the 2.15 GB at
-// 8K) plus the 15% overhead is about 50 GB, which lies between the M3 Max's default share
-// (51.54 GB less what the rule keeps) ... the plan says whether it fits; with 40K (10.75 GB of
-// cache, about 52.5 GB) it is over 48 GiB = 51.54 GB and under 64 GiB = 68.72 GB: short at the
-// default, fits once raised, and the verdict says how to raise it.
+// Qwen3 32B at Q8_0 with a 40K context: weights 34.81 GB + cache 5 x 2.148 GB (the 8K figure) =
+// 10.74 GB, + 15% overhead 6.83 GB = 52.38 GB: over the M3 Max's 48 GiB = 51.54 GB default share,
+// under its 64 GiB = 68.72 GB. Short at the default, fits at 60 GiB, and the verdict says how to raise.
 TEST(UnifiedMemory, FitsOnlyWithTheRaisedLimit) {
   const Model& m = *Catalogue::builtin().find("qwen3-32b");
   Scenario s;
@@ -156,6 +154,8 @@ TEST(UnifiedMemory, EngineAnswerUsesTheShare) {
   EXPECT_TRUE(noted);
   in.gpu_wired_limit = "60GiB";
   for (const auto& d : run_engine(engine_request(m, s, in)).devices) {
-    if (d.name != "host") EXPECT_EQ(d.capacity.value_or(0), 60 * kGiB);
+    if (d.name != "host") {
+      EXPECT_EQ(d.capacity.value_or(0), 60 * kGiB);
+    }
   }
 }
