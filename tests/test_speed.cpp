@@ -235,6 +235,9 @@ TEST(SpeedDevices, TheAddedDevicesAreFoundWithTheirBandwidth) {
   EXPECT_EQ(DeviceTable::builtin().find("RTX 2080 Ti", "--gpu").bandwidth, 616'000'000'000u);
   EXPECT_EQ(DeviceTable::builtin().find("m3-max-64gb", "--gpu").memory_bytes, 68'719'476'736u);
   EXPECT_EQ(DeviceTable::builtin().find("RTX 4090", "--gpu").id, "rtx-4090");
+  // AMD's RX 7900 XT page: 20 GB GDDR6, 800 GB/s.
+  EXPECT_EQ(DeviceTable::builtin().find("rx-7900-xt", "--gpu").bandwidth, 800'000'000'000u);
+  EXPECT_EQ(DeviceTable::builtin().find("rx-7900-xt", "--gpu").memory_bytes, 21'474'836'480u);
 }
 
 TEST(SpeedMeasurements, EveryCaseHasASourceAQuoteAndTheHashedPart) {
@@ -255,8 +258,29 @@ TEST(SpeedMeasurements, EveryCaseHasASourceAQuoteAndTheHashedPart) {
     EXPECT_EQ(c.at("set_aside").get<bool>(), first % 100 < 30) << id;
     aside += c.at("set_aside").get<bool>() ? 1 : 0;
   }
-  EXPECT_GE(doc.at("cases").size(), 60u);
+  EXPECT_GE(doc.at("cases").size(), 90u);
   EXPECT_GT(aside, 0u);
+}
+
+TEST(SpeedValidate, ACaseReadsItsSocketCount) {
+  // CPU-only decode reads everything from RAM: a second socket adds data.second_socket_gain of one
+  // socket's bandwidth, so the RAM term shrinks by 1 / (1 + gain) and the estimate grows.
+  const std::string path = ::testing::TempDir() + "speed-sockets.json";
+  {
+    std::ofstream out(path);
+    out << R"({"cases": [
+      {"id": "one", "source": "https://x", "quote": "q", "model": "llama-3.1-8b", "quant": "Q4_K_M", "gpu": "none", "engine": "llamacpp",
+       "backend": "cpu", "test": "tg128", "kind": "decode", "measured_tok_s": 10, "set_aside": false, "ram_gbps": 100},
+      {"id": "two", "source": "https://x", "quote": "q", "model": "llama-3.1-8b", "quant": "Q4_K_M", "gpu": "none", "engine": "llamacpp",
+       "backend": "cpu", "test": "tg128", "kind": "decode", "measured_tok_s": 10, "set_aside": false, "ram_gbps": 100, "settings": {"sockets": 2}}]})";
+  }
+  const auto rows = validate_speed(path);
+  ASSERT_EQ(rows.size(), 2u);
+  const auto ram = [](const SpeedRow& r) { return r.reads.at("memories").at(0).at("bandwidth").get<uint64_t>(); };
+  EXPECT_EQ(ram(rows[0]), 100'000'000'000u);
+  EXPECT_EQ(ram(rows[1]), static_cast<uint64_t>(100e9 * (1.0 + SpeedData::builtin().second_socket_gain)));
+  EXPECT_GT(rows[1].estimate, rows[0].estimate);
+  std::remove(path.c_str());
 }
 
 TEST(SpeedValidate, ACaseFileGivesRowsAndASummary) {

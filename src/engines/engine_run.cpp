@@ -136,7 +136,13 @@ EngineRun parse_engine_command(const std::string& command) {
         add_n_cpu_moe(r.placement, number(flag, take(), 0, 4096));
       } else if (flag == "--no-mmproj-offload" || flag == "--mmproj-offload") {
         // read with the flags below by estimate's companions (engines/companions.h)
-      } else if (flag == "-mm" || flag == "--mmproj" || flag == "-md" || flag == "--model-draft" || flag == "--lora" || flag == "-ngld" ||
+      } else if (flag == "-md" || flag == "--model-draft") {
+        r.speculative.draft_model = take();  // also read by estimate's companions (engines/companions.h)
+      } else if (flag == "--spec-type") {
+        r.speculative.spec_type = take();
+      } else if (flag == "--spec-draft-n-max" || flag == "--draft-max" || flag == "--draft" || flag == "--draft-n") {
+        r.speculative.draft_max = number(flag, take(), 1, 64);
+      } else if (flag == "-mm" || flag == "--mmproj" || flag == "--lora" || flag == "-ngld" ||
                  flag == "--gpu-layers-draft" || flag == "--n-gpu-layers-draft" || flag == "-cd" || flag == "--ctx-size-draft" || flag == "-ctkd" ||
                  flag == "--cache-type-k-draft" || flag == "-ctvd" || flag == "--cache-type-v-draft") {
         (void)take();

@@ -3,6 +3,7 @@
 // or the pasted command line ("llama-server -m model.gguf -c 32768 -np 4 ...", "vllm serve ORG/REPO
 // --max-model-len 32768 ..."), mapped flag for flag onto the engine profiles, and its report lines.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@
 
 namespace vc {
 
+// llama.cpp's speculative-decoding flags as pasted (the speed reads them: speed/speculative.h).
+struct SpeculativeFlags {
+  std::string spec_type;               // --spec-type (draft-mtp: the model's own MTP head)
+  std::optional<uint64_t> draft_max;   // --spec-draft-n-max / --draft-max / --draft / --draft-n
+  std::string draft_model;             // -md / --model-draft
+};
+
 struct EngineRun {
   EngineKind engine = EngineKind::Rule;  // rule, llamacpp, vllm, sglang
   std::string model;               // -m / the serve argument, when the command names one
@@ -25,6 +33,7 @@ struct EngineRun {
   int64_t llamacpp_cache_ram_mib = 8192;
   VllmBudgetSettings vllm;
   SglangSettings sglang;
+  SpeculativeFlags speculative;    // llama.cpp
   std::vector<std::string> notes;  // flags ignored, assumptions
 };
 

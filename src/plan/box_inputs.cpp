@@ -1,5 +1,7 @@
 #include "plan/box_inputs.h"
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.h"
 #include "core/units.h"
 #include "engines/engine_kind.h"
@@ -28,6 +30,11 @@ const std::vector<InputField<BoxInputs>>& BoxInputs::fields() {
       {"n-cpu-moe", &B::n_cpu_moe, "Keep the routed experts of the first N layers in RAM, as llama.cpp's --n-cpu-moe (implies --engine llamacpp)", "", false},
       {"experts-per-token", &B::experts_per_token, "Active routed experts per token for the speed (default: the model's config)", "", false},
       {"sockets", &B::sockets, "CPU sockets reading RAM; --ram-gbps is one socket's (a second adds a measured share, data/speed_efficiency.json)"},
+      {"spec-method", &B::spec_method, "Speculative decoding for the engines' decode speed: mtp (the model's MTP/NEXTN head), eagle, draft (a draft model)", "", false},
+      {"spec-tokens", &B::spec_tokens, "Tokens drafted per verification step (llama.cpp --draft-max, vLLM num_speculative_tokens, SGLang --speculative-num-steps); mtp: 1", "", false},
+      {"spec-acceptance", &B::spec_acceptance, "Share of drafted tokens the target accepts, e.g. 0.7 (mtp default 0.85: DeepSeek-V3 report)", "", false},
+      {"spec-draft", &B::spec_draft, "The draft model's catalogue id, for --spec-method draft", "", false},
+      {"spec-config", &B::spec_config, "vLLM's --speculative-config JSON, e.g. '{\"method\":\"mtp\",\"num_speculative_tokens\":3}'", "", false},
   };
   return table;
 }
@@ -41,6 +48,74 @@ Box BoxInputs::to_box() const {
   b.ssd_bandwidth = ssd_gbps == "0" ? 0 : parse_bytes(ssd_gbps + "GB", "--ssd-gbps");
   apply_gpu_shares(b, gpu_wired_limit, "--gpu-wired-limit");
   return b;
+}
+
+namespace {
+
+// vLLM's speculative_config: "method" (mtp and the per-model *_mtp names, eagle, eagle3) or
+// "model" (a draft model), and "num_speculative_tokens".
+void read_spec_config(const std::string& text, SpeculativeSettings& s) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError("--spec-config", "is not JSON; accepted: vLLM's --speculative-config, e.g. '{\"method\":\"mtp\",\"num_speculative_tokens\":3}'");
+  }
+  if (!j.is_object()) throw InputError("--spec-config", "must be a JSON object such as {\"method\":\"mtp\",\"num_speculative_tokens\":3}");
+  const std::string method = j.value("method", "");
+  if (method == "mtp" || (method.size() > 4 && method.ends_with("_mtp"))) s.method = "mtp";
+  else if (method == "eagle" || method == "eagle3") s.method = "eagle";
+  else if (method == "draft_model" || (method.empty() && j.contains("model"))) s.method = "draft";
+  else throw InputError("--spec-config", "method '" + method + "' is not modelled; accepted: mtp (and *_mtp), eagle, eagle3, draft_model or a \"model\"");
+  if (s.method == "draft" && j.contains("model") && j.at("model").is_string()) s.draft_model = j.at("model").get<std::string>();
+  if (j.contains("num_speculative_tokens")) {
+    if (!j.at("num_speculative_tokens").is_number_unsigned()) throw InputError("--spec-config", "num_speculative_tokens must be a whole number 1 to 64");
+    s.tokens = static_cast<uint32_t>(parse_count(std::to_string(j.at("num_speculative_tokens").get<uint64_t>()), "--spec-config num_speculative_tokens", 1, 64));
+  }
+}
+
+}  // namespace
+
+std::optional<SpeculativeSettings> speculative_inputs(const BoxInputs& in, std::optional<EngineRun>& command) {
+  SpeculativeSettings s;
+  if (command) {
+    const SpeculativeFlags& f = command->speculative;
+    if (f.spec_type == "draft-mtp" || f.spec_type == "mtp") s.method = "mtp";
+    else if (!f.draft_model.empty()) s.method = "draft";
+    if (f.draft_max) s.tokens = static_cast<uint32_t>(*f.draft_max);
+  }
+  const bool flags = !in.spec_config.empty() || !in.spec_method.empty() || !in.spec_tokens.empty() || !in.spec_acceptance.empty() || !in.spec_draft.empty();
+  if (!in.spec_config.empty()) read_spec_config(in.spec_config, s);
+  if (!in.spec_method.empty()) {
+    if (in.spec_method != "mtp" && in.spec_method != "eagle" && in.spec_method != "draft")
+      throw InputError("--spec-method", "'" + in.spec_method + "': accepted: " + kSpeculativeMethods);
+    s.method = in.spec_method;
+  }
+  if (!in.spec_tokens.empty()) s.tokens = static_cast<uint32_t>(parse_count(in.spec_tokens, "--spec-tokens", 1, 64));
+  if (!in.spec_draft.empty()) s.draft_model = in.spec_draft;
+  if (!in.spec_acceptance.empty()) {
+    const uint64_t milli = parse_fixed(in.spec_acceptance, "--spec-acceptance", 3, 1000, "a share of drafted tokens accepted, above 0 and at most 1, such as 0.7");
+    if (milli == 0) throw InputError("--spec-acceptance", "must be above 0 (a share such as 0.7)");
+    s.acceptance = static_cast<double>(milli) / 1000.0;
+  }
+  if (s.method.empty()) {
+    if (flags) throw InputError("--spec-method", std::string("is needed with --spec-tokens, --spec-acceptance or --spec-draft; accepted: ") + kSpeculativeMethods);
+    return std::nullopt;
+  }
+  // DeepSeek-V3 ships one MTP module: one drafted token unless told otherwise.
+  if (s.tokens == 0 && s.method == "mtp") s.tokens = 1;
+  std::string missing;
+  if (s.tokens == 0) missing = "--spec-tokens (tokens drafted per step, e.g. 4)";
+  else if (s.method == "draft" && s.draft_model.empty()) missing = "--spec-draft (the draft model's catalogue id; a pasted -md file is not read)";
+  else if (s.method != "mtp" && !s.acceptance) missing = "--spec-acceptance (the share of drafted tokens the target accepts, e.g. 0.7)";
+  if (missing.empty()) return s;
+  // A pasted command alone asks softly: its speed stays the plain one, with a note saying what is missing.
+  if (!flags && command) {
+    command->notes.push_back("speculative decoding (" + s.method + ") in the command: the decode speed counts it when " + missing + " is given");
+    return std::nullopt;
+  }
+  const std::size_t cut = missing.find(' ');
+  throw InputError(missing.substr(0, cut), "is needed for speculative method " + s.method + missing.substr(cut));
 }
 
 PlanOptions BoxInputs::to_options() const {
@@ -79,6 +154,7 @@ PlanOptions BoxInputs::to_options() const {
     o.n_cpu_moe = parse_count(n_cpu_moe, "--n-cpu-moe", 0, 4096);
     add_n_cpu_moe(o.command->placement, *o.n_cpu_moe);
   }
+  o.speculative = speculative_inputs(*this, o.command);
   return o;
 }
 

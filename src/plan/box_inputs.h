@@ -30,11 +30,23 @@ struct BoxInputs {
   std::string n_cpu_moe;
   std::string experts_per_token;
   std::string sockets = "1";
+  // Speculative decoding (speed/speculative.h), only when asked for: these, vLLM's
+  // --speculative-config JSON, or the draft flags of a pasted llama.cpp command.
+  std::string spec_method;
+  std::string spec_tokens;
+  std::string spec_acceptance;
+  std::string spec_draft;
+  std::string spec_config;
 
   Box to_box() const;
   PlanOptions to_options() const;
   // Every member above with its name and help: the CLI's flags and the API's parameters.
   static const std::vector<InputField<BoxInputs>>& fields();
 };
+
+// The speculative decoding asked for by the spec-* inputs and a pasted llama.cpp command's
+// --spec-type draft-mtp / -md / --draft-max (the inputs win); none when nothing asks. A command
+// alone that lacks what the estimate needs gets a note in its notes instead of an error.
+std::optional<SpeculativeSettings> speculative_inputs(const BoxInputs& in, std::optional<EngineRun>& command);
 
 }  // namespace vc

@@ -6,6 +6,8 @@
 
 #include "engines/engine_run.h"
 #include "plan/engine_command.h"
+#include "speed/speculative.h"
+#include "speed/speculative_verify.h"
 #include "speed/speed_estimate.h"
 
 namespace vc {
@@ -58,7 +60,19 @@ void apply_engine_speed(Plan& p, const Model& model) {
   }
   const double rule_decode = p.decode.expected_tok_s;
   const TokenReads decode_reads = token_reads(model, p.footprint, p.box, s);
-  p.decode = to_speed(decode_speed(decode_reads), bound_tok_s(decode_reads));
+  SpeedEstimate decode = decode_speed(decode_reads);
+  double bound = bound_tok_s(decode_reads);
+  std::string decode_label = "Decode speed (" + s.engine + ")";
+  if (p.options.speculative && decode.tok_s > 0) {
+    // Only when asked for (spec-* inputs, a pasted command's draft flags): E / (k x draft + verify).
+    const SpeculativeSettings& spec = *p.options.speculative;
+    const double plain = decode.tok_s;
+    const double draft = drafter_seconds(spec, model, p.footprint, p.estimate.scenario, p.box, s, decode_reads, decode);
+    decode = speculative_decode(verify_step(decode, p.footprint, decode_reads, spec.tokens + 1), draft, spec);
+    bound *= decode.tok_s / plain;
+    decode_label = fmt::format("Decode speed ({}, speculative {} k={})", s.engine, spec.method, spec.tokens);
+  }
+  p.decode = to_speed(decode, bound);
   SpeedSettings ps = s;
   ps.depth = 0;
   const TokenReads prefill_reads = token_reads(model, p.footprint, p.box, ps);
@@ -67,7 +81,7 @@ void apply_engine_speed(Plan& p, const Model& model) {
   // The lines and the verdict speak of the engine's figures: no Zipf hit rate, no rule tok/s.
   p.lines.erase(std::remove_if(p.lines.begin(), p.lines.end(), [](const Line& l) { return l.id == "plan.offload.hit_rate" || l.id == "plan.decode" || l.id == "plan.prefill"; }),
                 p.lines.end());
-  p.lines.push_back(Line{"plan.decode", "Decode speed (" + s.engine + ")", 0, p.decode.formula, p.decode.assumption, p.decode.source});
+  p.lines.push_back(Line{"plan.decode", decode_label, 0, p.decode.formula, p.decode.assumption, p.decode.source});
   p.lines.push_back(Line{"plan.prefill", "Prefill speed (" + s.engine + ")", 0, p.prefill.formula, p.prefill.assumption, p.prefill.source});
   if (rule_decode > 0) {
     const std::string old = fmt::format("about {:.2f} tok/s", rule_decode);

@@ -16,6 +16,7 @@
 #include "plan/hardware.h"
 #include "plan/offload.h"
 #include "plan/split.h"
+#include "speed/speculative.h"
 
 namespace vc {
 
@@ -31,6 +32,7 @@ struct PlanOptions {
   std::optional<uint32_t> experts_per_token;  // engines' speed: fewer (or more) active experts than the config
   uint32_t sockets = 1;                   // engines' speed: CPU sockets reading RAM (--ram-gbps is one socket's)
   std::optional<uint64_t> n_cpu_moe;      // --n-cpu-moe N as given (the command above carries its overrides)
+  std::optional<SpeculativeSettings> speculative;  // engines' decode with a drafter, when asked for
 };
 
 struct Speed {

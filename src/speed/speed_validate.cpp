@@ -14,6 +14,8 @@
 #include "estimate/estimate.h"
 #include "plan/footprint.h"
 #include "plan/hardware.h"
+#include "speed/speculative.h"
+#include "speed/speculative_verify.h"
 
 namespace vc {
 namespace {
@@ -61,6 +63,8 @@ SpeedRow run_case(const nlohmann::json& c) {
   if (st.contains("ubatch")) s.ubatch = st.at("ubatch").get<uint64_t>();
   if (st.contains("tp")) s.tensor_parallel = st.at("tp").get<uint32_t>();
   if (st.contains("gpu_experts")) s.gpu_experts = st.at("gpu_experts").get<uint32_t>();
+  if (st.contains("sockets")) s.sockets = st.at("sockets").get<uint32_t>();
+  if (st.contains("experts_per_token")) s.experts_per_token = st.at("experts_per_token").get<uint32_t>();
   s.depth = c.value("depth", uint64_t{0});
   // tgN: N tokens generated after the depth, so the cache holds depth + N/2 on average; ppN and
   // prefillN: a prompt of N tokens after the depth.
@@ -74,7 +78,15 @@ SpeedRow run_case(const nlohmann::json& c) {
   const Estimate e = estimate(*model, sc);
   const Footprint f = make_footprint(*model, e);
   const TokenReads t = token_reads(*model, f, box, s);
-  const SpeedEstimate est = prefill ? prefill_speed(t) : decode_speed(t);
+  SpeedEstimate est = prefill ? prefill_speed(t) : decode_speed(t);
+  if (!prefill && st.contains("spec_method")) {
+    SpeculativeSettings spec;
+    spec.method = st.at("spec_method").get<std::string>();
+    spec.tokens = st.value("spec_tokens", uint32_t{1});
+    if (st.contains("spec_acceptance")) spec.acceptance = st.at("spec_acceptance").get<double>();
+    spec.draft_model = st.value("spec_draft", "");
+    est = speculative_decode(verify_step(est, f, t, spec.tokens + 1), drafter_seconds(spec, *model, f, sc, box, s, t, est), spec);
+  }
   r.group = prefill ? "prefill" : t.offload ? "decode offload" : "decode on device";
   r.setup = fmt::format("{} {} on {}{}, {}", model->id, sc.quant, gpu == "none" ? "CPU" : gpu, t.offload ? " + RAM" : "", c.at("engine").get<std::string>());
   r.estimate = est.tok_s;

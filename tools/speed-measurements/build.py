@@ -183,6 +183,81 @@ for depth, tps in [(3846, 50.2), (7678, 45.8)]:
                  "| Decode (tok/s) | 44.4 | 52.5 | 51.6 | 50.2 | 45.8 |", "qwen3-30b-a3b", "BF16", "Qwen3-30B-A3B-Instruct-2507 BF16", "rtx-5090",
                  "ktransformers", "cuda", "decode", tps, depth=depth, settings={"gpu_experts": 28, "cpu_infer": 16}, engine_version="0.5.2", **KT2))
 
+# --- Added in the second collection (issue 18): llmfit community submissions (merged JSON files of
+# AlexsJones/llmfit, `llmfit bench --runs 3` against llama.cpp; avgTps = output tokens / total time,
+# so prompt time is included and the pure decode rate is a little higher), with the -ngl/-ot of
+# each model from the pull request that added it.
+LLMFIT = "https://github.com/AlexsJones/llmfit/blob/3f44fd30a43d2619146f7bc0aa66c90aa54d78e6/llmfit-core/data/community/"
+LLMFIT_NOTE = "llmfit bench average over 3 runs; avgTps includes prompt time (pure decode is a little faster)"
+for mid, q, gguf, dev, backend, path, pr, tps, st, kw in [
+    ("gemma-3-12b", "Q4_K_M", "gemma-3-12b-it-Q4_K_M.gguf", "rtx-2080", "cuda", "nvidia-geforce-rtx-2080/1784560683-66d0d9d1.json", 774, 26.06, {"ngl": 44, "context": 4096}, R2080),
+    ("qwen3-14b", "Q4_K_M", "Qwen3-14B-Q4_K_M.gguf", "rtx-2080", "cuda", "nvidia-geforce-rtx-2080/1784560683-66d0d9d1.json", 774, 16.85, {"ngl": 32, "context": 4096}, R2080),
+    ("mistral-small-3.1-24b", "Q4_K_M", "Mistral-Small-24B-Instruct-2501-Q4_K_M.gguf (Mistral Small 3's text geometry = 3.1's)", "rtx-2080", "cuda",
+     "nvidia-geforce-rtx-2080/1784560684-cacae003.json", 775, 5.22, {"ngl": 16, "context": 4096}, R2080),
+    ("qwen2.5-14b", "Q4_K_M", "Qwen2.5-14B-Instruct-Q4_K_M.gguf", "rtx-2080", "cuda", "nvidia-geforce-rtx-2080/1784627096-7bd7947b.json", 778, 20.77, {"ngl": 42, "context": 4096}, R2080),
+    ("qwen3-4b", "Q4_K_M", "Qwen3-4B-Q4_K_M.gguf", "rtx-2080", "cuda", "nvidia-geforce-rtx-2080/1784560682-efc5c3a6.json", 773, 110.6, {"ngl": 99, "context": 4096}, R2080),
+    ("llama-3.1-8b", "Q4_K_M", "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", "rtx-2080", "cuda", "nvidia-geforce-rtx-2080/1784560682-efc5c3a6.json", 773, 71.87, {"ngl": 99, "context": 4096}, R2080),
+    ("mistral-7b-v0.3", "Q4_K_M", "Mistral-7B-Instruct-v0.3-Q4_K_M.gguf", "rtx-2080", "cuda", "nvidia-geforce-rtx-2080/1784627096-7bd7947b.json", 778, 77.76, {"ngl": 99, "context": 4096}, R2080),
+    ("llama-3.2-3b", "Q4_K_M", "Llama-3.2-3B-Instruct-Q4_K_M.gguf", "rtx-2080", "cuda", "nvidia-geforce-rtx-2080/1784627096-7bd7947b.json", 778, 140.33, {"ngl": 99, "context": 4096}, R2080),
+    ("qwen3-30b-a3b", "Q4_K_M", "Qwen3-30B-A3B-Instruct-2507-Q4_K_M.gguf", "m4-pro-64gb", "metal", "apple-m4-pro/1785350891-d9aff26a.json", 812, 70.55, {}, {}),
+    ("gpt-oss-20b", "MXFP4", "gpt-oss-20b-MXFP4.gguf", "m4-pro-64gb", "metal", "apple-m4-pro/1785350891-d9aff26a.json", 812, 66.51, {}, {}),
+    ("qwen3-14b", "Q4_K_M", "Qwen3-14B-Q4_K_M.gguf", "m4-pro-64gb", "metal", "apple-m4-pro/1785350891-d9aff26a.json", 812, 26.64, {}, {}),
+    ("gemma-3-27b", "Q4_K_M", "gemma-3-27b-it-Q4_K_M.gguf", "m4-pro-64gb", "metal", "apple-m4-pro/1785350891-d9aff26a.json", 812, 13.24, {}, {}),
+    ("llama-3.1-8b", "Q4_K_M", "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", "m4-pro-64gb", "metal", "apple-m4-pro/1785350891-d9aff26a.json", 812, 47.25, {}, {}),
+    ("kimi-linear-48b-a3b", "Q4_K_M", "moonshotai_Kimi-Linear-48B-A3B-Instruct-Q4_K_M.gguf", "dgx-spark", "cuda", "nvidia-gb10/1786611367-06d57be3-2.json", 872, 70.25, {}, {}),
+    ("qwen3.5-122b-a10b", "Q4_K_M", "Qwen3.5-122B-A10B-Q4_K_M.gguf", "dgx-spark", "cuda", "nvidia-gb10/1786611367-06d57be3-2.json", 872, 28.95, {}, {}),
+    ("qwen3.6-35b-a3b", "Q4_K_M", "Qwen3.6-35B-A3B-Q4_K_M.gguf", "dgx-spark", "cuda", "nvidia-gb10/1786611367-06d57be3-2.json", 872, 66.27, {}, {}),
+    ("qwen3.5-27b", "Q4_K_M", "Qwen_Qwen3.5-27B-Q4_K_M.gguf", "dgx-spark", "cuda", "nvidia-gb10/1786611367-06d57be3-2.json", 872, 11.28, {}, {}),
+    ("qwen3-30b-a3b", "Q4_K_M", "Qwen3-30B-A3B-Instruct-2507-Q4_K_M.gguf", "rx-7900-xt", "vulkan", "amd-radeon-rx-7900-xt/1785258762-ee642f2d.json", 808, 151.77, {}, {}),
+    ("gpt-oss-20b", "MXFP4", "gpt-oss-20b-MXFP4.gguf", "rx-7900-xt", "vulkan", "amd-radeon-rx-7900-xt/1785258762-ee642f2d.json", 808, 162.61, {}, {}),
+    ("llama-3.1-8b", "Q4_K_M", "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", "rx-7900-xt", "vulkan", "amd-radeon-rx-7900-xt/1785258762-ee642f2d.json", 808, 114.33, {}, {}),
+    ("qwen3-14b", "Q4_K_M", "Qwen3-14B-Q4_K_M.gguf", "rx-7900-xt", "vulkan", "amd-radeon-rx-7900-xt/1785258762-ee642f2d.json", 808, 67.26, {}, {}),
+    ("gemma-3-27b", "Q4_K_M", "gemma-3-27b-it-Q4_K_M.gguf", "rx-7900-xt", "vulkan", "amd-radeon-rx-7900-xt/1785258762-ee642f2d.json", 808, 32.65, {}, {}),
+]:
+    note = f"{LLMFIT_NOTE}; added by https://github.com/AlexsJones/llmfit/pull/{pr}" + ("" if st else "; the PR gives no offload flags and the model fits the device")
+    R.append(rec(f"llmfit-{dev}-{mid}", LLMFIT + path, f'"model": "{gguf.split(" ")[0]}", "provider": "llamacpp", "numRuns": 3, "avgTps": {tps}', mid, q, gguf, dev,
+                 "llamacpp", backend, "eval", tps, settings=st or {"ngl": 99}, note=note, **kw))
+# --- ik_llama.cpp PR 1593: RTX 5060 Ti 16 GB, Qwen3.5-35B-A3B with experts of the first N layers in RAM,
+# mainline (stock b8125) and ik_llama.cpp. The host RAM is not given: dual-channel DDR5-5600 assumed.
+IK1593 = "https://github.com/ikawrakow/ik_llama.cpp/pull/1593"
+R5060 = dict(ram_gbps=89.6, ram_note="not given; dual-channel DDR5-5600 assumed (89.6 GB/s)")
+for eng, tag, q, file, ncmoe, dec, _prefill, quote in [
+    ("llamacpp", "stock", "Q4_K_M", "Qwen3.5-35B-A3B Q4_K_M (21 GB)", 14, 52.0, 104.0, "| Q4_K_M | stock b8125 | ncmoe 14 | 1 | 16K | 52 | 104 | 679 MB |"),
+    ("ik_llama.cpp", "ik", "Q4_K_M", "Qwen3.5-35B-A3B Q4_K_M (21 GB)", 14, 62.3, 314.0, "| **Q4_K_M** (21 GB) | **ik_llama sm120** | ncmoe 14 | 1 | 64K | **62.3** | 314 | 348 MB |"),
+    ("llamacpp", "stock", "Q5_K_M", "Qwen3.5-35B-A3B UD-Q5_K_XL (25 GB; tier Q5_K_M)", 20, 42.0, 97.0, "| Q5_K_XL | stock b8125 | ncmoe 20 | 1 | 64K | 42 | 97 | ~1.2 GB |"),
+    ("ik_llama.cpp", "ik", "Q5_K_M", "Qwen3.5-35B-A3B UD-Q5_K_XL (25 GB; tier Q5_K_M)", 18, 49.9, 257.0, "| **Q5_K_XL** (25 GB) | **ik_llama sm120** | ncmoe 18 | 1 | 64K | **49.9** | 257 | 454 MB |"),
+]:
+    # Their prefill figures (the column after tok/s) are left out: the prompt length is not given, and
+    # under offload llama.cpp's cost per prompt token depends on it (weights cross PCIe once per batch).
+    for kind, tps in [("eval", dec)]:
+        R.append(rec(f"ik1593-rtx-5060-ti-qwen3.5-35b-a3b-{q.lower()}-{tag}-ncmoe{ncmoe}-{kind}", IK1593, quote, "qwen3.5-35b-a3b", q, file, "rtx-5060-ti-16gb", eng, "cuda",
+                     kind, tps, settings={"ngl": 99, "n_cpu_moe": ncmoe}, note="server figure, one slot", **R5060))
+# --- ktransformers on two sockets: 2 x EPYC 9135, 24 x DDR5-6400 (12 channels per socket), RTX 4090.
+R.append(rec("kt-2xepyc9135-4090-deepseek-r1", "https://github.com/kvcache-ai/ktransformers/issues/797",
+             "|    50%     |  0.0023  |  0.0568  |   64.9231   |      21      |     1122      |       17.3042        |",
+             "deepseek-r1", "Q4_K_M", "DeepSeek-R1 GGUF (the report does not name the file; ktransformers' DeepSeek-R1 guide runs Q4_K_M)", "rtx-4090", "ktransformers", "cuda",
+             "decode", round(1 / 0.0568, 2), settings={"sockets": 2, "cpu_infer": 31}, ram_gbps=614.4, ram_gb=1179,
+             ram_note="per socket: 12 x DDR5-6400 (12 x 51.2 GB/s); 2 sockets, USE_NUMA=1 (weights copied to each node)", cpu="2 x AMD EPYC 9135",
+             note="evalscope median TPOT 0.0568 s -> 17.6 tok/s; parallel 1"))
+# --- llama-bench lines on an RTX PRO 6000 Blackwell (llama.cpp PR 16991) and more of the 16 x RTX 3090 box.
+for test, tps, depth, q in [("tg128", 391.20, 0, "| gpt-oss 20B MXFP4 MoE          |  11.27 GiB |    20.91 B | CUDA       |  99 |     2048 |  1 |           tg128 |        391.20 ± 0.39 |"),
+                            ("tg128@d512", 383.66, 512, "| gpt-oss 20B MXFP4 MoE          |  11.27 GiB |    20.91 B | CUDA       |  99 |     2048 |  1 |    tg128 @ d512 |        383.66 ± 1.09 |")]:
+    R.append(rec(f"llamacpp-16991-rtx-pro-6000-gpt-oss-20b-{test.replace('@', '-')}", "https://github.com/ggml-org/llama.cpp/pull/16991", q, "gpt-oss-20b", "MXFP4",
+                 "gpt-oss 20B MXFP4 MoE (11.27 GiB)", "rtx-pro-6000", "llamacpp", "cuda", test, tps, depth=depth, settings={"ngl": 99, "ubatch": 2048, "fa": 1}))
+for test, tps, q in [("pp8192", 183.37, "| deepseek2 671B Q8_0            | 307.20 GiB |   672.05 B | CUDA       |  63 |    2048 |      512 |  1 |   2 |  1024 |    1 |        pp8192 |    183.37 ± 0.73 |"),
+                     ("tg128", 17.22, "| deepseek2 671B Q8_0            | 307.20 GiB |   672.05 B | CUDA       |  63 |    2048 |      512 |  1 |   2 |  1024 |    1 |         tg128 |     17.22 ± 0.05 |")]:
+    R.append(rec(f"ik-16x3090-deepseek-r1-q8-amb1024-{test}", "https://github.com/ikawrakow/ik_llama.cpp/issues/263", q, *DS8, "16xrtx-3090", "ik_llama.cpp", "cuda",
+                 test, tps, settings={"ngl": 63, "batch": 2048, "ubatch": 512, "fa": 1, "mla": 2, "amb": 1024}))
+
+# --- Speculative decoding: GLM-4.5-Air with its own MTP head in llama.cpp (--spec-type draft-mtp,
+# --spec-draft-n-max 2) on three power-limited RTX 3090s; the run does not print its acceptance, so
+# the estimate uses the MTP default (DeepSeek-V3's 85%). Prompt of 10,995 tokens, 159 decoded.
+R.append(rec("llamacpp-26534-3x3090-glm-4.5-air-mtp2", "https://github.com/ggml-org/llama.cpp/pull/26534",
+             "eval time =    3511.87 ms /   159 tokens (   22.09 ms per token,    45.28 tokens per second)", "glm-4.5-air", "Q4_K_M",
+             "GLM-4.5-Air-UD-Q4_K_XL (tier Q4_K_M)", "3xrtx-3090", "llamacpp", "cuda", "eval", 45.28, depth=10995 + 80,
+             settings={"ts": "24,24,24", "ubatch": 256, "fa": 1, "cache": "q8_0", "spec_method": "mtp", "spec_tokens": 2},
+             note="llama-server, one slot, 200 W power limit; q8_0 cache (the estimate reads an f16 one)"))
+
 for r in R:
     h = hashlib.sha256(r["id"].encode()).digest()
     r["set_aside"] = int.from_bytes(h[:4], "big") % 100 < 30
@@ -196,7 +271,7 @@ out = {
         "gpu": "vramcalc --gpu syntax ('none' for CPU only)", "test": "llama-bench test name (tgN, ppN, @dD = D tokens already in the cache) or the engine's figure",
         "depth": "tokens already in the cache when measured", "ram_gbps": "system RAM bandwidth from the channel count and speed (theoretical)",
         "quant": "vramcalc weights tier: '' = the native checkpoint (gpt-oss: MXFP4 experts, 16-bit rest, as in the F16 GGUF and vLLM); MXFP4 for the 'MXFP4 MoE' GGUFs, whose file size it matches within 2% (they keep attention and head at Q8_0, so per-token reads are above the tier's even spread)",
-        "settings": "engine flags: ngl, n_cpu_moe, ot, threads, context, batch, ubatch, tp, gpu_experts"},
+        "settings": "engine flags: ngl, n_cpu_moe, ot, threads, context, batch, ubatch, tp, gpu_experts, sockets (CPU sockets; ram_gbps is one socket's), spec_method / spec_tokens / spec_acceptance / spec_draft (speculative decoding)"},
     "cases": R,
 }
 path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "speed-measurements.json")
