@@ -112,6 +112,20 @@ TEST(ApiParity, CheckWithEveryEngineAndTheSpeedFlags) {
   expect_same_document("check", {{"gpu", "RTX 3090"}, {"ram", "128GB"}, {"n-cpu-moe", "20"}, {"sockets", "2"}, {"experts-per-token", "4"}}, "");
 }
 
+// Unified memory (issue 17): the GPU's share, default or raised with gpu-wired-limit, and its
+// refusals are the same both ways (an M3 Max 64GB: 48 GiB by default, 56 GiB raised).
+TEST(ApiParity, UnifiedMemoryShare) {
+  for (const char* limit : {"default", "56GiB"}) {
+    expect_same_document("plan", {{"model", "qwen3-32b"}, {"gpu", "m3-max-64gb"}, {"quant", "Q8_0"}, {"gpu-wired-limit", limit}});
+    expect_same_document("check", {{"gpu", "m3-max-64gb"}, {"gpu-wired-limit", limit}}, "");
+    expect_same_document("estimate", {{"model", "qwen3-32b"}, {"gpu", "m3-max-64gb"}, {"quant", "Q8_0"}, {"engine", "llamacpp"}, {"gpu-wired-limit", limit}});
+  }
+  const json plan = json::parse(call_api("plan", RequestParams::from_pairs({{"model", "qwen3-32b"}, {"gpu", "m3-max-64gb"}, {"quant", "Q8_0"}})).body);
+  EXPECT_EQ(plan["gpu_shares"][0]["gpu_bytes"], 51'539'607'552u);  // 3/4 of 68,719,476,736
+  expect_same_refusal("plan", {{"model", "qwen3-32b"}, {"gpu", "m3-max-64gb"}, {"gpu-wired-limit", "lots"}}, "gpu-wired-limit", "accepted: a size such as 56GiB");
+  expect_same_refusal("plan", {{"model", "qwen3-32b"}, {"gpu", "m3-max-64gb"}, {"gpu-wired-limit", "80GiB"}}, "gpu-wired-limit", "can be given to the GPU");
+}
+
 TEST(ApiParity, EstimateWithEveryEngine) {
   for (const char* engine : kEngines) {
     expect_same_document("estimate", {{"model", "gemma-3-27b"}, {"context", "32K"}, {"engine", engine}, {"gpu", "RTX 4090"}});

@@ -54,6 +54,7 @@ Command add_check(CLI::App& app) {
             for (const auto& f : found) fmt::print("found: {}\n", f);
             fmt::print("Box: {}, RAM {}{}\nEngine: {}{}\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "",
                        to_string(opts.engine), opts.engine == EngineKind::Rule ? " (the default percentage rule; --engine llamacpp|vllm|sglang)" : "");
+            fmt::print("{}", gpu_share_lines(box));
             fmt::print("Tiers: {}.\n\n", engine_tiers_text(opts.engine));
             fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>21}\n", "model", "fit", "tier", "weights", "total", "max context", "tok/s");
             for (const auto& r : rows) {

@@ -25,6 +25,11 @@ Command add_devices(CLI::App& app) {
                          format_grouped(static_cast<double>(d.bandwidth) / 1e9, 0), tf(d.bf16_tflops), tf(d.fp8_tflops), tf(d.fp4_tflops), d.source);
             }
             fmt::print("{} devices. Memory in decimal GB; consumer cards are GiB-sized (24 GiB = 25.8 GB). TFLOPS dense.\n", all.size());
+            // Unified memory: the memory column is the whole machine's; plans use the GPU's share.
+            fmt::print("Unified memory: a plan counts the share the OS lets the GPU hold (--gpu-wired-limit raises it):\n");
+            for (const auto& d : all) {
+              if (!d.gpu_share_rule.empty()) fmt::print("  {:<18} GPU share {}\n", d.id, os_gpu_share(d).formula);
+            }
             return 0;
           }};
 }

@@ -202,8 +202,10 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
   if (!in.gpu.empty()) {
     Box box;
     box.gpus = parse_gpus(in.gpu, "--gpu");
+    apply_gpu_shares(box, in.gpu_wired_limit, "--gpu-wired-limit");  // a unified device holds its OS share; the rest is the host's
     r.box = std::move(box);
   }
+  if (!r.box && in.gpu_wired_limit != "default" && !in.gpu_wired_limit.empty()) throw InputError("--gpu-wired-limit", "sets the GPU's share of a unified memory; name the device with --gpu");
   if (!in.gpu_memory.empty()) {
     const uint64_t card = parse_bytes(in.gpu_memory, "--gpu-memory");
     if (r.command) r.command->vllm.card_bytes = r.command->sglang.card_bytes = card;
@@ -239,6 +241,9 @@ EngineAnswer run_engine(const EngineRequest& r) {
     case EngineKind::Sglang: a = engines::sglang(r, run); break;
   }
   place_companions(r, run, a);
+  if (r.box) {  // a unified device's capacity is the OS's GPU share, not its whole memory: say so
+    for (auto& n : gpu_share_notes(*r.box)) a.notes.push_back(std::move(n));
+  }
   return a;
 }
 

@@ -101,6 +101,7 @@ struct EngineInputs {
   std::string gpu;         // devices ("RTX 4090", "H100-sxm x8"); empty: none given
   std::string gpu_memory;  // one card's memory ("80GB") when no --gpu names it
   std::string max_loras, max_lora_rank;  // vLLM's LoRA slots (--enable-lora implied); empty: none
+  std::string gpu_wired_limit = "default";  // unified devices of --gpu: the GPU's share (plan/unified_memory.h)
   // The members with names and help: estimate's flags and /api/estimate's parameters.
   static const std::vector<InputField<EngineInputs>>& fields();
 };

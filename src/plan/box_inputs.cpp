@@ -15,7 +15,8 @@ const std::vector<InputField<BoxInputs>>& BoxInputs::fields() {
   static const std::vector<InputField<B>> table = {
       {"gpu", &B::gpu, "GPUs of one node: H200x8, '3090,3080Ti', 'RTX 4090', none (see `vramcalc devices`)", "-g"},
       {"nodes", &B::nodes, "Nodes, each with the --gpu set"},
-      {"ram", &B::ram, "System RAM free for weights and cache per node, e.g. 512GB"},
+      {"ram", &B::ram, "System RAM free for weights and cache per node, e.g. 512GB (unified memory: what the GPU's share leaves, unless given)"},
+      {"gpu-wired-limit", &B::gpu_wired_limit, kGpuWiredLimitHelp},
       {"ram-gbps", &B::ram_gbps, "System RAM read bandwidth in GB/s"},
       {"ssd-gbps", &B::ssd_gbps, "SSD read bandwidth in GB/s (0: weights may not stream from disk)"},
       {"split", &B::split, "layer, pp, tp, ep or tp+ep"},
@@ -45,6 +46,7 @@ Box BoxInputs::to_box() const {
   b.ram_bytes = ram == "0" ? 0 : parse_bytes(ram, "--ram");
   b.ram_bandwidth = ram_gbps == "0" ? 0 : parse_bytes(ram_gbps + "GB", "--ram-gbps");
   b.ssd_bandwidth = ssd_gbps == "0" ? 0 : parse_bytes(ssd_gbps + "GB", "--ssd-gbps");
+  apply_gpu_shares(b, gpu_wired_limit, "--gpu-wired-limit");
   return b;
 }
 

@@ -14,6 +14,7 @@ struct BoxInputs {
   std::string gpu = "none";
   std::string nodes = "1";
   std::string ram = "0";
+  std::string gpu_wired_limit = "default";  // unified devices: the GPU's share (plan/unified_memory.h)
   std::string ram_gbps = "80";
   std::string ssd_gbps = "0";
   std::string split = "layer";

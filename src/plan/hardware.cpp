@@ -49,6 +49,32 @@ uint64_t bounded(const nlohmann::json& e, const char* key, uint64_t max) {
   return v;
 }
 
+// [numerator, denominator] of a share, 0 < n <= d <= 1000.
+std::pair<uint64_t, uint64_t> fraction(const nlohmann::json& e, const char* key, const std::string& id) {
+  const auto& f = e.at(key);
+  const uint64_t n = f.at(0).get<uint64_t>(), d = f.at(1).get<uint64_t>();
+  if (!(n > 0 && n <= d && d <= 1000)) throw InputError("devices.json: gpu_share_rules " + id, std::string(key) + " must be [n, d] with 0 < n <= d <= 1000");
+  return {n, d};
+}
+
+GpuShareRule parse_share_rule(const nlohmann::json& e) {
+  GpuShareRule r;
+  r.id = e.at("id").get<std::string>();
+  r.name = e.at("name").get<std::string>();
+  std::tie(r.num, r.den) = fraction(e, "share", r.id);
+  if (e.contains("small_share")) {
+    std::tie(r.small_num, r.small_den) = fraction(e, "small_share", r.id);
+    r.small_up_to = bounded(e, "small_up_to_bytes", uint64_t{1} << 44);
+  }
+  r.reserve = bounded(e, "reserve_bytes", uint64_t{1} << 40);
+  r.same_pool = e.value("same_pool", false);
+  r.raise = e.at("raise").get<std::string>();
+  r.source = e.at("source").get<std::string>();
+  r.note = e.value("note", "");
+  if (r.source.empty()) throw InputError("devices.json: gpu_share_rules " + r.id, "every rule needs a source");
+  return r;
+}
+
 }  // namespace
 
 GpuLink parse_gpu_link(std::string_view text, const std::string& subject) {
@@ -61,6 +87,7 @@ GpuLink parse_gpu_link(std::string_view text, const std::string& subject) {
 
 DeviceTable::DeviceTable(std::string_view json_text) {
   const auto doc = nlohmann::json::parse(json_text);
+  for (const auto& e : doc.value("gpu_share_rules", nlohmann::json::array())) rules_.push_back(parse_share_rule(e));
   const auto& list = doc.at("devices");
   if (!list.is_array() || list.size() > 4096) throw InputError("devices.json: devices", "must be an array of at most 4,096 entries");
   for (const auto& e : list) {
@@ -83,8 +110,19 @@ DeviceTable::DeviceTable(std::string_view json_text) {
     d.memory_kind = e.value("memory", d.kind == "unified" ? "unified" : "gddr");
     if (d.memory_kind != "gddr" && d.memory_kind != "hbm" && d.memory_kind != "unified") throw InputError("devices.json: " + d.id, "memory must be gddr, hbm or unified");
     if (d.source.empty()) throw InputError("devices.json: " + d.id, "every device needs a source");
+    d.gpu_share_rule = e.value("gpu_share", "");
+    if (d.kind == "unified" && d.gpu_share_rule.empty()) throw InputError("devices.json: " + d.id, "a unified device needs a gpu_share rule");
+    if (!d.gpu_share_rule.empty()) {
+      const uint64_t reserve = gpu_share_rule(d.gpu_share_rule).reserve;  // throws on an unknown rule
+      if (reserve >= d.memory_bytes) throw InputError("devices.json: " + d.id, "the gpu_share rule's reserve_bytes is not below memory_bytes");
+    }
     devices_.push_back(std::move(d));
   }
+}
+
+const GpuShareRule& DeviceTable::gpu_share_rule(const std::string& id) const {
+  for (const auto& r : rules_) if (r.id == id) return r;
+  throw InputError("devices.json: gpu_share", "'" + id + "' is not in gpu_share_rules");
 }
 
 const DeviceTable& DeviceTable::builtin() {
@@ -145,7 +183,9 @@ std::string Box::describe() const {
   for (const auto& name : order) {
     const Device* d = nullptr;
     for (const auto& g : gpus) if (g.name == name) d = &g;
-    out += fmt::format("{}{} x {} ({})", out.empty() ? "" : " + ", counts[name], name, format_bytes(d->memory_bytes, ByteUnits::Decimal, 1));
+    const std::string memory = d->share ? fmt::format("{} GPU share of {}", format_bytes(d->memory_bytes, ByteUnits::Decimal, 1), format_bytes(d->share->physical, ByteUnits::Decimal, 1))
+                                        : format_bytes(d->memory_bytes, ByteUnits::Decimal, 1);
+    out += fmt::format("{}{} x {} ({})", out.empty() ? "" : " + ", counts[name], name, memory);
   }
   if (nodes > 1) out += fmt::format(", {} nodes", nodes);
   return out;

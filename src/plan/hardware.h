@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "plan/unified_memory.h"
+
 namespace vc {
 
 // How the GPUs of one server are joined (devices.json "gpu_link", from the vendor's page): PCIe
@@ -35,6 +37,9 @@ struct Device {
   std::string note;
   std::string vendor;       // nvidia, amd, apple, intel: the backend llama.cpp uses by default
   std::string memory_kind;  // gddr, hbm, unified: which decode efficiency applies
+  std::string gpu_share_rule;      // unified devices: the devices.json rule of the OS's default GPU share
+  std::optional<GpuShare> share;   // set in a box (apply_gpu_shares): memory_bytes is then the GPU's share
+  uint64_t physical_bytes() const { return share ? share->physical : memory_bytes; }
 };
 
 class DeviceTable {
@@ -47,9 +52,13 @@ class DeviceTable {
   const Device& find(std::string_view text, const std::string& subject) const;
   // Best match for a name a driver reports ("NVIDIA GeForce RTX 4090"), or nullptr.
   const Device* match_reported(std::string_view reported) const;
+  // The GPU-share rule with this id (devices.json gpu_share_rules); throws std::out_of_range.
+  const GpuShareRule& gpu_share_rule(const std::string& id) const;
+  const std::vector<GpuShareRule>& gpu_share_rules() const { return rules_; }
 
  private:
   std::vector<Device> devices_;
+  std::vector<GpuShareRule> rules_;
 };
 
 // What the plan runs on. `gpus` is one node's accelerators; nodes repeat it.

@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "engines/llamacpp_profile.h"
 #include "plan/engine_speed.h"
+#include "plan/unified_memory.h"
 
 namespace vc {
 namespace {
@@ -302,6 +303,26 @@ std::string llamacpp_offload_flags(const LlamaCppOffload& o) {
   return flags.empty() ? "-ngl 999" : flags;
 }
 
+// A unified box short at the OS's default GPU share: does raising the limit hold it on the GPU?
+// Then say how far, and how users raise it (the plan with every share at the device's memory).
+namespace {
+std::string raised_share_hint(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options) {
+  const Plan raised = make_plan(model, scenario, with_raised_gpu_shares(box), options);
+  if (!raised.fits_on_devices) return "";
+  uint64_t need = 0;  // the busiest GPU's bytes with the limit raised
+  if (options.engine == EngineKind::Rule) {
+    for (const auto& d : raised.split->devices) need = std::max(need, d.total);
+  } else {
+    for (const auto& d : raised.engine.devices) if (d.name != "host") need = std::max(need, d.total_bytes);
+  }
+  const uint64_t mib = (need + (uint64_t{1} << 20) - 1) >> 20;
+  const GpuShare* share = nullptr;
+  for (const auto& g : box.gpus) if (g.share && !share) share = &*g.share;
+  return fmt::format(" It fits with the GPU's share raised above the OS default to at least {} ({} MiB): {}; plan it here with --gpu-wired-limit {}MiB.",
+                     format_bytes(need, ByteUnits::Binary), format_count(mib), share->raise, mib);
+}
+}  // namespace
+
 Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options) {
   if (options.efficiency_bp == 0 || options.efficiency_bp > 10000) throw InputError("--efficiency", "must be above 0% and at most 100%");
   if (options.compute_efficiency_bp == 0 || options.compute_efficiency_bp > 10000) throw InputError("--compute-efficiency", "must be above 0% and at most 100%");
@@ -440,6 +461,7 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
       }
     }
   }
+  if (!p.fits_on_devices && has_default_gpu_share(box)) p.verdict += raised_share_hint(model, scenario, box, options);
   apply_engine_speed(p, model);
   if (!model.weights_available()) {  // an estimate of what it would take, never a "fits" for files that do not exist
     p.verdict = fmt::format("No fit verdict and no command line: {} is {} ({}). On paper, if it ships as estimated: {}", model.name,

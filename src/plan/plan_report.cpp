@@ -49,6 +49,7 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
   const auto& sc = p.estimate.scenario;
   std::string out = fmt::format("{} ({}) on {}, split {}, weights {}, context {} × {} sequence{}\n", p.model->name, p.model->id, p.box.describe(),
                                 to_string(p.options.split), p.estimate.weights.tier, format_tokens(sc.context), sc.sequences, sc.sequences == 1 ? "" : "s");
+  out += gpu_share_lines(p.box);  // a unified device's capacity: the OS's GPU share, with its formula and source
   if (p.options.engine != EngineKind::Rule) {
     // One device table: the engine's own per-device lines (the rule's split would contradict them).
     out += fmt::format("{} allocates {} in all ({} devices in aggregate).\n\n", to_string(p.options.engine), format_bytes(p.engine.total_bytes, u),
@@ -119,6 +120,7 @@ nlohmann::json plan_json(const Plan& p, const PlanSolved& solved) {
   j["sequences"] = sc.sequences;
   j["estimate_total_bytes"] = p.estimate.total_bytes;
   j["aggregate_capacity_bytes"] = p.aggregate_capacity;
+  j["gpu_shares"] = gpu_shares_json(p.box);
   j["aggregate_fits"] = p.aggregate_fits;
   j["fits_on_devices"] = p.fits_on_devices;
   j["verdict"] = p.verdict;

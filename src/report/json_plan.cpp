@@ -14,6 +14,7 @@ nlohmann::json check_json(const Box& box, const std::vector<std::string>& found,
   out["tiers"] = engine_tiers_text(engine);
   out["box"] = box.describe();
   out["ram_bytes"] = box.ram_bytes;
+  out["gpu_shares"] = gpu_shares_json(box);
   out["found"] = found;
   out["rows"] = nlohmann::json::array();
   for (const auto& r : rows) {
@@ -35,7 +36,7 @@ nlohmann::json devices_json(const std::vector<Device>& devices) {
     out.push_back({{"id", d.id}, {"name", d.name}, {"kind", d.kind}, {"memory_bytes", d.memory_bytes}, {"memory_units", d.memory_units},
                    {"bandwidth_bytes_per_s", d.bandwidth}, {"bf16_dense_tflops", d.bf16_tflops}, {"fp8_dense_tflops", d.fp8_tflops},
                    {"fp4_dense_tflops", d.fp4_tflops}, {"interconnect_bytes_per_s", d.interconnect}, {"engines", d.engines}, {"source", d.source},
-                   {"note", d.note}});
+                   {"note", d.note}, {"gpu_share", d.gpu_share_rule.empty() ? nlohmann::json(nullptr) : gpu_share_json(d.name, os_gpu_share(d))}});
   }
   return out;
 }
