@@ -439,20 +439,32 @@ TEST_F(MockHub, CommitListingCachedWithTheRangeCacheProtections) {
   EXPECT_EQ(status_, 2) << "a listing read with a token was stored";
 }
 
+// A directory of its own for one test, with the download cache inside it.
+fs::path fresh_cache_dir(const std::string& prefix) {
+  const fs::path dir = fs::temp_directory_path() / (prefix + std::to_string(::getpid()));
+  fs::create_directories(dir / "cache");
+  ::setenv("VRAMCALC_CACHE_DIR", (dir / "cache").c_str(), 1);
+  return dir;
+}
+
+// The keys a one-layer llama header starts with; each test adds its vocabulary and tensors.
+GgufWriter one_layer_llama_header() {
+  GgufWriter w;
+  w.str("general.architecture", "llama");
+  w.u32("llama.block_count", 1);
+  w.u32("llama.embedding_length", 64);
+  w.u32("llama.attention.head_count", 1);
+  return w;
+}
+
 // A 10 MB header (a 600,000-string vocabulary) over HTTP. The first range (1 MiB, the Range probe
 // too) holds the array's count and its first 58,000 strings; 18 bytes each (8 for the length, 10
 // for "token_0123") project the rest, fetched in one more range: 2 requests, where doubling ranges
 // after a 1-byte probe took 1 + 4 and 1 MiB chunks 11. The bound, ceil(log2(header / first
 // range)) + 1 = ceil(log2(10.3)) + 1 = 5, and its target, two requests up to 16 MiB, both hold.
 TEST(RemoteSpeed, LargeHeaderInTwoRequests) {
-  const fs::path dir = fs::temp_directory_path() / ("vramcalc-speed-" + std::to_string(::getpid()));
-  fs::create_directories(dir / "cache");
-  ::setenv("VRAMCALC_CACHE_DIR", (dir / "cache").c_str(), 1);
-  GgufWriter w;
-  w.str("general.architecture", "llama");
-  w.u32("llama.block_count", 1);
-  w.u32("llama.embedding_length", 64);
-  w.u32("llama.attention.head_count", 1);
+  const fs::path dir = fresh_cache_dir("vramcalc-speed-");
+  GgufWriter w = one_layer_llama_header();
   w.u32("llama.vocab_size", 600000);
   w.str_array("tokenizer.ggml.tokens", std::vector<std::string>(600000, "token_0123"));
   w.tensor("token_embd.weight", {64, 600000}, GgufWriter::F16, 76800000);
@@ -479,14 +491,8 @@ TEST(RemoteSpeed, LargeHeaderInTwoRequests) {
 // a 12 MB header. The merges' count is not known when the second range is sized (the first range
 // ends inside the tokens); two merges a token, each two tokens and a space, cover it: 2 requests.
 TEST(RemoteSpeed, BpeMergesAreProjectedFromTheTokens) {
-  const fs::path dir = fs::temp_directory_path() / ("vramcalc-bpe-" + std::to_string(::getpid()));
-  fs::create_directories(dir / "cache");
-  ::setenv("VRAMCALC_CACHE_DIR", (dir / "cache").c_str(), 1);
-  GgufWriter w;
-  w.str("general.architecture", "llama");
-  w.u32("llama.block_count", 1);
-  w.u32("llama.embedding_length", 64);
-  w.u32("llama.attention.head_count", 1);
+  const fs::path dir = fresh_cache_dir("vramcalc-bpe-");
+  GgufWriter w = one_layer_llama_header();
   w.str("tokenizer.ggml.model", "gpt2");
   w.str_array("tokenizer.ggml.tokens", std::vector<std::string>(150000, "token_0123"));
   w.i32_array("tokenizer.ggml.token_type", std::vector<int32_t>(150000, 1));

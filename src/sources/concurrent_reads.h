@@ -9,10 +9,13 @@
 #include <cstddef>
 #include <exception>
 #include <optional>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "core/error.h"
+#include "sources/io/opener.h"
 #include "sources/remote/http_source.h"
 
 namespace vc {
@@ -60,6 +63,38 @@ std::vector<Result> read_concurrently(std::size_t n, std::size_t width, ReadOne 
   out.reserve(n);
   for (auto& r : results) out.push_back(std::move(*r));
   return out;
+}
+
+// The members of a set (GGUF split parts, safetensors shards) opened and read concurrently, in set
+// order, with the header bytes fetched across them. A member that cannot be opened is named with its
+// place in the set: `member` is what one is called ("split part"), `needed` says why all are needed.
+template <class File, class ReadFile>
+std::vector<File> read_set_members(const std::vector<std::string>& locations, const Opener& open, std::size_t concurrency,
+                                   ReadFile read_file, const std::string& member, const std::string& needed, uint64_t& bytes_fetched) {
+  struct Member {
+    File file;
+    uint64_t fetched = 0;
+  };
+  auto members = read_concurrently<Member>(locations.size(), concurrency, [&](std::size_t i) {
+    std::unique_ptr<ByteSource> src;
+    try {
+      src = open(locations[i]);
+    } catch (const InputError& e) {
+      if (locations.size() == 1) throw;
+      throw InputError(locations[i], member + " " + std::to_string(i + 1) + " of " + std::to_string(locations.size()) + " cannot be read (" +
+                                         e.what() + "); " + needed);
+    }
+    Member m{read_file(*src), 0};
+    m.fetched = src->bytes_fetched();
+    return m;
+  });
+  std::vector<File> files;
+  files.reserve(members.size());
+  for (auto& m : members) {
+    files.push_back(std::move(m.file));
+    bytes_fetched += m.fetched;
+  }
+  return files;
 }
 
 }  // namespace vc

@@ -6,9 +6,12 @@
 #     each buffer type (CUDA0, CUDA_Host, CPU, ...) to the byte, with all layers, half, none on the GPU
 #     and routed experts in host memory;
 #  3. runs llama-bench (decode tg, prefill pp, at several depths) on full-size zero-weight models
-#     (speed-models.mjs).
+#     (speed-models.mjs);
+#  4. (stage "runtime") what the process really holds on the GPU beyond the breakdown, one fresh
+#     process per case of speed-models' runtime.tsv, each running a micro-batch and a few tokens.
+# VC_STAGES picks the stages after the build: "probe,bench" (default), "runtime,bench2".
 # Input: a folder (default .gpu) prepared on any machine by prepare-gpu-run.sh. Output: $OUT (default
-# /tmp/vc-gpu-out): probe.jsonl, bench.jsonl, about.txt, log.txt. Each stage has a deadline so the
+# /tmp/vc-gpu-out): probe.jsonl, bench.jsonl, runtime.jsonl, about.txt, log.txt. Each stage has a deadline so the
 # whole run ends within VC_BUDGET_S seconds (default 585) with whatever it measured.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +20,8 @@ OUT=${OUT:-/tmp/vc-gpu-out}
 mkdir -p "$OUT"
 start=$(date +%s)
 budget=${VC_BUDGET_S:-585}
+stages=${VC_STAGES:-probe,bench}
+has() { [[ ",$stages," == *",$1,"* ]]; }
 left() { echo $((start + $1 - $(date +%s))); }  # seconds until the stage deadline at offset $1
 W=${VC_WORK:-/tmp/vc-gpu}
 mkdir -p "$W/src" "$W/tiny" "$W/speed"
@@ -55,6 +60,15 @@ else
 fi
 [ -x "$bin/native_probe" ] || { grep -m5 -B2 -A8 'error' "$W/build.log" | head -60; exit 1; }
 
+sparse_models() {  # the zero-weight models at full size (sparse files)
+  (cd "$W/speed" && python3 -c "
+import json, os
+for m in json.load(open('speed-models.json')):
+    os.truncate(m['name'] + '.gguf', m['file_bytes'])")
+}
+sparse_models
+
+if has probe; then
 echo "== allocations ($(left 440)s)"
 cd "$W/tiny"
 total=$(wc -l < cases.tsv)
@@ -71,20 +85,30 @@ while [ "$(left 440)" -gt 5 ]; do
   fi
 done
 echo "probe: $(wc -l < "$OUT/probe.jsonl") of $total cases after $(( $(date +%s) - start ))s"
+fi
+
+if has runtime; then
+echo "== runtime ($(left 470)s)"
+cd "$W/speed"
+nvidia-smi --query-gpu=memory.used,memory.total --format=csv > "$OUT/smi-baseline.txt" 2>&1
+export VC_SMI="nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader"
+n=$(wc -l < runtime.tsv)
+for ((i = 0; i < n; i++)); do
+  [ "$(left 470)" -gt 20 ] || { echo "runtime: stopped at case $i"; break; }
+  timeout "$(left 470)" "$bin/native_probe" runtime.tsv "$OUT/runtime.jsonl" "$i" "$((i + 1))" 2> "$W/runtime.err" || tail -3 "$W/runtime.err"
+done
+echo "runtime: $(wc -l < "$OUT/runtime.jsonl") of $n cases after $(( $(date +%s) - start ))s"
+fi
 
 echo "== speed ($(left "$budget")s)"
 cd "$W/speed"
-python3 - <<'EOF'
-import json, os
-for m in json.load(open('speed-models.json')):
-    os.truncate(m['name'] + '.gguf', m['file_bytes'])
-EOF
 bench() {  # bench SECONDS MODEL ARGS...: one llama-bench run, skipped when the budget is spent
   local s=$1 m=$2; shift 2
   [ "$(left "$budget")" -gt "$s" ] || { echo "skip $m $*"; return; }
   echo "bench $m $*"
   timeout "$s" "$bin/llama-bench" -m "$m.gguf" -o jsonl "$@" >> "$OUT/bench.jsonl" 2> "$W/bench.err" || tail -3 "$W/bench.err"
 }
+if has bench; then
 bench 40 llama-8b-q4k -ngl 99 -fa 0,1 -p 512,2048 -n 128 -r 3
 bench 70 llama-70b-q4k -ngl 99 -fa 1 -p 512 -n 128 -r 2
 bench 40 qwen3-30b-a3b-q4k -ngl 99 -fa 1 -p 512,2048 -n 128 -r 3
@@ -93,4 +117,13 @@ bench 30 llama-8b-q8 -ngl 99 -fa 1 -p 512,2048 -n 128 -r 3
 bench 45 llama-8b-q4k -ngl 99 -fa 1 -p 512 -n 128 -d 4096,16384 -r 2
 bench 60 qwen3-30b-a3b-q4k -ngl 99 -ot exps=CPU -fa 1 -p 512 -n 64 -r 1
 bench 90 llama-70b-q4k -ngl 40 -fa 1 -p 512 -n 32 -r 1
+fi
+if has bench2; then  # prefill at a 2048-token micro-batch, decode deep into the context
+bench 40 llama-8b-q4k -ngl 99 -fa 1 -p 2048 -ub 2048 -n 0 -r 3
+bench 60 llama-70b-q4k -ngl 99 -fa 1 -p 2048 -ub 2048 -n 0 -r 2
+bench 50 llama-70b-q4k -ngl 99 -fa 1 -p 0 -n 128 -d 8192 -r 2
+bench 40 qwen3-30b-a3b-q4k -ngl 99 -fa 1 -p 0 -n 128 -d 8192 -r 2
+bench 30 llama-1b-q4k -ngl 99 -fa 1 -p 0 -n 128 -d 16384 -r 2
+bench 40 llama-8b-q4k -ngl 99 -fa 0 -p 0 -n 128 -d 16384 -r 2
+fi
 echo "done after $(( $(date +%s) - start ))s"

@@ -30,7 +30,7 @@ function placements(m) {
   return out;
 }
 
-const settings = (k) => [`n_ctx=${k.c}`, `n_batch=${k.b}`, `n_ubatch=${k.ub}`, `n_seq_max=${k.np}`, `flash_attn=${k.fa === 'on' ? 1 : 0}`,
+export const settings = (k) => [`n_ctx=${k.c}`, `n_batch=${k.b}`, `n_ubatch=${k.ub}`, `n_seq_max=${k.np}`, `flash_attn=${k.fa === 'on' ? 1 : 0}`,
   `type_k=${typeId(k.ctk.toUpperCase())}`, `type_v=${typeId(k.ctv.toUpperCase())}`, `swa_full=${k.swa_full ? 1 : 0}`, 'kv_unified=0', 'n_threads=4'].join(',');
 
 export function emit(dir, writeModels) {

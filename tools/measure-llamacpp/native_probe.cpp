@@ -5,11 +5,16 @@
 // `-c C -np S -b B -ub U -fa on|off -ctk K -ctv V [--swa-full]`, and appends one JSON line with
 // llama_get_memory_breakdown() (src/llama-ext.h) in exact bytes, per buffer type.
 //
-//   native_probe CASES.tsv OUT.jsonl FIRST
+//   native_probe CASES.tsv OUT.jsonl FIRST [END]
 // CASES.tsv: one case a line, tab-separated: gguf path, case id, n_gpu_layers, override
 // ("-" or "exps": routed-expert tensors kept in host memory, llama-server `-ot exps=CPU`),
-// then key=value settings as breakdown_probe.cpp reads them. FIRST is the 0-based line to
-// start at, so a driver can resume after a case that kills the process.
+// key=value settings as breakdown_probe.cpp reads them, and optionally "run": then the context
+// also decodes one full micro-batch and four single tokens, and the GPU's free memory is recorded
+// before the model, after it, after the context and after the run (what the process really holds
+// beyond the breakdown: CUDA context, cuBLAS workspaces, the CUDA pool, CUDA graphs).
+// FIRST..END (0-based, END exclusive) are the lines to run, so a driver can resume after a case
+// that kills the process, or run each case in a fresh process.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,7 +29,7 @@
 namespace {
 
 struct Case {
-  std::string model, id, override_kind, settings;
+  std::string model, id, override_kind, settings, run;
   int n_gpu_layers = 0;
 };
 
@@ -42,6 +47,7 @@ std::vector<Case> read_cases(const char* path) {
     std::getline(fields, ngl, '\t');
     std::getline(fields, c.override_kind, '\t');
     std::getline(fields, c.settings, '\t');
+    std::getline(fields, c.run, '\t');
     c.n_gpu_layers = std::atoi(ngl.c_str());
     cases.push_back(c);
   }
@@ -123,16 +129,57 @@ std::string breakdown_json(llama_context* ctx) {
   return line + "}";
 }
 
+// Free bytes on the first GPU, as the driver reports them (cudaMemGetInfo for CUDA); empty without one.
+std::string gpu_free() {
+  for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
+    ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+    if (ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_GPU) continue;
+    size_t free = 0, total = 0;
+    ggml_backend_dev_memory(dev, &free, &total);
+    return "[" + std::to_string(free) + "," + std::to_string(total) + "]";
+  }
+  return "null";
+}
+
+// The driver's own account of this process's GPU memory (nvidia-smi), when VC_SMI names the command.
+std::string smi_used() {
+  const char* cmd = std::getenv("VC_SMI");
+  if (!cmd) return "null";
+  std::string text;
+  if (FILE* p = popen(cmd, "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p) && text.size() < 1000) text += buf;
+    pclose(p);
+  }
+  return "\"" + json_escape(text) + "\"";
+}
+
+// One full micro-batch of prompt, then four single-token steps (CUDA graphs are captured on the
+// repeated single-token shape). The weights are zeros, so the tokens do not matter.
+bool run_tokens(llama_context* ctx) {
+  const uint32_t n = std::min(llama_n_ubatch(ctx), llama_n_ctx_seq(ctx) - 8);
+  std::vector<llama_token> prompt(n);
+  for (uint32_t i = 0; i < n; ++i) prompt[i] = static_cast<llama_token>(1 + i % 100);
+  if (llama_decode(ctx, llama_batch_get_one(prompt.data(), static_cast<int32_t>(n))) != 0) return false;
+  for (int step = 0; step < 4; ++step) {
+    llama_token next = 5;
+    if (llama_decode(ctx, llama_batch_get_one(&next, 1)) != 0) return false;
+  }
+  llama_synchronize(ctx);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: native_probe CASES.tsv OUT.jsonl FIRST\n");
+  if (argc != 4 && argc != 5) {
+    std::fprintf(stderr, "usage: native_probe CASES.tsv OUT.jsonl FIRST [END]\n");
     return 2;
   }
   const auto cases = read_cases(argv[1]);
   const char* out = argv[2];
   const size_t first = static_cast<size_t>(std::strtoul(argv[3], nullptr, 10));
+  const size_t end = argc == 5 ? std::min(cases.size(), static_cast<size_t>(std::strtoul(argv[4], nullptr, 10))) : cases.size();
   llama_log_set(log_sink, nullptr);
   // Builds with dynamically loaded backends (GGML_BACKEND_DL, as node-llama-cpp's) need this; a
   // static build (gpu-run.sh) has them registered already.
@@ -145,7 +192,8 @@ int main(int argc, char** argv) {
 
   llama_model* model = nullptr;
   std::string loaded_key;
-  for (size_t i = first; i < cases.size(); ++i) {
+  std::string free_before_model, free_after_model;
+  for (size_t i = first; i < end; ++i) {
     const Case& c = cases[i];
     const std::string key = c.model + "|" + std::to_string(c.n_gpu_layers) + "|" + c.override_kind;
     if (key != loaded_key) {
@@ -154,7 +202,9 @@ int main(int argc, char** argv) {
       mp.n_gpu_layers = c.n_gpu_layers;
       if (c.override_kind == "exps") mp.tensor_buft_overrides = experts_on_host;
       last_errors.clear();
+      free_before_model = gpu_free();
       model = llama_model_load_from_file(c.model.c_str(), mp);
+      free_after_model = gpu_free();
       loaded_key = key;
     }
     std::fprintf(stderr, "case %zu %s\n", i, c.id.c_str());
@@ -169,8 +219,15 @@ int main(int argc, char** argv) {
       append(out, "{\"id\":\"" + json_escape(c.id) + "\",\"created\":false,\"errors\":[\"" + json_escape(last_errors) + "\"]}");
       continue;
     }
-    append(out, "{\"id\":\"" + json_escape(c.id) + "\",\"created\":true,\"flash_attn\":" +
-                    std::to_string(static_cast<int>(cp.flash_attn_type)) + breakdown_json(ctx) + "}");
+    std::string line = "{\"id\":\"" + json_escape(c.id) + "\",\"created\":true,\"flash_attn\":" +
+                       std::to_string(static_cast<int>(cp.flash_attn_type)) + breakdown_json(ctx);
+    if (c.run == "run") {
+      const std::string after_context = gpu_free();
+      const bool ran = run_tokens(ctx);
+      line += ",\"ran\":" + std::string(ran ? "true" : "false") + ",\"gpu_free\":{\"before_model\":" + free_before_model +
+              ",\"after_model\":" + free_after_model + ",\"after_context\":" + after_context + ",\"after_run\":" + gpu_free() + "},\"smi_after_run\":" + smi_used();
+    }
+    append(out, line + "}");
     llama_free(ctx);
   }
   if (model) llama_model_free(model);

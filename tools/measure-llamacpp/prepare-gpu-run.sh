@@ -19,5 +19,5 @@ git -C "$work/llama.cpp" rev-parse HEAD > "$dest/commit.txt"
 (cd "$here" && node measure.mjs --emit "$work/tiny" && node speed-models.mjs "$work/speed")
 cp "$work/tiny/cases.json" "$work/tiny/models.json" "$dest/"
 (cd "$work/tiny" && tar czf "$dest/tiny.tgz" ./*.gguf cases.tsv)
-(cd "$work/speed" && tar czf "$dest/speed.tgz" ./*.gguf speed-models.json)
+(cd "$work/speed" && tar czf "$dest/speed.tgz" ./*.gguf speed-models.json runtime.tsv)
 ls -la "$dest"

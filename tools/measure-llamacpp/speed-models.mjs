@@ -3,12 +3,13 @@
 // published configs' (the model named in each entry); every 2-D weight is Q4_K except as noted.
 // Only the GGUF header is written here; gpu-run.sh extends each file to its size with `truncate`.
 //
-//   node speed-models.mjs DIR      # DIR/<name>.gguf headers and DIR/speed-models.json
+//   node speed-models.mjs DIR      # DIR/<name>.gguf headers, DIR/speed-models.json, DIR/runtime.tsv
 import fs from 'node:fs';
 import path from 'node:path';
 
 import { denseFfn, gqa, layers, moeFfn, t } from './architectures.mjs';
 import { tinyVocab, writeGguf } from './gguf.mjs';
+import { settings } from './native-cases.mjs';
 
 function model(arch, name, like, V, meta, body, { tied = false, type = 'Q4_K', head = 'Q6_K' } = {}) {
   const E = meta.embedding_length;
@@ -42,6 +43,24 @@ export function speedModels() {
   ];
 }
 
+// What the process really holds on the GPU beyond llama.cpp's own breakdown (CUDA context, cuBLAS,
+// the CUDA pool's peak, CUDA graphs): native_probe runs a micro-batch and a few tokens per case.
+function runtimeCases() {
+  const base = { c: 4096, np: 1, b: 2048, ub: 512, fa: 'on', ctk: 'f16', ctv: 'f16', swa_full: false };
+  const grid = {
+    'llama-1b-q4k': [{}, { c: 32768 }, { ub: 2048 }, { fa: 'off' }],
+    'llama-8b-q4k': [{}, { c: 32768 }, { ub: 2048 }, { fa: 'off' }, { c: 16384, np: 4 }, { ub: 128 }],
+    'llama-8b-q8': [{}],
+    'qwen3-30b-a3b-q4k': [{}, { c: 32768, ub: 2048 }],
+    'llama-70b-q4k': [{}, { c: 32768 }],
+  };
+  return Object.entries(grid).flatMap(([name, list]) => list.map((o) => {
+    const k = { ...base, ...o };
+    const id = `${name}|c${k.c}|np${k.np}|b${k.b}|ub${k.ub}|fa-${k.fa}|k-${k.ctk}|v-${k.ctv}|run`;
+    return [`${name}.gguf`, id, 999, '-', settings(k), 'run'].join('\t');
+  }));
+}
+
 if (process.argv[2]) {
   const dir = process.argv[2];
   fs.mkdirSync(dir, { recursive: true });
@@ -51,5 +70,6 @@ if (process.argv[2]) {
     return { name: m.name, like: m.like, arch: m.arch, file_bytes: w.file_bytes, params };
   });
   fs.writeFileSync(path.join(dir, 'speed-models.json'), JSON.stringify(list, null, 1));
+  fs.writeFileSync(path.join(dir, 'runtime.tsv'), `${runtimeCases().join('\n')}\n`);
   for (const m of list) console.log(`${m.name}\t${m.file_bytes}\t${m.params}`);
 }

@@ -30,28 +30,9 @@ std::vector<std::string> safetensors_index_files(const std::string& text, const 
 }
 
 SafetensorsSet read_safetensors_set(const std::vector<std::string>& locations, const Opener& open, std::size_t concurrency) {
-  struct Shard {
-    SafetensorsFile file;
-    uint64_t fetched = 0;
-  };
-  auto shards = read_concurrently<Shard>(locations.size(), concurrency, [&](std::size_t i) {
-    std::unique_ptr<ByteSource> src;
-    try {
-      src = open(locations[i]);
-    } catch (const InputError& e) {
-      if (locations.size() == 1) throw;
-      throw InputError(locations[i], "shard " + std::to_string(i + 1) + " of " + std::to_string(locations.size()) + " cannot be read (" + e.what() +
-                                         "); every shard is needed");
-    }
-    Shard s{read_safetensors(*src), 0};
-    s.fetched = src->bytes_fetched();
-    return s;
-  });
   SafetensorsSet set;
-  for (auto& s : shards) {
-    set.files.push_back(std::move(s.file));
-    set.bytes_fetched += s.fetched;
-  }
+  set.files = read_set_members<SafetensorsFile>(locations, open, concurrency, [](ByteSource& src) { return read_safetensors(src); }, "shard",
+                                                "every shard is needed", set.bytes_fetched);
   return set;
 }
 
