@@ -152,7 +152,7 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
 
   // Where the graph is transcribed (llamacpp_graph.h), replay ggml-alloc over it: exact where the
   // transcription is, holes included.
-  const LlamaCppGraphInput graph_input{c.tokens, seqs, outputs, in.kv_cells, in.swa_cells, in.flash_attn, rotation.k_side, rotation.v_side};
+  const LlamaCppGraphInput graph_input{c.tokens, seqs, outputs, in.kv_cells, in.swa_cells, in.flash_attn, in.kv_unified, rotation.k_side, rotation.v_side};
   if (auto graph = llamacpp_graph(model, graph_input)) {
     c.graph_tensors = graph->tensors.size();
     c.bytes = c.phase_bytes = ggml_alloc_peak(*graph, kCpuAlignment);
