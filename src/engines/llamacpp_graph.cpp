@@ -11,8 +11,6 @@ namespace vc {
 using namespace llamacpp_graph_detail;
 namespace {
 
-constexpr uint64_t kF16 = 2;
-
 // ---- Softmax-attention decoders (llama, qwen3, gemma3), flash attention on or off ----
 
 struct DecoderStyle {
@@ -62,8 +60,8 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     if (pos < 0) pos = g.leaf(checked_mul(b.T_, kI32));
     c.v_rot = rotation_matrix(in.v_rotation);
     c.k_idx = g.leaf(checked_mul(b.T_, kI64));
-    c.v_idx = g.leaf(in.flash_attn ? checked_mul(b.T_, kI64) : checked_product({b.T_, uint64_t{a.kv_heads}, a.head_dim_v, kI64}));
-    c.mask = g.leaf(checked_product({cells, b.T_, in.flash_attn ? kF16 : kF32}));
+    c.v_idx = b.v_idx(a);
+    c.mask = b.mask(cells);
   }
   const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
 
@@ -235,10 +233,10 @@ std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphI
   if (const auto style = decoder_style(model.architecture)) return softmax_decoder(model, in, *style);
   if (in.k_rotation || in.v_rotation) return std::nullopt;  // transcribed for the decoders above only
   if (model.architecture == "mamba2") return mamba2(model, in);
-  if (model.architecture == "deepseek2" && !in.flash_attn) return deepseek2_graph(model, in);
-  if (model.architecture == "kimi-linear" && !in.flash_attn) return kimi_linear_graph(model, in);
-  if (model.architecture == "qwen3next" && !in.flash_attn) return qwen3next_graph(model, in);
-  if (model.architecture == "gpt-oss" && !in.flash_attn) return gpt_oss_graph(model, in);
+  if (model.architecture == "deepseek2") return deepseek2_graph(model, in);
+  if (model.architecture == "kimi-linear") return kimi_linear_graph(model, in);
+  if (model.architecture == "qwen3next") return qwen3next_graph(model, in);
+  if (model.architecture == "gpt-oss") return gpt_oss_graph(model, in);
   return std::nullopt;
 }
 
