@@ -264,7 +264,7 @@ TEST(SpeedDevices, TheAddedDevicesAreFoundWithTheirBandwidth) {
   EXPECT_EQ(DeviceTable::builtin().find("RTX 5070", "--gpu").id, "rtx-5070");  // not the 5070 Ti
   EXPECT_EQ(DeviceTable::builtin().find("RTX 5070", "--gpu").bandwidth, 672'000'000'000u);
   EXPECT_EQ(DeviceTable::builtin().find("Radeon PRO W7800", "--gpu").memory_bytes, 34'359'738'368u);
-  EXPECT_EQ(DeviceTable::builtin().find("w7800", "--gpu").bandwidth, 576'000'000'000u);
+  EXPECT_EQ(DeviceTable::builtin().find("radeon-pro-w7800", "--gpu").bandwidth, 576'000'000'000u);
   // Apple newsroom: M1 Max 400 GB/s (up to 64 GB), M1 Ultra 800 GB/s (up to 128 GB), M4 120 GB/s.
   EXPECT_EQ(DeviceTable::builtin().find("m1-max-64gb", "--gpu").bandwidth, 400'000'000'000u);
   EXPECT_EQ(DeviceTable::builtin().find("M1 Ultra", "--gpu").memory_bytes, 137'438'953'472u);
