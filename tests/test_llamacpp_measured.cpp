@@ -94,12 +94,12 @@ TEST(LlamaCppMeasured, CpuModelBufferWithRepackedCopiesExact) {
 }
 
 TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
-  // The compute buffer is a replay of ggml-alloc (llama, qwen3, gemma3 without flash attention;
-  // Mamba2) or a model of its peak (docs/engines.md). Reached on llama.cpp v0.4.0: fitted part 355
-  // of 361 cases within 3% (98.3%), all within 10%, worst -9.1% (qwen3next -ub 64 -np 4); set-aside
-  // part 143 of 148 within 3% (96.6%), all within 10%, worst -4.8%. The 3% target is not met on
-  // every case; the bounds sit just under what is reached so that a change that loses accuracy
-  // fails here.
+  // The compute buffer is a replay of ggml-alloc (llama, qwen3, gemma3, deepseek2, kimi-linear,
+  // qwen3next, gpt-oss without flash attention and f16 caches; Mamba2) or a model of its peak
+  // (docs/engines.md). Reached on llama.cpp v0.4.0: fitted part 359 of 361 cases within 3%
+  // (99.4%), all within 10%, worst -9.1% (qwen3next -ub 64 -np 4 with flash attention); set-aside
+  // part 148 of 148 within 3%, worst -2.3%. The 3% target is not met on every case; the bounds sit
+  // just under what is reached so that a change that loses accuracy fails here.
   for (bool aside : {false, true}) {
     int n = 0, within3 = 0, within10 = 0;
     double worst = 0;
@@ -112,24 +112,10 @@ TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
       worst = std::max(worst, std::fabs(e));
     }
     SCOPED_TRACE(aside ? "set-aside part" : "fitted part");
-    EXPECT_GE(within3 * 100, n * (aside ? 96 : 98)) << within3 << " of " << n << " within 3%";
+    EXPECT_GE(within3 * 100, n * 99) << within3 << " of " << n << " within 3%";
     EXPECT_EQ(within10, n) << within10 << " of " << n << " within 10%";
-    EXPECT_LE(worst, aside ? 5.0 : 10.0);
+    EXPECT_LE(worst, aside ? 3.0 : 10.0);
   }
-}
-
-TEST(LlamaCppMeasured, GatedQueryCountsTheGateHalf) {
-  // tiny-qwen3next (n_embd 128; full attention 4 heads x 64, 2 KV heads; Gated DeltaNet layers),
-  // -c 4096 -fa off, 512 tokens: f32 mask 4096 x 512 x 4 = 8,388,608; one layer's f32 scores
-  // 4 x 4096 x 512 x 4 = 33,554,432; attention phase 3 x 128 + joint query and gate 2 x 4 x 64 +
-  // K and V 2 x (2 x 64) + per-head output 4 x 64 = 1,408 values x 4 B x 512 = 2,883,584; inputs
-  // 28 x 512 = 14,336. Total 44,840,960; llama.cpp measured 45,131,808
-  // (tiny-qwen3next|c4096|np1|...|fa-off): -0.6% (-1.8% without the gate half).
-  LlamaCppSettings s;
-  s.flash_attn = false;
-  const uint64_t ours = llamacpp_memory(measured().find("tiny-qwen3next")->model, s).compute_bytes;
-  EXPECT_EQ(ours, 44'840'960u);
-  EXPECT_NEAR(static_cast<double>(ours), 45'131'808.0, 45'131'808.0 * 0.01);
 }
 
 TEST(LlamaCppMeasured, Mamba2ScanPeakIsReplayed) {

@@ -143,7 +143,7 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
   // Where the graph is transcribed (llamacpp_graph.h), replay ggml-alloc over it: exact where the
   // transcription is, holes included. The rotation nodes of quantized caches are not transcribed.
   if (rotation.k_width == 0 && rotation.v_width == 0) {
-    if (auto graph = llamacpp_graph(model, {c.tokens, seqs, outputs, in.kv_cells, in.swa_cells, in.flash_attn})) {
+    if (auto graph = llamacpp_graph(model, {c.tokens, seqs, outputs, in.kv_cells, in.swa_cells, in.flash_attn, in.kv_unified})) {
       c.graph_tensors = graph->tensors.size();
       c.bytes = c.phase_bytes = ggml_alloc_peak(*graph, kCpuAlignment);
       c.phase = "ggml-alloc replay";

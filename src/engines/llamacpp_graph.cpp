@@ -5,60 +5,11 @@
 #include <vector>
 
 #include "core/checked.h"
+#include "engines/llamacpp_graph_builder.h"
 
 namespace vc {
+using namespace llamacpp_graph_detail;
 namespace {
-
-constexpr uint64_t kF32 = 4, kI32 = 4, kI64 = 8;
-
-// A graph under construction: the common pieces of llama.cpp's decoders.
-class Builder {
- public:
-  Builder(const Model& m, const LlamaCppGraphInput& in) : m_(m), in_(in), T_(in.tokens) {}
-  GgmlGraph g;
-
-  uint64_t rows(uint64_t width) const { return checked_product({width, T_, kF32}); }  // f32 [width, T]
-
-  // Inputs placed before any node (llm_graph_input_*), in the order the graph first meets them.
-  void token_inputs() {
-    tokens_ = g.leaf(checked_mul(T_, kI32));
-    g.leaf(rows(m_.hidden));  // inp_embd: allocated, never read for token input
-  }
-  int embeddings() { return g.node(rows(m_.hidden), {tokens_}); }  // GET_ROWS of token_embd
-
-  // build_norm: RMS_NORM (in place only over a sole consumer) then MUL by the weight.
-  int norm(int x) {
-    const int n = g.node(g.tensors[static_cast<size_t>(x)].view_of >= 0 ? bytes_of_root(x) : bytes(x), {x}, x);
-    return g.node(bytes(n), {n}, n);
-  }
-  int unary(int x) { return g.node(bytes(x), {x}, x); }  // SCALE, ADD of a weight, SILU, ROPE...
-  int matmul(uint64_t width, int x) { return g.node(rows(width), {x}); }
-  int add(int a, int b) { return g.node(bytes(a), {a, b}, a); }
-  int add_any(int a, int b) {  // ADD where either side may be overwritten (same layout both)
-    const int id = g.node(bytes(b), {a, b}, b);
-    g.tensors[static_cast<size_t>(id)].same_layout = {true, true};
-    return id;
-  }
-  int glu(uint64_t width, int gate, int up) { return g.node(rows(width), {gate, up}); }  // not in place
-  // The last layer keeps only the output rows (inp_out_ids): from there on tensors have that many.
-  void keep_outputs() { T_ = in_.outputs; }
-  int get_rows(uint64_t width, int x, int ids) { return g.node(rows(width), {x, ids}); }
-
-  // The output head: final norm, then the logits of every token (both outputs, never freed).
-  void head(int x) {
-    const int n = norm(x);
-    g.mark_output(n);
-    g.mark_output(g.node(rows(m_.vocab), {n}));
-  }
-
-  uint64_t bytes(int t) const { return g.tensors[static_cast<size_t>(t)].bytes; }
-  uint64_t bytes_of_root(int v) const { return bytes(g.tensors[static_cast<size_t>(v)].view_of); }
-
-  const Model& m_;
-  const LlamaCppGraphInput& in_;
-  uint64_t T_;
-  int tokens_ = -1;
-};
 
 // ---- Softmax-attention decoders (llama, qwen3, gemma3) without flash attention ----
 
@@ -153,10 +104,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     if (last) residual = b.get_rows(m.hidden, x, out_ids);
     const int ffn_in = b.add(att, residual);
     const int f = b.norm(ffn_in);
-    const uint64_t w = m.layers[il].feed_forward.dense_width;
-    const int gate = b.matmul(w, f);
-    const int up = b.matmul(w, f);
-    int out = b.matmul(m.hidden, b.glu(w, gate, up));
+    int out = b.dense_ffn(m.layers[il].feed_forward.dense_width, f);
     if (s.post_norms) out = b.norm(out);
     x = b.add(out, ffn_in);
   }
@@ -259,6 +207,10 @@ std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphI
     if (const auto style = decoder_style(model.architecture)) return softmax_decoder(model, in, *style);
   }
   if (model.architecture == "mamba2") return mamba2(model, in);
+  if (model.architecture == "deepseek2" && !in.flash_attn) return deepseek2_graph(model, in);
+  if (model.architecture == "kimi-linear" && !in.flash_attn) return kimi_linear_graph(model, in);
+  if (model.architecture == "qwen3next" && !in.flash_attn) return qwen3next_graph(model, in);
+  if (model.architecture == "gpt-oss" && !in.flash_attn) return gpt_oss_graph(model, in);
   return std::nullopt;
 }
 

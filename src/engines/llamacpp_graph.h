@@ -20,6 +20,7 @@ struct LlamaCppGraphInput {
   uint64_t kv_cells = 0;    // cells per stream of the full-attention cache
   uint64_t swa_cells = 0;   // cells per stream of the window cache
   bool flash_attn = true;
+  bool kv_unified = false;  // one cache stream for every sequence (else one stream each)
 };
 
 // nullopt: this model has a layer or a setting no builder covers (the phase rule answers then).

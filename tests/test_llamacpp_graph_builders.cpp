@@ -1,0 +1,109 @@
+// The graph builders of src/engines/llamacpp_graph_<arch>.cpp replayed through ggml-alloc's
+// packing, against the compute buffers llama.cpp v0.4.0 (80fb11ac) reserved for the tiny models of
+// tests/data/llamacpp-measured.json (llama_get_memory_breakdown, to the byte; the file keeps each
+// model's metadata and tensor list, from which the model is read as from its GGUF header).
+#include <gtest/gtest.h>
+
+#include "engines/llamacpp_measured.h"
+#include "engines/llamacpp_profile.h"
+
+using namespace vc;
+
+namespace {
+
+const MeasuredLlamaCpp& measured() {
+  static const MeasuredLlamaCpp m = read_llamacpp_measured(std::string(VRAMCALC_TEST_DATA_DIR) + "/llamacpp-measured.json");
+  return m;
+}
+
+// Every created case of `model` with flash attention as given and f16 caches (a quantized cache is
+// rotated, whose nodes no builder transcribes): ours must equal the measurement.
+int expect_exact(const std::string& model, bool flash_attn) {
+  int n = 0;
+  for (const auto& c : measured().cases) {
+    if (c.model != model || !c.created || c.settings.flash_attn != flash_attn) continue;
+    if (c.settings.type_k != "F16" || c.settings.type_v != "F16") continue;
+    ++n;
+    EXPECT_EQ(llamacpp_memory(measured().find(model)->model, c.settings).compute_bytes, c.compute_bytes)
+        << c.id << (c.set_aside ? " (set aside)" : " (fitted)");
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST(LlamaCppGraphDeepseek2, AbsorbedMlaWithoutFlashAttentionByHand) {
+  // tiny-deepseek2: n_embd 128, 4 heads, q_lora 64, kv_lora 96, rope 32, key_length_mla 96,
+  // value_length_mla 64, 3 layers (1 dense, then 8 experts choosing 2 + 1 shared), -c 4096 -fa off,
+  // 512 tokens. Inputs: token ids 2,048 (freed after the embedding lookup: a hole at 0), input
+  // embeddings 128 x 512 x 4 = 262,144, positions 2,048, K row indices 512 x 8 = 4,096, the f32
+  // mask 4096 x 512 x 4 = 8,388,608, output ids 2,048: they end at 8,660,992. Layer 0 then holds
+  // the embeddings (262,144), its freed attn_norm (262,144), q_a (64 x 512 x 4 = 131,072), q_b
+  // (4 x 96 x 512 x 4 = 786,432), wk_b's absorbed query (96 x 4 x 512 x 4 = 786,432), the rotated
+  // q_pe (32 x 4 x 512 x 4 = 262,144) and Qcur ((96 + 32) x 4 x 512 x 4 = 1,048,576), up to
+  // 12,199,936; the compressed KV tensors fit in the holes below, and KQ (4096 cells x 512 x 4 heads
+  // x 4 B = 33,554,432) goes on top: 45,754,368, the peak, as ggml-alloc's own debug trace of this
+  // case shows (tools/measure-llamacpp, "Reading the allocator's peak"), and llama.cpp's
+  // measurement (tiny-deepseek2|c4096|np1|b2048|ub512|fa-off|k-f16|v-f16). The phase rule gave
+  // 46,610,432 (+1.9%).
+  LlamaCppSettings s;
+  s.flash_attn = false;
+  EXPECT_EQ(llamacpp_memory(measured().find("tiny-deepseek2")->model, s).compute_bytes, 45'754'368u);
+}
+
+TEST(LlamaCppGraphDeepseek2, EveryFlashOffCaseToTheByte) {
+  // 22 created cases, contexts 256 to 32768, 1 to 4 sequences (one cache stream each: V's latent
+  // copy is cells x kv_lora x streams f16), micro-batches 64 to 1024; the phase rule missed them
+  // by -4.6% to +1.9%.
+  EXPECT_EQ(expect_exact("tiny-deepseek2", false), 22);
+}
+
+TEST(LlamaCppGraphKimiLinear, KdaLayersThenMlaEveryFlashOffCaseToTheByte) {
+  // tiny-kimi-linear: three KDA layers (4 heads x 32, d_conv 4: three convolutions, fused gated
+  // delta net) then one MLA layer without RoPE (kv_lora 96, rope part 32 left unrotated). At
+  // -c 4096 -fa off the peak is the MLA layer's KQ (4 x 4096 x 512 x 4 = 33,554,432) placed at
+  // 11,853,856 above what the KDA layers left (a 1,097,728 B hole, the previous layer's output, the
+  // latent V copy 4096 x 96 x 2 = 786,432, Qcur (96 + 32) x 4 x 512 x 4 = 1,048,576): 45,408,288,
+  // as ggml-alloc's trace of the case shows and llama.cpp measured
+  // (tiny-kimi-linear|c4096|np1|b2048|ub512|fa-off|k-f16|v-f16). The phase rule gave +1.8%.
+  LlamaCppSettings s;
+  s.flash_attn = false;
+  EXPECT_EQ(llamacpp_memory(measured().find("tiny-kimi-linear")->model, s).compute_bytes, 45'408'288u);
+  // All 22 created flash-off cases (1 to 4 sequences, micro-batches 64 to 1024); the phase rule
+  // missed them by -4.7% to +2.0%.
+  EXPECT_EQ(expect_exact("tiny-kimi-linear", false), 22);
+}
+
+TEST(LlamaCppGraphQwen3Next, GatedDeltaNetAndGatedAttentionEveryFlashOffCaseToTheByte) {
+  // tiny-qwen3next (n_embd 128; Gated DeltaNet layers with 2 key heads repeated to 4 value heads,
+  // d_state 32; full attention every 4th layer, 4 heads x 64 with an output gate, 2 KV heads), -c
+  // 4096 -fa off, 512 tokens. Inputs end at 9,185,312: token ids 2,048 (a hole once read), input
+  // embeddings 262,144, s_copy 32, positions 2,048, K row indices 4,096, V row indices
+  // 512 x 2 x 64 x 8 = 524,288, the f32 mask 4096 x 512 x 4 = 8,388,608, output ids 2,048. Layer 3
+  // (the first full attention) then holds a 262,144 hole, the normed Q (4 x 64 x 512 x 4 =
+  // 524,288), a 294,912 hole, the previous layer's output (262,144) and the joint query and gate
+  // (2 x 4 x 64 x 512 x 4 = 1,048,576) up to 11,577,376, and KQ (4 x 4096 x 512 x 4 = 33,554,432)
+  // on top: 45,131,808 = llama.cpp's measurement (tiny-qwen3next|c4096|np1|...|fa-off), as
+  // ggml-alloc's trace shows. The phase rule gave 44,840,960 (-0.6%).
+  LlamaCppSettings s;
+  s.flash_attn = false;
+  EXPECT_EQ(llamacpp_memory(measured().find("tiny-qwen3next")->model, s).compute_bytes, 45'131'808u);
+  EXPECT_EQ(expect_exact("tiny-qwen3next", false), 22);
+}
+
+TEST(LlamaCppGraphGptOss, BiasedProjectionsAndSinksEveryFlashOffCaseToTheByte) {
+  // tiny-gpt-oss (n_embd 128, 4 heads x 64, 1 KV head, window 128 on every other layer, 8 experts
+  // choosing 2), -c 256 -fa off: 256 tokens. Inputs end at 924,672: token ids 1,024 (a hole once
+  // read), input embeddings 256 x 128 x 4 = 131,072, positions 1,024, then per cache (window, full)
+  // K row indices 2,048, V row indices 256 x 64 x 8 = 131,072 and the f32 mask 256 x 256 x 4 =
+  // 262,144, output ids 1,024. Layer 0 holds the embeddings (131,072), a 393,216 hole (its norm
+  // and the biased Q before RoPE), the rotated Q (262,144) at 1,448,960, and KQ (4 x 256 x 256 x 4 =
+  // 1,048,576) on top: 2,759,680 = llama.cpp's measurement
+  // (tiny-gpt-oss|c256|np1|b2048|ub512|fa-off|k-f16|v-f16), as ggml-alloc's trace shows. The phase
+  // rule gave -4.8%.
+  LlamaCppSettings s;
+  s.n_ctx = 256;
+  s.flash_attn = false;
+  EXPECT_EQ(llamacpp_memory(measured().find("tiny-gpt-oss")->model, s).compute_bytes, 2'759'680u);
+  EXPECT_EQ(expect_exact("tiny-gpt-oss", false), 23);
+}
