@@ -58,6 +58,13 @@ TEST(LlamaCppGraphDeepseek2, EveryFlashOffCaseToTheByte) {
   EXPECT_EQ(expect_exact("tiny-deepseek2", false), 22);
 }
 
+TEST(LlamaCppGraphDeepseek2, FlashAttentionCasesToTheByte) {
+  // With flash attention the mask is f16, there is no latent V copy and no KQ: FLASH_ATTN_EXT
+  // writes kv_lora x heads per token, wv_b takes it to v_head x heads, made contiguous. All 22
+  // created f16-cache cases (the phase rule: up to +1.7%).
+  EXPECT_EQ(expect_exact("tiny-deepseek2", true), 22);
+}
+
 TEST(LlamaCppGraphKimiLinear, KdaLayersThenMlaEveryFlashOffCaseToTheByte) {
   // tiny-kimi-linear: three KDA layers (4 heads x 32, d_conv 4: three convolutions, fused gated
   // delta net) then one MLA layer without RoPE (kv_lora 96, rope part 32 left unrotated). At
@@ -72,6 +79,7 @@ TEST(LlamaCppGraphKimiLinear, KdaLayersThenMlaEveryFlashOffCaseToTheByte) {
   // All 22 created flash-off cases (1 to 4 sequences, micro-batches 64 to 1024); the phase rule
   // missed them by -4.7% to +2.0%.
   EXPECT_EQ(expect_exact("tiny-kimi-linear", false), 22);
+  EXPECT_EQ(expect_exact("tiny-kimi-linear", true), 22);  // flash attention: as deepseek2's MLA
 }
 
 TEST(LlamaCppGraphQwen3Next, GatedDeltaNetAndGatedAttentionEveryFlashOffCaseToTheByte) {
@@ -91,6 +99,24 @@ TEST(LlamaCppGraphQwen3Next, GatedDeltaNetAndGatedAttentionEveryFlashOffCaseToTh
   EXPECT_EQ(expect_exact("tiny-qwen3next", false), 22);
 }
 
+TEST(LlamaCppGraphQwen3Next, FourSequencesOfSixteenTokensWithFlashAttention) {
+  // -c 2500 -np 4 -ub 64 -fa on: 64 tokens, 16 per sequence, 768 cells per stream. The peak is
+  // layer 1's GATED_DELTA_NET, output 32 x 4 value heads x 64 x 4 = 32,768 and the four
+  // sequences' states 4 x 32 x 32 x 4 x 4 = 65,536, placed at 444,192 above the inputs (f16 mask
+  // 768 x 64 x 2 = 98,304; s_copy 4 x 4 B in a 32-byte slot), the previous layers' leftovers and
+  // the convolution's output (64 x 256 x 4 = 65,536): 542,496 = llama.cpp's measurement
+  // (tiny-qwen3next|c2500|np4|b2048|ub64|fa-on|k-f16|v-f16), as ggml-alloc's trace shows. The
+  // phase rule gave 493,312 (-9.1%, the worst case of the fitted part).
+  LlamaCppSettings s;
+  s.n_ctx = 2500;
+  s.n_seq = 4;
+  s.n_ubatch = 64;
+  EXPECT_EQ(llamacpp_memory(measured().find("tiny-qwen3next")->model, s).compute_bytes, 542'496u);
+  // Every f16-cache flash-attention case: the gated product of FLASH_ATTN_EXT's reshaped output
+  // goes into the sigmoid gate's tensor.
+  EXPECT_EQ(expect_exact("tiny-qwen3next", true), 22);
+}
+
 TEST(LlamaCppGraphGptOss, BiasedProjectionsAndSinksEveryFlashOffCaseToTheByte) {
   // tiny-gpt-oss (n_embd 128, 4 heads x 64, 1 KV head, window 128 on every other layer, 8 experts
   // choosing 2), -c 256 -fa off: 256 tokens. Inputs end at 924,672: token ids 1,024 (a hole once
@@ -106,4 +132,5 @@ TEST(LlamaCppGraphGptOss, BiasedProjectionsAndSinksEveryFlashOffCaseToTheByte) {
   s.flash_attn = false;
   EXPECT_EQ(llamacpp_memory(measured().find("tiny-gpt-oss")->model, s).compute_bytes, 2'759'680u);
   EXPECT_EQ(expect_exact("tiny-gpt-oss", false), 23);
+  EXPECT_EQ(expect_exact("tiny-gpt-oss", true), 24);  // flash attention: f16 masks, V row by row
 }

@@ -94,12 +94,12 @@ TEST(LlamaCppMeasured, CpuModelBufferWithRepackedCopiesExact) {
 }
 
 TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
-  // The compute buffer is a replay of ggml-alloc (llama, qwen3, gemma3, deepseek2, kimi-linear,
-  // qwen3next, gpt-oss without flash attention and f16 caches; Mamba2) or a model of its peak
-  // (docs/engines.md). Reached on llama.cpp v0.4.0: fitted part 359 of 361 cases within 3%
-  // (99.4%), all within 10%, worst -9.1% (qwen3next -ub 64 -np 4 with flash attention); set-aside
-  // part 148 of 148 within 3%, worst -2.3%. The 3% target is not met on every case; the bounds sit
-  // just under what is reached so that a change that loses accuracy fails here.
+  // The compute buffer is a replay of ggml-alloc (llama, qwen3, gemma3 without flash attention;
+  // deepseek2, kimi-linear, qwen3next, gpt-oss; unrotated caches; Mamba2) or a model of its peak
+  // (docs/engines.md). Reached on llama.cpp v0.4.0: fitted part 360 of 361 cases within 3%
+  // (99.7%), all within 10%, worst -6.6% (tiny-llama-q4k, both caches q8_0); set-aside part 148 of
+  // 148 within 3%, worst -2.3%. The 3% target is not met on every case; the bounds sit just under
+  // what is reached so that a change that loses accuracy fails here.
   for (bool aside : {false, true}) {
     int n = 0, within3 = 0, within10 = 0;
     double worst = 0;
@@ -114,7 +114,7 @@ TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
     SCOPED_TRACE(aside ? "set-aside part" : "fitted part");
     EXPECT_GE(within3 * 100, n * 99) << within3 << " of " << n << " within 3%";
     EXPECT_EQ(within10, n) << within10 << " of " << n << " within 10%";
-    EXPECT_LE(worst, aside ? 3.0 : 10.0);
+    EXPECT_LE(worst, aside ? 3.0 : 7.0);
   }
 }
 

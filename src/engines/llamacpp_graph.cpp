@@ -207,10 +207,10 @@ std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphI
     if (const auto style = decoder_style(model.architecture)) return softmax_decoder(model, in, *style);
   }
   if (model.architecture == "mamba2") return mamba2(model, in);
-  if (model.architecture == "deepseek2" && !in.flash_attn) return deepseek2_graph(model, in);
-  if (model.architecture == "kimi-linear" && !in.flash_attn) return kimi_linear_graph(model, in);
-  if (model.architecture == "qwen3next" && !in.flash_attn) return qwen3next_graph(model, in);
-  if (model.architecture == "gpt-oss" && !in.flash_attn) return gpt_oss_graph(model, in);
+  if (model.architecture == "deepseek2") return deepseek2_graph(model, in);
+  if (model.architecture == "kimi-linear") return kimi_linear_graph(model, in);
+  if (model.architecture == "qwen3next") return qwen3next_graph(model, in);
+  if (model.architecture == "gpt-oss") return gpt_oss_graph(model, in);
   return std::nullopt;
 }
 

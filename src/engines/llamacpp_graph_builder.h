@@ -15,7 +15,7 @@
 namespace vc {
 namespace llamacpp_graph_detail {
 
-constexpr uint64_t kF32 = 4, kI32 = 4, kI64 = 8;
+constexpr uint64_t kF32 = 4, kF16 = 2, kI32 = 4, kI64 = 8;
 
 // How build_moe_ffn weighs the chosen experts: nodes between the router and the experts.
 struct MoeRouting {
@@ -32,6 +32,14 @@ class Builder {
   GgmlGraph g;
 
   uint64_t rows(uint64_t width) const { return checked_product({width, T_, kF32}); }  // f32 [width, T]
+  // The KQ mask of a cache of `cells` per stream (build_attn_inp_kq_mask): f16 with flash
+  // attention, f32 without.
+  int mask(uint64_t cells) { return g.leaf(checked_product({cells, T_, in_.flash_attn ? kF16 : kF32})); }
+  // A cache's V row indices (build_input_v_idxs): one per token with flash attention; without it
+  // the V cache is transposed, one per value.
+  int v_idx(const AttentionSpec& a) {
+    return g.leaf(in_.flash_attn ? checked_mul(T_, kI64) : checked_product({T_, uint64_t{a.kv_heads}, a.head_dim_v, kI64}));
+  }
 
   // Inputs placed before any node (llm_graph_input_*), in the order the graph first meets them.
   void token_inputs() {
@@ -104,8 +112,8 @@ bool ffn_covered(const FeedForwardSpec& f);
 struct MlaInputs {
   int pos = -1, k_idx = -1, mask = -1;
 };
-// Absorbed multi-head latent attention without flash attention, from the layer's normed input
-// `h` to its output projection (engines/llamacpp_graph_deepseek2.cpp).
+// Absorbed multi-head latent attention, from the layer's normed input `h` to its output
+// projection (engines/llamacpp_graph_deepseek2.cpp).
 int mla_attention(Builder& b, size_t il, int h, const MlaInputs& inputs);
 // Whether a layer's MLA is one mla_attention covers.
 bool mla_covered(const AttentionSpec& a);

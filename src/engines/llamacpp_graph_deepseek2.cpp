@@ -1,4 +1,4 @@
-// DeepSeek-V2/V3's graph without flash attention (llama.cpp 80fb11ac src/models/deepseek2.cpp,
+// DeepSeek-V2/V3's graph (llama.cpp 80fb11ac src/models/deepseek2.cpp,
 // llama-graph.cpp build_attn with an MLA cache and build_attn_mha): multi-head latent attention
 // with wk_b absorbed into the query and wv_b applied after the attention, so the cache holds one
 // latent row per token (kv_lora_rank + rope dims) shared by every head; the leading dense blocks
@@ -36,11 +36,19 @@ int mla_attention(Builder& b, size_t il, int h, const MlaInputs& inputs) {
   const int k_pe = inputs.pos >= 0 ? g.node(b.rows(rope), {g.view(kv), inputs.pos}) : g.view(kv);
   const int k_cur = g.node(b.rows(latent + rope), {v_cur, k_pe});
   g.write_out({g.view(k_cur), inputs.k_idx});  // SET_ROWS into the cache
+  const int q_heads = g.view(g.view(q_cur));
+  if (b.in_.flash_attn) {
+    // FLASH_ATTN_EXT over the cache (V: a view of its latent part) writes the latent output of
+    // every head; wv_b takes it to heads x v_head, made contiguous, reshaped for the projection.
+    const int fa = g.node(checked_product({latent, heads, T, kF32}), {q_heads, inputs.mask});
+    const int mla = g.node(checked_product({a.head_dim_v, heads, T, kF32}), {g.view(fa)});
+    return b.matmul(m.hidden, g.view(g.node(b.bytes(mla), {g.view(mla)})));
+  }
   // build_attn_mha without flash attention: V is the latent part of every cached row, made
   // contiguous transposed (f16 [cells, kv_lora] per stream), then KQ, its softmax in place,
   // KQV in the latent space, wv_b back to heads x v_head, the heads merged (CONT).
   const int v_cont = g.node(checked_product({cells, latent, streams, 2}), {});
-  const int kq = g.node(checked_product({cells, T, heads, kF32}), {g.view(g.view(q_cur))});
+  const int kq = g.node(checked_product({cells, T, heads, kF32}), {q_heads});
   const int sm = g.node(b.bytes(kq), {kq, inputs.mask}, kq);
   const int kqv = g.node(checked_product({latent, T, heads, kF32}), {v_cont, sm});
   const int kqv_mla = g.node(checked_product({a.head_dim_v, T, heads, kF32}), {kqv});
@@ -58,7 +66,7 @@ std::optional<GgmlGraph> deepseek2_graph(const Model& m, const LlamaCppGraphInpu
   MlaInputs inputs;
   inputs.pos = g.leaf(checked_mul(b.T_, kI32));
   inputs.k_idx = g.leaf(checked_mul(b.T_, kI64));  // one cache (K only): no V row indices
-  inputs.mask = g.leaf(checked_product({in.kv_cells, b.T_, kF32}));
+  inputs.mask = b.mask(in.kv_cells);
   const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
 
   int x = b.embeddings();

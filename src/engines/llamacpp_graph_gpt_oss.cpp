@@ -1,4 +1,4 @@
-// gpt-oss's graph without flash attention (llama.cpp 80fb11ac src/models/openai-moe.cpp): window
+// gpt-oss's graph (llama.cpp 80fb11ac src/models/openai-moe.cpp): window
 // and full attention layers in turn, each projection with a bias, attention sinks in the softmax
 // (a weight: no node), then routed experts chosen from the biased router logits, weighted by a
 // softmax over the chosen ones, each with its own biases; the output rows picked before the final
@@ -19,8 +19,8 @@ std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput&
   GgmlGraph& g = b.g;
   b.token_inputs();
   const int pos = g.leaf(checked_mul(b.T_, kI32));
-  // Each cache (full, window): K row indices, V row indices (one per value: the V cache is
-  // transposed without flash attention), the f32 mask, in the order the layers first use them.
+  // Each cache (full, window): K row indices, V row indices, the mask, in the order the layers
+  // first use them.
   struct CacheInputs {
     int k_idx = -1, v_idx = -1, mask = -1;
     uint64_t cells = 0;
@@ -33,8 +33,8 @@ std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput&
     if (c.mask >= 0) continue;
     c.cells = a.kind == AttentionKind::SlidingWindow ? in.swa_cells : in.kv_cells;
     c.k_idx = g.leaf(checked_mul(b.T_, kI64));
-    c.v_idx = g.leaf(checked_product({b.T_, uint64_t{a.kv_heads}, a.head_dim_v, kI64}));
-    c.mask = g.leaf(checked_product({c.cells, b.T_, kF32}));
+    c.v_idx = b.v_idx(a);
+    c.mask = b.mask(c.cells);
   }
   const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
 
@@ -52,12 +52,19 @@ std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput&
     const int q = rotated(heads * a.head_dim_k);
     const int k = rotated(kv_width);
     const int v = b.unary(b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h));
-    g.write_out({g.view(k), c.k_idx});                    // SET_ROWS into the K cache
-    g.write_out({g.view(g.view(g.view(v))), c.v_idx});    // SET_ROWS into the transposed V cache
-    const int kq = g.node(checked_product({c.cells, b.T_, heads, kF32}), {g.view(g.view(q))});
-    const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX with sinks, in place
-    const int kqv = g.node(b.rows(heads * a.head_dim_v), {sm});
-    const int att = b.unary(b.matmul(m.hidden, g.node(b.bytes(kqv), {g.view(kqv)})));  // CONT, wo, + bias
+    g.write_out({g.view(k), c.k_idx});  // SET_ROWS into the K cache
+    int merged = -1;
+    if (in.flash_attn) {
+      g.write_out({g.view(g.view(v)), c.v_idx});  // SET_ROWS into the V cache, row by row
+      merged = g.view(g.node(b.rows(heads * a.head_dim_v), {g.view(g.view(q)), c.mask}));  // FLASH_ATTN_EXT, reshaped
+    } else {
+      g.write_out({g.view(g.view(g.view(v))), c.v_idx});  // SET_ROWS into the transposed V cache
+      const int kq = g.node(checked_product({c.cells, b.T_, heads, kF32}), {g.view(g.view(q))});
+      const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX with sinks, in place
+      const int kqv = g.node(b.rows(heads * a.head_dim_v), {sm});
+      merged = g.node(b.bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
+    }
+    const int att = b.unary(b.matmul(m.hidden, merged));  // wo, + bias
     const int ffn_in = b.add(att, x);
     const int moe = b.moe_ffn(l.feed_forward, b.norm(ffn_in), {.softmax_chosen = true, .expert_biases = true});
     x = b.add(moe, ffn_in);

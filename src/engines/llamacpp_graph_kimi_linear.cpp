@@ -1,4 +1,4 @@
-// Kimi Linear's graph without flash attention (llama.cpp 80fb11ac src/models/kimi-linear.cpp):
+// Kimi Linear's graph (llama.cpp 80fb11ac src/models/kimi-linear.cpp):
 // Kimi Delta Attention layers (three short convolutions for q, k and v, each with its own
 // projection, then llama.cpp's fused gated delta net) between MLA layers without RoPE; the
 // leading dense blocks and the routed plus shared experts after them.
@@ -91,7 +91,7 @@ std::optional<GgmlGraph> kimi_linear_graph(const Model& m, const LlamaCppGraphIn
   MlaInputs inputs;
   if (has_mla) {
     inputs.k_idx = g.leaf(checked_mul(b.T_, kI64));
-    inputs.mask = g.leaf(checked_product({in.kv_cells, b.T_, kF32}));
+    inputs.mask = b.mask(in.kv_cells);
   }
   const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
 

@@ -1,4 +1,4 @@
-// Qwen3-Next's graph without flash attention (llama.cpp 80fb11ac src/models/qwen3next.cpp,
+// Qwen3-Next's graph (llama.cpp 80fb11ac src/models/qwen3next.cpp,
 // delta-net-base.cpp): Gated DeltaNet layers (one joint q/k/v projection through one short
 // convolution, llama.cpp's fused gated delta net, a gated RMS norm) between full-attention layers
 // whose query projection carries an output gate; every layer's routed experts with a gated
@@ -76,9 +76,8 @@ struct AttentionInputs {
   int pos = -1, k_idx = -1, v_idx = -1, mask = -1;
 };
 
-// A full-attention layer (build_layer_attn) without flash attention: the query projection holds
-// query and output gate per head; Q and K are RMS-normed (over views: new tensors) and rotated in
-// place; V goes into the transposed V cache.
+// A full-attention layer (build_layer_attn): the query projection holds query and output gate per
+// head; Q and K are RMS-normed (over views: new tensors) and rotated in place.
 int gated_attention(Builder& b, const AttentionSpec& a, int h, const AttentionInputs& in) {
   GgmlGraph& g = b.g;
   const uint64_t heads = a.query_heads, q_width = heads * a.head_dim_k, kv_width = uint64_t{a.kv_heads} * a.head_dim_k;
@@ -89,7 +88,15 @@ int gated_attention(Builder& b, const AttentionSpec& a, int h, const AttentionIn
   const int k_normed = b.unary(g.node(b.rows(kv_width), {g.view(b.matmul(kv_width, h))}));
   const int k = g.node(b.bytes(k_normed), {k_normed, in.pos}, k_normed);
   g.write_out({g.view(k), in.k_idx});
-  g.write_out({g.view(g.view(g.view(v))), in.v_idx});
+  if (b.in_.flash_attn) {
+    // V into its cache row by row; FLASH_ATTN_EXT writes every head's output, whose reshape (a
+    // view) the gate multiplies: the product goes into the gate's tensor.
+    g.write_out({g.view(g.view(v)), in.v_idx});
+    const int fa = g.node(b.rows(heads * a.head_dim_v), {g.view(g.view(q)), in.mask});
+    const int gate = b.unary(g.node(b.rows(q_width), {g.view(g.view(q_full))}));  // CONT of the gate half, sigmoid
+    return b.matmul(b.m_.hidden, b.add_any(g.view(fa), gate));
+  }
+  g.write_out({g.view(g.view(g.view(v))), in.v_idx});  // the transposed V cache
   const int kq = g.node(checked_product({b.in_.kv_cells, b.T_, heads, kF32}), {g.view(g.view(q))});
   const int sm = g.node(b.bytes(kq), {kq, in.mask}, kq);
   const int kqv = g.node(b.rows(heads * a.head_dim_v), {sm});
@@ -119,7 +126,7 @@ std::optional<GgmlGraph> qwen3next_graph(const Model& m, const LlamaCppGraphInpu
   GgmlGraph& g = b.g;
   b.token_inputs();
   // The inputs in the order the layers first use them: s_copy (recurrent layers), then positions,
-  // K and V row indices (V: one per value, its cache is transposed), the f32 mask.
+  // K and V row indices, the mask.
   int s_copy = -1;
   AttentionInputs inputs;
   auto recurrent_inputs = [&] { s_copy = g.leaf(checked_mul(in.seqs, kI32)); };
@@ -127,8 +134,8 @@ std::optional<GgmlGraph> qwen3next_graph(const Model& m, const LlamaCppGraphInpu
     const AttentionSpec& a = m.layers[*first_attention].attention;
     inputs.pos = g.leaf(checked_mul(b.T_, kI32));
     inputs.k_idx = g.leaf(checked_mul(b.T_, kI64));
-    inputs.v_idx = g.leaf(checked_product({b.T_, uint64_t{a.kv_heads}, a.head_dim_v, kI64}));
-    inputs.mask = g.leaf(checked_product({in.kv_cells, b.T_, kF32}));
+    inputs.v_idx = b.v_idx(a);
+    inputs.mask = b.mask(in.kv_cells);
   };
   if (first_recurrent && (!first_attention || *first_recurrent < *first_attention)) {
     recurrent_inputs();
