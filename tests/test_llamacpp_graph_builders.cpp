@@ -4,6 +4,7 @@
 // model's metadata and tensor list, from which the model is read as from its GGUF header).
 #include <gtest/gtest.h>
 
+#include "engines/llamacpp_compute.h"
 #include "engines/llamacpp_measured.h"
 #include "engines/llamacpp_profile.h"
 
@@ -133,4 +134,27 @@ TEST(LlamaCppGraphGptOss, BiasedProjectionsAndSinksEveryFlashOffCaseToTheByte) {
   EXPECT_EQ(llamacpp_memory(measured().find("tiny-gpt-oss")->model, s).compute_bytes, 2'759'680u);
   EXPECT_EQ(expect_exact("tiny-gpt-oss", false), 23);
   EXPECT_EQ(expect_exact("tiny-gpt-oss", true), 24);  // flash attention: f16 masks, V row by row
+}
+
+TEST(LlamaCppGraphDeepseek2, LayoutsNotTranscribedKeepThePhaseRule) {
+  // The replay answers only for graphs transcribed node by node. A GGUF with the legacy unsplit
+  // attn_kv_b (llama.cpp then runs plain multi-head attention) or with fused gate_up experts (one
+  // MUL_MAT_ID, then views) is not: the phase rule answers (graph_tensors 0).
+  LlamaCppComputeInput in;
+  in.n_ctx = in.n_ctx_padded = in.kv_cells = 4096;
+  in.flash_attn = false;
+  const Model& tiny = measured().find("tiny-deepseek2")->model;
+  EXPECT_GT(llamacpp_compute(tiny, in).graph_tensors, 0u);
+  for (const std::string added : {"blk.1.attn_kv_b.weight", "blk.1.ffn_gate_up_exps.weight"}) {
+    Model m = tiny;
+    m.tensors.push_back({added, 0, "F16", {96, 384}});
+    EXPECT_EQ(llamacpp_compute(m, in).graph_tensors, 0u) << added;
+  }
+}
+
+TEST(LlamaCppGraphQwen3Moe, RoutedExpertsInTheQwen3DecoderEveryFlashOffCaseToTheByte) {
+  // tiny-qwen3moe: qwen3's attention (Q and K normed per head) with build_moe_ffn's softmax
+  // routing, weights normalised, no shared expert. All 22 created flash-off f16-cache cases equal
+  // llama.cpp's measurements; the phase rule was over by up to 0.09% (+2,044 B at -c 256).
+  EXPECT_EQ(expect_exact("tiny-qwen3moe", false), 22);
 }

@@ -11,7 +11,7 @@ namespace vc {
 using namespace llamacpp_graph_detail;
 namespace {
 
-// ---- Softmax-attention decoders (llama, qwen3, gemma3) without flash attention ----
+// ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma3) without flash attention ----
 
 struct DecoderStyle {
   bool qk_norm = false;        // RMS norm of Q and K per head (qwen3, gemma3)
@@ -23,17 +23,18 @@ struct DecoderStyle {
 
 std::optional<DecoderStyle> decoder_style(const std::string& arch) {
   if (arch == "llama") return DecoderStyle{};
-  if (arch == "qwen3") return DecoderStyle{.qk_norm = true};
+  if (arch == "qwen3" || arch == "qwen3moe") return DecoderStyle{.qk_norm = true};
   if (arch == "gemma3")
     return DecoderStyle{.qk_norm = true, .embed_scale = true, .q_scale = true, .k_before_v = true, .post_norms = true};
   return std::nullopt;
 }
 
 std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInput& in, const DecoderStyle& s) {
-  for (const auto& l : m.layers) {
+  for (size_t il = 0; il < m.layers.size(); ++il) {
+    const LayerConfig& l = m.layers[il];
     const AttentionSpec& a = l.attention;
     if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) return std::nullopt;
-    if (l.parallel_mixer || l.feed_forward.kind != FeedForwardKind::Dense || !a.query_heads) return std::nullopt;
+    if (l.parallel_mixer || !ffn_covered(m, il) || !a.query_heads) return std::nullopt;
   }
   Builder b(m, in);
   GgmlGraph& g = b.g;
@@ -104,7 +105,9 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     if (last) residual = b.get_rows(m.hidden, x, out_ids);
     const int ffn_in = b.add(att, residual);
     const int f = b.norm(ffn_in);
-    int out = b.dense_ffn(m.layers[il].feed_forward.dense_width, f);
+    const FeedForwardSpec& ff = m.layers[il].feed_forward;
+    // qwen3moe: softmax routing, weights normalised (build_moe_ffn), no shared expert.
+    int out = ff.kind == FeedForwardKind::Dense ? b.dense_ffn(ff.dense_width, f) : b.moe_ffn(ff, f, {.normalize = true});
     if (s.post_norms) out = b.norm(out);
     x = b.add(out, ffn_in);
   }

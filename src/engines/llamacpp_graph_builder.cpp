@@ -49,9 +49,11 @@ int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing)
   return out;
 }
 
-bool ffn_covered(const FeedForwardSpec& f) {
+bool ffn_covered(const Model& m, size_t il) {
+  const FeedForwardSpec& f = m.layers[il].feed_forward;
   if (f.kind == FeedForwardKind::Dense) return f.dense_width != 0;
-  return f.kind == FeedForwardKind::MoE && f.experts && f.experts_per_token && f.expert_width;
+  return f.kind == FeedForwardKind::MoE && f.experts && f.experts_per_token && f.expert_width &&
+         block_tensor_shape(m, il, "ffn_gate_up_exps.weight").empty();
 }
 
 int Builder::residual_ffn(size_t il, int att, int x, int out_ids, const MoeRouting& routing) {

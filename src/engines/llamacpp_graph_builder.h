@@ -104,8 +104,9 @@ class Builder {
   int tokens_ = -1;
 };
 
-// Whether residual_ffn covers a layer's feed-forward.
-bool ffn_covered(const FeedForwardSpec& f);
+// Whether residual_ffn covers layer `il`'s feed-forward (not: experts with one fused gate_up
+// tensor, whose single MUL_MAT_ID is not transcribed).
+bool ffn_covered(const Model& m, size_t il);
 
 // The graph inputs an MLA cache adds (build_attn_inp_k): positions (-1: the model rotates
 // nothing, as Kimi's MLA layers), the K cache's row indices, the f32 mask.
@@ -115,8 +116,9 @@ struct MlaInputs {
 // Absorbed multi-head latent attention, from the layer's normed input `h` to its output
 // projection (engines/llamacpp_graph_deepseek2.cpp).
 int mla_attention(Builder& b, size_t il, int h, const MlaInputs& inputs);
-// Whether a layer's MLA is one mla_attention covers.
-bool mla_covered(const AttentionSpec& a);
+// Whether layer `il`'s MLA is one mla_attention covers (not: a sparse indexer, or the legacy
+// unsplit attn_kv_b, which llama.cpp runs as plain multi-head attention).
+bool mla_covered(const Model& m, size_t il);
 
 // The graph of one architecture, or nullopt where a layer or setting is not covered.
 std::optional<GgmlGraph> deepseek2_graph(const Model& m, const LlamaCppGraphInput& in);

@@ -9,8 +9,10 @@
 
 namespace vc::llamacpp_graph_detail {
 
-bool mla_covered(const AttentionSpec& a) {
-  return a.kind == AttentionKind::Latent && !a.index_key_dim && a.query_heads && a.latent_rank && a.head_dim_v && a.head_dim_k > a.rope_dim;
+bool mla_covered(const Model& m, size_t il) {
+  const AttentionSpec& a = m.layers[il].attention;
+  return a.kind == AttentionKind::Latent && !a.index_key_dim && a.query_heads && a.latent_rank && a.head_dim_v && a.head_dim_k > a.rope_dim &&
+         block_tensor_shape(m, il, "attn_kv_b.weight").empty();
 }
 
 int mla_attention(Builder& b, size_t il, int h, const MlaInputs& inputs) {
@@ -56,10 +58,8 @@ int mla_attention(Builder& b, size_t il, int h, const MlaInputs& inputs) {
 }
 
 std::optional<GgmlGraph> deepseek2_graph(const Model& m, const LlamaCppGraphInput& in) {
-  for (const LayerConfig& l : m.layers) {
-    const FeedForwardSpec& f = l.feed_forward;
-    if (!mla_covered(l.attention) || l.parallel_mixer || !ffn_covered(f)) return std::nullopt;
-  }
+  for (size_t il = 0; il < m.layers.size(); ++il)
+    if (!mla_covered(m, il) || m.layers[il].parallel_mixer || !ffn_covered(m, il)) return std::nullopt;
   Builder b(m, in);
   GgmlGraph& g = b.g;
   b.token_inputs();

@@ -10,10 +10,11 @@
 namespace vc::llamacpp_graph_detail {
 
 std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput& in) {
-  for (const auto& l : m.layers) {
+  for (size_t il = 0; il < m.layers.size(); ++il) {
+    const LayerConfig& l = m.layers[il];
     const AttentionSpec& a = l.attention;
     if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) return std::nullopt;
-    if (l.parallel_mixer || !a.query_heads || !a.kv_heads || l.feed_forward.kind != FeedForwardKind::MoE || !ffn_covered(l.feed_forward)) return std::nullopt;
+    if (l.parallel_mixer || !a.query_heads || !a.kv_heads || l.feed_forward.kind != FeedForwardKind::MoE || !ffn_covered(m, il)) return std::nullopt;
   }
   Builder b(m, in);
   GgmlGraph& g = b.g;

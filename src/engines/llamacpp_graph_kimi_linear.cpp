@@ -77,9 +77,9 @@ std::optional<GgmlGraph> kimi_linear_graph(const Model& m, const LlamaCppGraphIn
   bool has_mla = false;
   for (size_t il = 0; il < m.layers.size(); ++il) {
     const LayerConfig& l = m.layers[il];
-    if (l.parallel_mixer || !ffn_covered(l.feed_forward)) return std::nullopt;
+    if (l.parallel_mixer || !ffn_covered(m, il)) return std::nullopt;
     shapes.push_back(kda_shape(m, il));
-    if (!shapes.back() && !mla_covered(l.attention)) return std::nullopt;
+    if (!shapes.back() && !mla_covered(m, il)) return std::nullopt;
     has_mla = has_mla || !shapes.back();
   }
   Builder b(m, in);

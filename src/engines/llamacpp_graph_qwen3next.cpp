@@ -112,7 +112,7 @@ std::optional<GgmlGraph> qwen3next_graph(const Model& m, const LlamaCppGraphInpu
   std::optional<size_t> first_attention, first_recurrent;
   for (size_t il = 0; il < m.layers.size(); ++il) {
     const LayerConfig& l = m.layers[il];
-    if (l.parallel_mixer || !ffn_covered(l.feed_forward)) return std::nullopt;
+    if (l.parallel_mixer || !ffn_covered(m, il)) return std::nullopt;
     shapes.push_back(gdn_shape(m, il));
     if (shapes.back()) {
       if (!first_recurrent) first_recurrent = il;
