@@ -126,3 +126,20 @@ TEST(LlamaCppCudaBuffers, HostComputeHoldsTheGraphInputsAndTheEmbeddingRows) {
   // CUDA0: the replayed graph without the host's part, at 128 B alignment: the measured figure.
   EXPECT_EQ(b.at("CUDA0").compute, c.buffers.at("CUDA0").compute);
 }
+
+TEST(LlamaCppCudaBuffers, QuantizedCacheRowsPaddedLikeWeights) {
+  // tiny-llama-q4, -c 256, -ctk q8_0 -ctv q8_0 (flash attention on), every layer on CUDA0. Each
+  // layer's K and V cache is one tensor of rows of 2 KV heads x 32 = 64 values: 256 cells x 2
+  // blocks x 34 B = 17,408 B, plus ggml_row_size(Q8_0, 512 - 64) = 14 x 34 = 476 B of row padding
+  // (ggml-cuda.cu get_alloc_size), aligned to 128 -> 512. 3 layers x 2 x (17,408 + 512) = 107,520 B.
+  const Model& model = cuda().find("tiny-llama-q4")->model;
+  LlamaCppSettings s;
+  s.n_ctx = 256;
+  s.type_k = s.type_v = "Q8_0";
+  LlamaCppPlacementSettings p;
+  p.n_gpu_layers = 999;
+  EXPECT_EQ(llamacpp_cuda_buffers(model, s, p).at("CUDA0").context, 107520u);
+  // On the host (-ngl 1) the CPU buffer type has no such padding: 3 x 2 x 17,408 = 104,448 B.
+  p.n_gpu_layers = 1;
+  EXPECT_EQ(llamacpp_cuda_buffers(model, s, p).at("CPU").context, 104448u);
+}

@@ -35,6 +35,25 @@ uint64_t cuda_tensor_bytes(const NamedTensor& t) {
   return pad(size, kCudaAlignment);
 }
 
+// A quantized cache tensor on the GPU is padded like a quantized weight: one layer's K (and V)
+// cache is one tensor [row, cells, streams] whose rows are not a multiple of 512 values, so it
+// gets ggml_row_size(type, 512 - row % 512) more, to 128 B (llama-kv-cache.cpp allocates its
+// tensors in the layer's buffer type; its cell counts keep the rest aligned).
+uint64_t cuda_cache_padding(const AttentionSpec& a, const LlamaCppSettings& s) {
+  auto padding = [](const std::string& type, uint64_t row) -> uint64_t {
+    const QuantFormat* f = QuantTable::builtin().find_type(type);
+    if (!f || f->block_elems <= 1 || row == 0 || row % kMatrixRowPadding == 0) return 0;
+    return pad(f->row_bytes(kMatrixRowPadding - row % kMatrixRowPadding), kCudaAlignment);
+  };
+  switch (a.kind) {
+    case AttentionKind::Full:
+    case AttentionKind::SlidingWindow:
+      return checked_add(padding(s.type_k, uint64_t{a.kv_heads} * a.head_dim_k), padding(s.type_v, uint64_t{a.kv_heads} * a.head_dim_v));
+    case AttentionKind::Latent: return padding(s.type_k, uint64_t{a.latent_rank} + a.rope_dim);  // K only: V is a view of it
+    default: return 0;
+  }
+}
+
 // The reserved ubatch, as llamacpp_compute counts it (llama_context::sched_reserve, graph_reserve).
 LlamaCppGraphInput reserved_graph(const LlamaCppSettings& s, const LlamaCppMemory& m) {
   const uint64_t seqs = std::max<uint64_t>(1, s.n_seq);
@@ -151,6 +170,7 @@ LlamaCppBuffers llamacpp_cuda_buffers(const Model& model, const LlamaCppSettings
   for (std::size_t il = 0; il < p.layer_device.size() && il < m.layer_kv_bytes.size(); ++il) {
     LlamaCppBufferBytes& b = out[p.layer_device[il]];
     b.context = checked_add(b.context, checked_add(m.layer_kv_bytes[il], m.layer_state_bytes[il]));
+    if (p.layer_device[il] != "CPU" && m.layer_kv_bytes[il]) b.context = checked_add(b.context, cuda_cache_padding(model.layers[il].attention, settings));
   }
   // Every device that runs layers reserves the compute buffer.
   bool host_runs = p.output_device == "CPU";
