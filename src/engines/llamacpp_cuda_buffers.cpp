@@ -54,6 +54,23 @@ uint64_t cuda_cache_padding(const AttentionSpec& a, const LlamaCppSettings& s) {
   }
 }
 
+// Whether ggml-cuda has a flash-attention kernel for every attention layer's head width
+// (fattn.cu ggml_cuda_get_best_fattn_kernel: K and V of 40, 64, 72, 80, 96, 112, 128 or 256; the
+// wider MLA and 192/320 shapes only under conditions, not claimed here). Where it has none the
+// scheduler runs the op on the CPU backend, a split this file does not model.
+bool cuda_runs_flash_attention(const Model& model) {
+  for (const auto& l : model.layers) {
+    const AttentionSpec& a = l.attention;
+    if (a.kind == AttentionKind::LinearState || a.kind == AttentionKind::None) continue;
+    if (a.kind == AttentionKind::Latent || a.head_dim_k != a.head_dim_v) return false;
+    switch (a.head_dim_k) {
+      case 40: case 64: case 72: case 80: case 96: case 112: case 128: case 256: break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
 // The reserved ubatch, as llamacpp_compute counts it (llama_context::sched_reserve, graph_reserve).
 LlamaCppGraphInput reserved_graph(const LlamaCppSettings& s, const LlamaCppMemory& m) {
   const uint64_t seqs = std::max<uint64_t>(1, s.n_seq);
@@ -181,7 +198,9 @@ LlamaCppBuffers llamacpp_cuda_buffers(const Model& model, const LlamaCppSettings
   if (host_runs) out["CUDA_Host"].compute = m.compute_bytes;
   if (gpu_runs && !host_runs) {
     out["CUDA_Host"].compute = host_inputs(model, reserve);
-    if (auto graph = llamacpp_graph(model, reserve)) out["CUDA0"].compute = ggml_alloc_peak(gpu_part(*graph), kCudaAlignment);
+    if (!settings.flash_attn || cuda_runs_flash_attention(model)) {
+      if (auto graph = llamacpp_graph(model, reserve)) out["CUDA0"].compute = ggml_alloc_peak(gpu_part(*graph), kCudaAlignment);
+    }
   }
   return out;
 }
