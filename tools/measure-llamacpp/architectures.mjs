@@ -12,32 +12,32 @@ function model(arch, name, meta, tensors) {
   for (const [k, v] of Object.entries(meta)) metadata[`${arch}.${k}`] = v;
   return { name, arch, metadata, tensors };
 }
-const t = (name, ne, type = 'F32') => ({ name, ne, type });
+export const t = (name, ne, type = 'F32') => ({ name, ne, type });
 
 function globals(E, { tied = false, out = 'F16', embd = 'F16' } = {}) {
   const g = [t('token_embd.weight', [E, V], embd), t('output_norm.weight', [E])];
   if (!tied) g.push(t('output.weight', [E, V], out));
   return g;
 }
-function denseFfn(b, E, F, types) {
+export function denseFfn(b, E, F, types) {
   return [t(`${b}.ffn_norm.weight`, [E]), t(`${b}.ffn_gate.weight`, [E, F], types[0]), t(`${b}.ffn_up.weight`, [E, F], types[1]),
     t(`${b}.ffn_down.weight`, [F, E], types[2])];
 }
-function moeFfn(b, E, F, X, type, { norm = true } = {}) {
+export function moeFfn(b, E, F, X, type, { norm = true } = {}) {
   return [...(norm ? [t(`${b}.ffn_norm.weight`, [E])] : []), t(`${b}.ffn_gate_inp.weight`, [E, X]), t(`${b}.ffn_gate_exps.weight`, [E, F, X], type),
     t(`${b}.ffn_up_exps.weight`, [E, F, X], type), t(`${b}.ffn_down_exps.weight`, [F, E, X], type)];
 }
 function shared(b, E, F, type) {
   return [t(`${b}.ffn_gate_shexp.weight`, [E, F], type), t(`${b}.ffn_up_shexp.weight`, [E, F], type), t(`${b}.ffn_down_shexp.weight`, [F, E], type)];
 }
-function gqa(b, E, H, KV, D, { qk_norm = false, type = 'F16', qk_type = type, bias = false } = {}) {
+export function gqa(b, E, H, KV, D, { qk_norm = false, type = 'F16', qk_type = type, bias = false } = {}) {
   const ts = [t(`${b}.attn_norm.weight`, [E]), t(`${b}.attn_q.weight`, [E, H * D], qk_type), t(`${b}.attn_k.weight`, [E, KV * D], qk_type),
     t(`${b}.attn_v.weight`, [E, KV * D], type), t(`${b}.attn_output.weight`, [H * D, E], type)];
   if (qk_norm) ts.push(t(`${b}.attn_q_norm.weight`, [D]), t(`${b}.attn_k_norm.weight`, [D]));
   if (bias) ts.push(t(`${b}.attn_q.bias`, [H * D]), t(`${b}.attn_k.bias`, [KV * D]), t(`${b}.attn_v.bias`, [KV * D]), t(`${b}.attn_output.bias`, [E]));
   return ts;
 }
-const layers = (n, f) => Array.from({ length: n }, (_, il) => f(`blk.${il}`, il)).flat();
+export const layers = (n, f) => Array.from({ length: n }, (_, il) => f(`blk.${il}`, il)).flat();
 const eps = { f32: 1e-6 };
 
 export function architectures() {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 
 // ggml type ids (ggml.h enum ggml_type) with [values per block, bytes per block].
 export const TYPES = {
-  F32: [0, 1, 4], F16: [1, 1, 2], Q4_0: [2, 32, 18], Q8_0: [8, 32, 34], Q4_K: [12, 256, 144], IQ4_NL: [20, 32, 18], MXFP4: [39, 32, 17],
+  F32: [0, 1, 4], F16: [1, 1, 2], Q4_0: [2, 32, 18], Q8_0: [8, 32, 34], Q4_K: [12, 256, 144], Q6_K: [14, 256, 210], IQ4_NL: [20, 32, 18], MXFP4: [39, 32, 17],
 };
 export const typeId = (name) => TYPES[name][0];
 export function tensorBytes(type, ne) {
@@ -68,7 +68,9 @@ export function tinyVocab(n = 512) {
 }
 
 // metadata: {key: value}; tensors: [{name, ne: [ggml order], type: 'F16'|...}]. Returns the file size.
-export function writeGguf(path, metadata, tensors) {
+// With {data: false} only the header is written: `truncate -s file_bytes` then makes the whole file
+// (a sparse one, all zeros), which is how gpu-run.sh makes models of many gigabytes.
+export function writeGguf(path, metadata, tensors, { data = true } = {}) {
   const out = new Out();
   out.u32(0x46554747);  // "GGUF"
   out.u32(3);
@@ -90,7 +92,7 @@ export function writeGguf(path, metadata, tensors) {
   out.push(Buffer.alloc(header - out.size));
   const fd = fs.openSync(path, 'w');
   for (const p of out.parts) fs.writeSync(fd, p);
-  fs.writeSync(fd, Buffer.alloc(offset));
+  if (data) fs.writeSync(fd, Buffer.alloc(offset));
   fs.closeSync(fd);
   return { file_bytes: header + offset, tensors: sized };
 }

@@ -4,7 +4,6 @@
 //
 //   cd tools/measure-llamacpp && npm ci && node measure.mjs [--out FILE] [--only ARCH] [--quick]
 import { spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,10 +16,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const arg = (name, def) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : def; };
 
-// 30% of the cases are set aside before any rule is fitted, by a fixed hash of the case id: the
-// first 4 bytes of SHA-256(id) as an unsigned number, modulo 100, below 30. Models are split the
-// same way by name for the model-buffer (repack) rule.
-export const setAside = (id) => crypto.createHash('sha256').update(id).digest().readUInt32BE(0) % 100 < 30;
+import { setAside } from './split.mjs';
 
 // The grid. Each case is what llama-server would be given: -c C -np S -b B -ub U -fa on|off -ctk K
 // -ctv V [--swa-full]. Defaults as llama-server's: -c 4096 -np 1 -b 2048 -ub 512, f16 caches.
@@ -162,22 +158,30 @@ async function child(work) {
   await llama.dispose();
 }
 
-// ---- parent ----
-async function main() {
-  if (args[0] === '--child') return child(args[1]);
-  if (!fs.existsSync(libDir())) throw new Error('node-llama-cpp is not installed here: run `npm ci` in tools/measure-llamacpp first');
-  keepOnlyAvx2Backend();
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vc-measure-'));
-  const probe = buildProbe(work);
+// The grid's models written as GGUF files into `dir`, each with its cases (--quick, --only ARCH).
+function writeModels(dir) {
   const quick = args.includes('--quick');
   const only = arg('--only');
   const all = [...architectures().map((m) => ({ m, small: false })), ...repackVariants().map((m) => ({ m, small: true }))];
   const models = all.filter(({ m }) => !only || m.arch === only).map(({ m, small }) => {
-    const file = path.join(work, `${m.name}.gguf`);
+    const file = path.join(dir, `${m.name}.gguf`);
     const written = writeGguf(file, m.metadata, m.tensors);
     return { ...m, file, file_bytes: written.file_bytes, tensors: written.tensors, cases: grid(m, quick, small) };
   });
-  fs.writeFileSync(path.join(work, 'models.json'), JSON.stringify(models));
+  fs.writeFileSync(path.join(dir, 'models.json'), JSON.stringify(models));
+  return models;
+}
+
+// ---- parent ----
+async function main() {
+  if (args[0] === '--child') return child(args[1]);
+  if (args[0] === '--emit') return (await import('./native-cases.mjs')).emit(args[1], writeModels);
+  if (args[0] === '--collect') return (await import('./native-cases.mjs')).collect(args[1], args[2], arg('--out'), arg('--about'));
+  if (!fs.existsSync(libDir())) throw new Error('node-llama-cpp is not installed here: run `npm ci` in tools/measure-llamacpp first');
+  keepOnlyAvx2Backend();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vc-measure-'));
+  const probe = buildProbe(work);
+  const models = writeModels(work);
   const env = { ...process.env, LD_PRELOAD: probe.so, VC_LIBLLAMA: path.join(libDir(), 'libllama.v0.4.0.so') };
   const total = models.reduce((n, m) => n + m.cases.length, 0);
   const results = path.join(work, 'results.jsonl');
