@@ -65,7 +65,9 @@ TEST(QwenImageTokens, MmprojAutoCountsTheImagesAtTheSizeGiven) {
     }
     // The encoder at (704 / 16) x (1280 / 16) = 3,520 positions, Qwen3-VL-8B's tower (hidden 1,152,
     // MLP 4,304, 16 heads): 3,520 x (5 x 1,152 + 4,304) x 4 B + 16 x 3,520^2 x 4 B = 934,686,720 B.
-    if (l["id"] == "vision.compute") EXPECT_EQ(l["bytes"], 934'686'720u);
+    if (l["id"] == "vision.compute") {
+      EXPECT_EQ(l["bytes"], 934'686'720u);
+    }
   }
   // A dynamic tower needs the size; a fixed one refuses it; the flag needs --mmproj auto.
   const CliResult missing = run_cli("estimate qwen3-vl-8b --mmproj auto --images 1");
