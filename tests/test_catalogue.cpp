@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "catalogue/catalogue.h"
@@ -268,4 +270,31 @@ TEST(CatalogueAudit, ListedQ8ZeroFoldersAgreeWithTheDerivedTotal) {
     const double blocks = static_cast<double>(m.params.total()) * 34.0 / 32.0;
     EXPECT_LT(std::abs(static_cast<double>(q8->bytes) - blocks) / blocks, 0.005) << q8->name;
   }
+}
+
+TEST(CatalogueAudit, DerivedTotalsAreTheHubsCheckpointCounts) {
+  // tests/data/hub-parameter-counts.json: the Hub API's safetensors.total of each entry's own
+  // repository (the elements its checkpoint stores), as github.com/AlexsJones/llmfit records it
+  // (@ a3e0eb27). None of these counts was used to build the catalogue, so they check the derived
+  // totals from outside: most agree to the parameter; the others differ by an amount worked by hand
+  // in the file (a stored copy of a tied head, MTP embedding/head copies a checkpoint does not hold)
+  // or, for FP8 checkpoints, by the F32 block scales the Hub also counts (under 0.01%).
+  std::ifstream in(std::string(VRAMCALC_TEST_DATA_DIR) + "/hub-parameter-counts.json");
+  ASSERT_TRUE(in.good());
+  const auto data = nlohmann::json::parse(in);
+  size_t exact = 0;
+  for (const auto& row : data.at("models")) {
+    const std::string id = row.at("id").get<std::string>();
+    SCOPED_TRACE(id);
+    const int64_t hub = row.at("hub_total").get<int64_t>();
+    const int64_t derived = static_cast<int64_t>(model(id.c_str()).params.derived_total);
+    if (row.contains("within")) {
+      EXPECT_LT(std::abs(static_cast<double>(hub - derived)) / static_cast<double>(hub), row.at("within").get<double>());
+      EXPECT_GT(hub, derived) << "block scales only add elements";
+    } else {
+      EXPECT_EQ(hub - derived, row.value("hub_minus_derived", int64_t{0})) << row.value("why", "");
+      if (!row.contains("hub_minus_derived")) ++exact;
+    }
+  }
+  EXPECT_GE(exact, 30u);
 }

@@ -244,6 +244,23 @@ TEST(Families, Gemma3Pattern) {
   EXPECT_TRUE(m.tied_embeddings);
 }
 
+// google/gemma-3-4b-it's published config.json names only hidden 2560, width 10240 and 34 layers in
+// its text_config: transformers' Gemma3TextConfig defaults give 8 query heads, 4 KV heads and
+// head_dim 256. By hand: layers 5, 11, 17, 23, 29 are global (5 of 34), each keeps K and V of
+// 4 x 256 at 2 bytes: 5 x 2 x 4 x 256 x 2 = 20,480 B a token; the defaults are said in provenance.
+TEST(Families, Gemma3HeadsFromTransformersDefaults) {
+  const Model& m = cat("gemma-3-4b");
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 5u);
+  EXPECT_EQ(m.layers[5].attention.query_heads, 8u);
+  EXPECT_EQ(m.layers[5].attention.kv_heads, 4u);
+  EXPECT_EQ(m.layers[5].attention.head_dim_k, 256u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 20480u);
+  ASSERT_TRUE(m.provenance.count("num_attention_heads"));
+  EXPECT_NE(m.provenance.at("num_attention_heads").find("Gemma3TextConfig default"), std::string::npos);
+  // An explicit key still wins: the 27B names 32 heads, 16 KV heads and head_dim 128.
+  EXPECT_EQ(cat("gemma-3-27b").layers[5].attention.head_dim_k, 128u);
+}
+
 // Section 2: Mistral-7B-v0.3 sets sliding_window null: all 32 layers full, 131,072 B/token.
 // A v0.1-style 4,096 window makes every layer a window layer.
 TEST(Families, MistralWindow) {

@@ -19,21 +19,25 @@ const Model& tiny_llama() {
 
 }  // namespace
 
-TEST(LlamaCppCompute, FlashAttentionOnIsMaskPlusFeedForward) {
+TEST(LlamaCppCompute, FlashAttentionOnReplaysTheAllocator) {
   // tiny-llama (n_embd 256, n_ff 512, 8 heads x 32, 2 kv heads, 4 layers), -c 4096 -ub 512 -fa on:
-  // f16 mask 4096 x 512 x 2 = 4,194,304. Feed-forward phase: first layer, input embeddings 256 +
-  // residual 256 + a 2 x 256 hole that the 512-wide gate fills + up and product 2 x 512 = 2,048
-  // values; a middle layer, 256 + 256 + a 256 hole the gate does not fit + 3 x 512 = 2,304, the
-  // larger. 4 B x 2,304 = 9,216 B + 28 B inputs per token, x 512 = 4,732,928; total 8,927,232 =
-  // runs.json llama__c4096-fa_on.
+  // the allocator replay over the flash-attention graph. Inputs: token ids 2,048 + input
+  // embeddings 512 x 256 x 4 = 524,288 + positions 2,048 + K and V row ids (one per token) 4,096
+  // each + f16 mask 4096 x 512 x 2 = 4,194,304 + output ids 2,048 = 4,732,928. The peak is the
+  // second layer's feed-forward: a one-block hole (524,288) the gate does not fit, the residual
+  // (524,288), then gate, up and product (512 x 512 x 4 = 1,048,576 each) end to end:
+  // 4,732,928 + 2 x 524,288 + 3 x 1,048,576 = 8,927,232 = runs.json llama__c4096-fa_on.
   LlamaCppSettings s;
   LlamaCppMemory mem = llamacpp_memory(tiny_llama(), s);
   EXPECT_EQ(mem.compute_bytes, 8'927'232u);
-  // -ub 128 -b 512: mask 4096 x 128 x 2 + 128 x 9,244 = 2,231,808 (llama__ub128-b512-fa_on).
+  // -ub 128 -b 512, the same layout at 128 tokens: inputs 512 + 131,072 + 512 + 2 x 1,024 + mask
+  // 4096 x 128 x 2 = 1,048,576 + 512 = 1,183,232; + 2 x 131,072 + 3 x 262,144 = 2,231,808
+  // (llama__ub128-b512-fa_on).
   s.n_ubatch = 128;
   s.n_batch = 512;
   EXPECT_EQ(llamacpp_memory(tiny_llama(), s).compute_bytes, 2'231'808u);
-  // -c 256: n_batch and n_ubatch are clamped to 256: 256 x 256 x 2 + 256 x 9,244 = 2,497,536.
+  // -c 256: n_batch and n_ubatch are clamped to 256: inputs 1,024 + 262,144 + 1,024 + 2 x 2,048 +
+  // mask 256 x 256 x 2 = 131,072 + 1,024 = 400,384; + 2 x 262,144 + 3 x 524,288 = 2,497,536.
   s = LlamaCppSettings{};
   s.n_ctx = 256;
   EXPECT_EQ(llamacpp_memory(tiny_llama(), s).compute_bytes, 2'497'536u);

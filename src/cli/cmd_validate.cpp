@@ -5,6 +5,7 @@
 // our figures beside those of one pasted vLLM, SGLang or llama.cpp start-up log.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "cli/commands.h"
 #include "core/error.h"
@@ -126,6 +128,13 @@ Command add_validate(CLI::App& app) {
             struct Tally {
               int met = 0, total = 0;
               double worst = 0;
+              std::vector<double> errors;
+              double median() {  // of |error|
+                if (errors.empty()) return 0;
+                std::sort(errors.begin(), errors.end());
+                const size_t n = errors.size();
+                return n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+              }
             };
             std::map<std::string, Tally> summary;  // figure [part] -> tally
             for (const auto& r : rows) {
@@ -139,10 +148,11 @@ Command add_validate(CLI::App& app) {
               s.met += r.met ? 1 : 0;
               s.total += 1;
               if (std::fabs(r.error_percent) > std::fabs(s.worst)) s.worst = r.error_percent;
+              s.errors.push_back(std::fabs(r.error_percent));
             }
             fmt::print("\nSummary per figure:\n");
-            for (const auto& [figure, s] : summary) {
-              fmt::print("  {:<58} {:>4} of {:<4} within target, worst {:+.2f}%\n", figure, s.met, s.total, s.worst);
+            for (auto& [figure, s] : summary) {
+              fmt::print("  {:<58} {:>4} of {:<4} within target, median |error| {:.2f}%, worst {:+.2f}%\n", figure, s.met, s.total, s.median(), s.worst);
             }
             return 0;
           }};

@@ -101,28 +101,38 @@ std::optional<uint64_t> flash_ffn_values(const FeedForwardSpec& f, uint64_t hidd
   return kept + hidden + 2 * w + used * hidden;
 }
 
-// llama.cpp rotates a quantized K (V) cache with a Hadamard matrix when the head width is a
-// multiple of 64 (llama-kv-cache.cpp: attn_rot_k / attn_rot_v), which adds graph nodes to every
-// attention layer (llama_mul_mat_hadamard in llama-graph.cpp build_attn). The matrix, head width
-// squared in f32, is an input of the graph (attn_inp_k_rot / attn_inp_v_rot), one per cache
-// (full and window caches each have theirs), alive all along.
+// llama.cpp rotates a quantized K (V) cache with a Hadamard matrix when every layer's head has
+// the same width and it is a multiple of 64 (llama-kv-cache.cpp: attn_rot_k / attn_rot_v), which
+// adds graph nodes to every attention layer (llama_mul_mat_hadamard in llama-graph.cpp
+// build_attn). The matrix, f32, is an input of the graph (build_input_k_rot / build_input_v_rot),
+// one per cache (full and window caches each have theirs), alive all along. Its side: for K the
+// largest power of two from 64 up that divides the head width, for V always 64.
 struct Rotation {
-  uint64_t k_width = 0, v_width = 0;  // head width of the rotated cache, 0: not rotated
-  uint64_t caches = 0;                // full-attention and window caches
-  bool exactly_one() const { return (k_width != 0) != (v_width != 0); }
-  uint64_t matrix_bytes() const { return checked_product({k_width * k_width + v_width * v_width, kF32, caches}); }
+  uint64_t k_side = 0, v_side = 0;  // side of the rotated cache's matrix, 0: not rotated
+  uint64_t caches = 0;              // full-attention and window caches
+  bool exactly_one() const { return (k_side != 0) != (v_side != 0); }
+  uint64_t matrix_bytes() const { return checked_product({k_side * k_side + v_side * v_side, kF32, caches}); }
 };
 
 Rotation cache_rotation(const Model& model, const LlamaCppComputeInput& in) {
   Rotation r;
   bool full = false, window = false;
+  uint64_t k_width = 0, v_width = 0;
+  bool same_k = true, same_v = true;
   for (const auto& layer : model.layers) {
     const AttentionSpec& a = layer.attention;
     if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) continue;
     (a.kind == AttentionKind::Full ? full : window) = true;
-    if (in.k_quantized && a.head_dim_k && a.head_dim_k % 64 == 0) r.k_width = a.head_dim_k;
-    if (in.v_quantized && a.head_dim_v && a.head_dim_v % 64 == 0) r.v_width = a.head_dim_v;
+    same_k = same_k && (k_width == 0 || k_width == a.head_dim_k);
+    same_v = same_v && (v_width == 0 || v_width == a.head_dim_v);
+    k_width = a.head_dim_k;
+    v_width = a.head_dim_v;
   }
+  if (in.k_quantized && same_k && k_width && k_width % 64 == 0) {
+    r.k_side = 64;
+    while (k_width % (2 * r.k_side) == 0) r.k_side *= 2;
+  }
+  if (in.v_quantized && same_v && v_width && v_width % 64 == 0) r.v_side = 64;
   r.caches = (full ? 1 : 0) + (window ? 1 : 0);
   return r;
 }
@@ -141,14 +151,13 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
   const Rotation rotation = cache_rotation(model, in);
 
   // Where the graph is transcribed (llamacpp_graph.h), replay ggml-alloc over it: exact where the
-  // transcription is, holes included. The rotation nodes of quantized caches are not transcribed.
-  if (rotation.k_width == 0 && rotation.v_width == 0) {
-    if (auto graph = llamacpp_graph(model, {c.tokens, seqs, outputs, in.kv_cells, in.swa_cells, in.flash_attn})) {
-      c.graph_tensors = graph->tensors.size();
-      c.bytes = c.phase_bytes = ggml_alloc_peak(*graph, kCpuAlignment);
-      c.phase = "ggml-alloc replay";
-      return c;
-    }
+  // transcription is, holes included.
+  const LlamaCppGraphInput graph_input{c.tokens, seqs, outputs, in.kv_cells, in.swa_cells, in.flash_attn, in.kv_unified, rotation.k_side, rotation.v_side};
+  if (auto graph = llamacpp_graph(model, graph_input)) {
+    c.graph_tensors = graph->tensors.size();
+    c.bytes = c.phase_bytes = ggml_alloc_peak(*graph, kCpuAlignment);
+    c.phase = "ggml-alloc replay";
+    return c;
   }
 
   const uint64_t residual = checked_mul(3, model.hidden);  // residual stream, normed input, sublayer output

@@ -5,103 +5,64 @@
 #include <vector>
 
 #include "core/checked.h"
+#include "engines/llamacpp_graph_builder.h"
 
 namespace vc {
+using namespace llamacpp_graph_detail;
 namespace {
 
-constexpr uint64_t kF32 = 4, kI32 = 4, kI64 = 8;
-
-// A graph under construction: the common pieces of llama.cpp's decoders.
-class Builder {
- public:
-  Builder(const Model& m, const LlamaCppGraphInput& in) : m_(m), in_(in), T_(in.tokens) {}
-  GgmlGraph g;
-
-  uint64_t rows(uint64_t width) const { return checked_product({width, T_, kF32}); }  // f32 [width, T]
-
-  // Inputs placed before any node (llm_graph_input_*), in the order the graph first meets them.
-  void token_inputs() {
-    tokens_ = g.leaf(checked_mul(T_, kI32));
-    g.leaf(rows(m_.hidden));  // inp_embd: allocated, never read for token input
-  }
-  int embeddings() { return g.node(rows(m_.hidden), {tokens_}); }  // GET_ROWS of token_embd
-
-  // build_norm: RMS_NORM (in place only over a sole consumer) then MUL by the weight.
-  int norm(int x) {
-    const int n = g.node(g.tensors[static_cast<size_t>(x)].view_of >= 0 ? bytes_of_root(x) : bytes(x), {x}, x);
-    return g.node(bytes(n), {n}, n);
-  }
-  int unary(int x) { return g.node(bytes(x), {x}, x); }  // SCALE, ADD of a weight, SILU, ROPE...
-  int matmul(uint64_t width, int x) { return g.node(rows(width), {x}); }
-  int add(int a, int b) { return g.node(bytes(a), {a, b}, a); }
-  int add_any(int a, int b) {  // ADD where either side may be overwritten (same layout both)
-    const int id = g.node(bytes(b), {a, b}, b);
-    g.tensors[static_cast<size_t>(id)].same_layout = {true, true};
-    return id;
-  }
-  int glu(uint64_t width, int gate, int up) { return g.node(rows(width), {gate, up}); }  // not in place
-  // The last layer keeps only the output rows (inp_out_ids): from there on tensors have that many.
-  void keep_outputs() { T_ = in_.outputs; }
-  int get_rows(uint64_t width, int x, int ids) { return g.node(rows(width), {x, ids}); }
-
-  // The output head: final norm, then the logits of every token (both outputs, never freed).
-  void head(int x) {
-    const int n = norm(x);
-    g.mark_output(n);
-    g.mark_output(g.node(rows(m_.vocab), {n}));
-  }
-
-  uint64_t bytes(int t) const { return g.tensors[static_cast<size_t>(t)].bytes; }
-  uint64_t bytes_of_root(int v) const { return bytes(g.tensors[static_cast<size_t>(v)].view_of); }
-
-  const Model& m_;
-  const LlamaCppGraphInput& in_;
-  uint64_t T_;
-  int tokens_ = -1;
-};
-
-// ---- Softmax-attention decoders (llama, qwen3, gemma3) without flash attention ----
+// ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma3), flash attention on or off ----
 
 struct DecoderStyle {
   bool qk_norm = false;        // RMS norm of Q and K per head (qwen3, gemma3)
   bool embed_scale = false;    // inputs scaled by sqrt(n_embd) (gemma3)
   bool q_scale = false;        // Q scaled after RoPE instead of in the softmax (gemma3)
-  bool k_before_v = false;     // the graph runs K's chain before V's (gemma3)
+  bool k_before_v = false;     // the graph runs K's chain before V's (gemma3: a window cache)
   bool post_norms = false;     // norms after attention and feed-forward (gemma3)
 };
 
 std::optional<DecoderStyle> decoder_style(const std::string& arch) {
   if (arch == "llama") return DecoderStyle{};
-  if (arch == "qwen3") return DecoderStyle{.qk_norm = true};
+  if (arch == "qwen3" || arch == "qwen3moe") return DecoderStyle{.qk_norm = true};
   if (arch == "gemma3")
     return DecoderStyle{.qk_norm = true, .embed_scale = true, .q_scale = true, .k_before_v = true, .post_norms = true};
   return std::nullopt;
 }
 
 std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInput& in, const DecoderStyle& s) {
-  for (const auto& l : m.layers) {
+  for (size_t il = 0; il < m.layers.size(); ++il) {
+    const LayerConfig& l = m.layers[il];
     const AttentionSpec& a = l.attention;
     if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) return std::nullopt;
-    if (l.parallel_mixer || l.feed_forward.kind != FeedForwardKind::Dense || !a.query_heads) return std::nullopt;
+    if (l.parallel_mixer || !ffn_covered(m, il) || !a.query_heads) return std::nullopt;
   }
   Builder b(m, in);
   GgmlGraph& g = b.g;
   b.token_inputs();
-  const int pos = g.leaf(checked_mul(b.T_, kI32));
-  // Each cache (full, window) has its row indices for K and V (V: one per value, its cache is
-  // transposed without flash attention) and its f32 mask, in the order the layers first use them.
+  // The graph's inputs, placed in the order the graph first reads them. Each cache (full,
+  // window) has its row indices for K and V and its mask (llama-kv-cache.cpp build_input_k_idxs /
+  // build_input_v_idxs, llama-graph.cpp build_attn_inp_kq_mask). Without flash attention the V
+  // cache is transposed, so V gets one index per value, and the mask is f32; with it, one index
+  // per token and f16. A rotated quantized cache adds its Hadamard matrix, f32 side x side
+  // (build_input_k_rot / build_input_v_rot), read first by the rotation of Q, before RoPE reads
+  // the positions.
   struct CacheInputs {
-    int k_idx = -1, v_idx = -1, mask = -1;
+    int k_idx = -1, v_idx = -1, mask = -1, k_rot = -1, v_rot = -1;
   };
   CacheInputs caches[2];
+  int pos = -1;
+  auto rotation_matrix = [&](uint64_t side) { return side ? g.leaf(checked_product({side, side, kF32})) : -1; };
   for (const auto& l : m.layers) {
     const AttentionSpec& a = l.attention;
     CacheInputs& c = caches[a.kind == AttentionKind::SlidingWindow ? 1 : 0];
     if (c.mask >= 0) continue;
     const uint64_t cells = a.kind == AttentionKind::SlidingWindow ? in.swa_cells : in.kv_cells;
+    c.k_rot = rotation_matrix(in.k_rotation);
+    if (pos < 0) pos = g.leaf(checked_mul(b.T_, kI32));
+    c.v_rot = rotation_matrix(in.v_rotation);
     c.k_idx = g.leaf(checked_mul(b.T_, kI64));
-    c.v_idx = g.leaf(checked_product({b.T_, uint64_t{a.kv_heads}, a.head_dim_v, kI64}));
-    c.mask = g.leaf(checked_product({cells, b.T_, kF32}));
+    c.v_idx = b.v_idx(a);
+    c.mask = b.mask(cells);
   }
   const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
 
@@ -124,25 +85,43 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       }
       return r;
     };
+    // A rotated cache (llama_mul_mat_hadamard): the tensor reshaped to rows of the matrix's side
+    // (a view), multiplied by the matrix (a new f32 tensor of the same size), reshaped back.
+    auto rotate = [&](int t, int matrix) {
+      if (matrix < 0) return t;
+      return g.view(g.node(b.data_bytes(t), {matrix, g.view(t)}));
+    };
     int q = q_or_k(heads * a.head_dim_k);
     if (s.q_scale) q = b.unary(q);
+    q = rotate(q, c.k_rot);
     int k = -1, v = -1;
-    auto value = [&] { v = g.view(b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h)); };
+    auto key = [&] { k = rotate(q_or_k(uint64_t{a.kv_heads} * a.head_dim_k), c.k_rot); };
+    auto value = [&] { v = rotate(g.view(b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h)), c.v_rot); };
+    // build_attn adds Q, V, K to the graph in that order; with a window cache (build_attn for
+    // llm_graph_input_attn_kv_iswa) Q, K, V.
     if (s.k_before_v) {
-      k = q_or_k(uint64_t{a.kv_heads} * a.head_dim_k);
+      key();
       value();
     } else {
       value();
-      k = q_or_k(uint64_t{a.kv_heads} * a.head_dim_k);
+      key();
     }
-    g.write_out({g.view(k), c.k_idx});           // SET_ROWS into the K cache
-    g.write_out({g.view(g.view(v)), c.v_idx});   // SET_ROWS into the transposed V cache
-    const int qp = g.view(g.view(q));
-    const int kq = g.node(checked_product({cells, b.T_, heads, kF32}), {qp});
-    const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX, in place
-    const int kqv = g.node(b.rows(heads * a.head_dim_v), {sm});
-    const int merged = g.node(b.bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
-    int att = b.matmul(m.hidden, merged);
+    g.write_out({g.view(k), c.k_idx});  // SET_ROWS into the K cache
+    const int qp = g.view(g.view(q));   // build_attn_mha: Q split into streams, heads permuted
+    int merged = -1;
+    if (in.flash_attn) {
+      g.write_out({g.view(v), c.v_idx});  // SET_ROWS into the V cache, one row per token
+      // FLASH_ATTN_EXT reads Q, the cache's K and V views and the mask; it writes the f32 output
+      // of every head, reshaped (a view) to [heads x head width, tokens] for the projection.
+      merged = g.view(g.node(b.rows(heads * a.head_dim_v), {qp, c.mask}));
+    } else {
+      g.write_out({g.view(g.view(v)), c.v_idx});  // SET_ROWS into the transposed V cache
+      const int kq = g.node(checked_product({cells, b.T_, heads, kF32}), {qp});
+      const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX, in place
+      const int kqv = g.node(b.rows(heads * a.head_dim_v), {sm});
+      merged = g.node(b.bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
+    }
+    int att = b.matmul(m.hidden, rotate(merged, c.v_rot));  // the output rotated back
     int residual = x;
     const bool last = il + 1 == m.layers.size();
     if (last) {
@@ -153,10 +132,9 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     if (last) residual = b.get_rows(m.hidden, x, out_ids);
     const int ffn_in = b.add(att, residual);
     const int f = b.norm(ffn_in);
-    const uint64_t w = m.layers[il].feed_forward.dense_width;
-    const int gate = b.matmul(w, f);
-    const int up = b.matmul(w, f);
-    int out = b.matmul(m.hidden, b.glu(w, gate, up));
+    const FeedForwardSpec& ff = m.layers[il].feed_forward;
+    // qwen3moe: softmax routing, weights normalised (build_moe_ffn), no shared expert.
+    int out = ff.kind == FeedForwardKind::Dense ? b.dense_ffn(ff.dense_width, f) : b.moe_ffn(ff, f, {.normalize = true});
     if (s.post_norms) out = b.norm(out);
     x = b.add(out, ffn_in);
   }
@@ -255,10 +233,13 @@ std::optional<GgmlGraph> mamba2(const Model& m, const LlamaCppGraphInput& in) {
 
 std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphInput& in) {
   if (model.layers.empty() || in.seqs == 0 || in.tokens % in.seqs != 0 || in.outputs == 0 || in.outputs > in.tokens) return std::nullopt;
-  if (!in.flash_attn) {
-    if (const auto style = decoder_style(model.architecture)) return softmax_decoder(model, in, *style);
-  }
+  if (const auto style = decoder_style(model.architecture)) return softmax_decoder(model, in, *style);
+  if (in.k_rotation || in.v_rotation) return std::nullopt;  // transcribed for the decoders above only
   if (model.architecture == "mamba2") return mamba2(model, in);
+  if (model.architecture == "deepseek2") return deepseek2_graph(model, in);
+  if (model.architecture == "kimi-linear") return kimi_linear_graph(model, in);
+  if (model.architecture == "qwen3next") return qwen3next_graph(model, in);
+  if (model.architecture == "gpt-oss") return gpt_oss_graph(model, in);
   return std::nullopt;
 }
 

@@ -20,6 +20,10 @@ struct LlamaCppGraphInput {
   uint64_t kv_cells = 0;    // cells per stream of the full-attention cache
   uint64_t swa_cells = 0;   // cells per stream of the window cache
   bool flash_attn = true;
+  bool kv_unified = false;  // one cache stream for every sequence (else one stream each)
+  // Side of the Hadamard matrix a quantized K (V) cache is rotated with (llama-kv-cache.cpp
+  // attn_rot_k / attn_rot_v), 0: not rotated.
+  uint64_t k_rotation = 0, v_rotation = 0;
 };
 
 // nullopt: this model has a layer or a setting no builder covers (the phase rule answers then).

@@ -1,6 +1,7 @@
 #include "engines/llamacpp_measured.h"
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -104,8 +105,22 @@ MeasuredLlamaCpp read_llamacpp_measured(const std::string& path) {
   try {
     const auto j = nlohmann::json::parse(ss.str());
     const auto& l = j.at("llama_cpp");
-    out.version = l.at("version").get<std::string>() + " (commit " + l.at("commit").get<std::string>().substr(0, 8) + ")";
-    for (const auto& m : j.at("models")) {
+    out.per_buffer = !j.at("models").empty() && j.at("models").front().is_string();
+    if (out.per_buffer) {
+      // A CUDA run of the same tiny models: their headers are in the CPU file beside this one.
+      const std::string beside = (std::filesystem::path(path).parent_path() / "llamacpp-measured.json").string();
+      MeasuredLlamaCpp cpu = read_llamacpp_measured(beside);
+      if (cpu.per_buffer) throw InputError(beside, "holds no model metadata");
+      for (const auto& name : j.at("models")) {
+        const MeasuredLlamaCppModel* m = cpu.find(name.get<std::string>());
+        if (!m) throw InputError(path, "names model '" + name.get<std::string>() + "', which " + beside + " does not hold");
+        out.models.push_back(*m);
+      }
+      out.version = "commit " + l.at("commit").get<std::string>().substr(0, 8) + ", " + j.at("machine").value("gpu", std::string("GPU"));
+    } else {
+      out.version = l.at("version").get<std::string>() + " (commit " + l.at("commit").get<std::string>().substr(0, 8) + ")";
+    }
+    for (const auto& m : out.per_buffer ? nlohmann::json::array() : j.at("models")) {
       MeasuredLlamaCppModel mm;
       mm.name = m.at("name").get<std::string>();
       mm.set_aside = m.at("set_aside").get<bool>();
@@ -135,11 +150,27 @@ MeasuredLlamaCpp read_llamacpp_measured(const std::string& path) {
       k.settings.swa_full = s.at("swa_full").get<bool>();
       k.created = c.at("created").get<bool>();
       if (c.contains("errors")) k.errors = c["errors"].get<std::vector<std::string>>();
+      if (out.per_buffer) {
+        k.n_gpu_layers = s.at("ngl").get<uint64_t>();
+        const std::string ot = s.value("ot", std::string("-"));
+        if (ot != "-") k.override_tensor = ot.find('=') == std::string::npos ? ot + "=CPU" : ot;
+      }
       if (k.created) {
         k.n_ctx = c.at("n_ctx").get<uint64_t>();
         k.n_ctx_seq = c.at("n_ctx_seq").get<uint64_t>();
-        k.context_bytes = c.at("context_bytes").get<uint64_t>();
-        k.compute_bytes = c.at("compute_bytes").get<uint64_t>();
+        if (out.per_buffer) {
+          for (const auto& [name, b] : c.at("buffers").items()) {
+            LlamaCppBufferBytes& bytes = k.buffers[name];
+            bytes.model = b.value("model", uint64_t{0});
+            bytes.context = b.value("context", uint64_t{0});
+            bytes.compute = b.value("compute", uint64_t{0});
+            k.context_bytes = checked_add(k.context_bytes, bytes.context);
+            k.compute_bytes = checked_add(k.compute_bytes, bytes.compute);
+          }
+        } else {
+          k.context_bytes = c.at("context_bytes").get<uint64_t>();
+          k.compute_bytes = c.at("compute_bytes").get<uint64_t>();
+        }
       }
       if (c.contains("node_llama_cpp_estimate")) k.peer_estimate = c["node_llama_cpp_estimate"].get<uint64_t>();
       if (!out.find(k.model)) throw InputError(path, "case " + k.id + " names a model the file does not hold");

@@ -4,10 +4,12 @@
 // tensor list, and every case's settings with the bytes llama.cpp allocated. Each case and model
 // carries `set_aside`, fixed by a hash of its id before any rule was fitted.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engines/llamacpp_cuda_buffers.h"
 #include "engines/llamacpp_profile.h"
 #include "model/model.h"
 #include "sources/gguf/gguf_file.h"
@@ -35,16 +37,23 @@ struct MeasuredLlamaCppCase {
   uint64_t context_bytes = 0;        // KV cache + recurrent state
   uint64_t compute_bytes = 0;        // scheduler compute buffer
   std::optional<uint64_t> peer_estimate;  // node-llama-cpp's context estimate (context + compute)
+  // The per-buffer format (tests/data/llamacpp-cuda-measured.json, a CUDA build): -ngl, -ot and
+  // what llama_get_memory_breakdown() gave per buffer type ("CUDA0", "CUDA_Host", "CPU_Mapped", "CPU").
+  uint64_t n_gpu_layers = 0;
+  std::string override_tensor;  // the -ot value ("exps=CPU"), empty: none
+  std::map<std::string, LlamaCppBufferBytes> buffers;
 };
 
 struct MeasuredLlamaCpp {
   std::string version;  // llama.cpp release and commit
+  bool per_buffer = false;  // cases carry `buffers` (a CUDA build) instead of context/compute totals
   std::vector<MeasuredLlamaCppModel> models;
   std::vector<MeasuredLlamaCppCase> cases;
   const MeasuredLlamaCppModel* find(const std::string& name) const;
 };
 
-// Throws InputError naming the file for anything it cannot read.
+// Throws InputError naming the file for anything it cannot read. A per-buffer file names its
+// models only; their metadata and tensors are read from llamacpp-measured.json beside it.
 MeasuredLlamaCpp read_llamacpp_measured(const std::string& path);
 
 }  // namespace vc

@@ -1,18 +1,23 @@
 #include "engines/validate.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "catalogue/catalogue.h"
 #include "catalogue/embedded_data.h"
 #include "core/error.h"
 #include "engines/llamacpp_cpu_weights.h"
+#include "engines/llamacpp_cuda_buffers.h"
 #include "engines/llamacpp_measured.h"
+#include "engines/llamacpp_placement.h"
 #include "engines/llamacpp_profile.h"
 #include "engines/serving_dtype.h"
 #include "engines/sglang_profile.h"
@@ -335,6 +340,54 @@ void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string
   if (s.card_bytes > 0 && !st.contains("cpu_offload_gb")) add("sglang token pool (from the card)", "sglang state slots (from the card)", sglang_profile(m, s));
 }
 
+// A CUDA build's cases (llamacpp-cuda-measured.json): each buffer type's model, context and
+// compute bytes beside ours. Model bytes within 1%, context exact, compute within 3% (issue
+// targets); a figure both sides put at zero gets no row.
+std::vector<ValidationRow> cuda_measured_rows(const MeasuredLlamaCpp& set) {
+  std::vector<ValidationRow> rows;
+  for (const auto& c : set.cases) {
+    const Model& model = set.find(c.model)->model;
+    const std::string part = c.set_aside ? "set-aside" : "fitted";
+    const std::string offload = c.n_gpu_layers >= model.layers.size() + 1 ? (c.override_tensor.empty() ? "full offload" : "-ot " + c.override_tensor)
+                                                                           : "partial offload";
+    LlamaCppPlacementSettings placement;
+    placement.n_gpu_layers = c.n_gpu_layers;
+    if (!c.override_tensor.empty()) placement.overrides = parse_overrides(c.override_tensor);
+    if (!c.created) {
+      ValidationRow r;
+      try {
+        llamacpp_cuda_buffers(model, c.settings, placement);
+        r = row(c.id, "cuda refusal (llama.cpp created no context)", 1, 0, 0, (c.errors.empty() ? "llama.cpp refused these settings" : c.errors.front()) + "; we computed a size");
+      } catch (const InputError&) {
+        r = row(c.id, "cuda refusal (llama.cpp created no context)", 1, 1, 0);
+      }
+      r.part = part;
+      rows.push_back(std::move(r));
+      continue;
+    }
+    const LlamaCppBuffers ours = llamacpp_cuda_buffers(model, c.settings, placement);
+    std::set<std::string> names;
+    for (const auto& [n, b] : c.buffers) names.insert(n);
+    for (const auto& [n, b] : ours) names.insert(n);
+    for (const auto& n : names) {
+      const auto mi = c.buffers.find(n);
+      const auto oi = ours.find(n);
+      const LlamaCppBufferBytes measured = mi == c.buffers.end() ? LlamaCppBufferBytes{} : mi->second;
+      const LlamaCppBufferBytes mine = oi == ours.end() ? LlamaCppBufferBytes{} : oi->second;
+      auto add = [&](const char* what, uint64_t printed, uint64_t computed, double target) {
+        if (printed == 0 && computed == 0) return;
+        ValidationRow r = row(c.id, fmt::format("cuda {} {} ({})", n, what, offload), static_cast<double>(printed), static_cast<double>(computed), target);
+        r.part = part;
+        rows.push_back(std::move(r));
+      };
+      add("model", measured.model, mine.model, 1.0);
+      add("context", measured.context, mine.context, 0.0);
+      add("compute", measured.compute, mine.compute, 3.0);
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::vector<ValidationRow> validate_engine_logs(const std::string& file) {
@@ -393,6 +446,7 @@ std::vector<ValidationRow> validate_measured(const std::string& measured_json) {
       rows.push_back(p);
     }
   }
+  if (set.per_buffer) return cuda_measured_rows(set);
   for (const auto& c : set.cases) {
     const Model& model = set.find(c.model)->model;
     std::vector<ValidationRow> mine;

@@ -9,18 +9,36 @@
 
 namespace vc::families {
 
+namespace {
+
+void check_kv_heads(ConfigView& cfg, const GqaGeometry& g) {
+  if (g.kv_heads == 0 || g.kv_heads > g.heads || g.heads % g.kv_heads != 0) {
+    cfg.fail("num_key_value_heads", fmt::format("is {}; a divisor of num_attention_heads ({}) is expected", g.kv_heads, g.heads));
+  }
+}
+
+}  // namespace
+
 GqaGeometry read_gqa(ConfigView& cfg, uint64_t hidden, const std::string& head_dim_key) {
   GqaGeometry g;
   g.heads = cfg.u64("num_attention_heads", limits::kHeads);
   g.kv_heads = cfg.u64_or("num_key_value_heads", g.heads, limits::kHeads, "absent means one KV head per query head (MHA)");
-  if (g.kv_heads == 0 || g.kv_heads > g.heads || g.heads % g.kv_heads != 0) {
-    cfg.fail("num_key_value_heads", fmt::format("is {}; a divisor of num_attention_heads ({}) is expected", g.kv_heads, g.heads));
-  }
+  check_kv_heads(cfg, g);
   if (hidden % g.heads != 0 && !cfg.has(head_dim_key)) {
     cfg.fail(head_dim_key, fmt::format("missing, and hidden_size {} is not a multiple of num_attention_heads {}", hidden, g.heads));
   }
   g.head_dim = cfg.u64_or(head_dim_key, hidden / g.heads, limits::kHeadDim, "absent means hidden_size / num_attention_heads");
   if (g.head_dim == 0) cfg.fail(head_dim_key, "is 0; a positive number is expected");
+  return g;
+}
+
+GqaGeometry read_gqa_or(ConfigView& cfg, const GqaGeometry& defaults, const std::string& why) {
+  GqaGeometry g;
+  g.heads = cfg.u64_or("num_attention_heads", defaults.heads, limits::kHeads, why);
+  g.kv_heads = cfg.u64_or("num_key_value_heads", defaults.kv_heads, limits::kHeads, why);
+  check_kv_heads(cfg, g);
+  g.head_dim = cfg.u64_or("head_dim", defaults.head_dim, limits::kHeadDim, why);
+  if (g.head_dim == 0) cfg.fail("head_dim", "is 0; a positive number is expected");
   return g;
 }
 

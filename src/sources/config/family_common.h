@@ -22,6 +22,10 @@ struct GqaGeometry {
 // head_dim (absent => hidden / heads, the transformers and llama.cpp default). `head_dim_key`
 // names the key a family uses (Nemotron-H: attention_head_dim).
 GqaGeometry read_gqa(ConfigView& cfg, uint64_t hidden, const std::string& head_dim_key = "head_dim");
+// The same for a family whose transformers config class has defaults of its own (Gemma 3: 8 heads,
+// 4 KV heads, head_dim 256, which google/gemma-3-4b-it's published config.json leaves out): an
+// absent key takes its value from `defaults`, and the answer says so with `why`.
+GqaGeometry read_gqa_or(ConfigView& cfg, const GqaGeometry& defaults, const std::string& why);
 
 AttentionSpec full_attention(const GqaGeometry& g);
 AttentionSpec window_attention(const GqaGeometry& g, uint64_t window);

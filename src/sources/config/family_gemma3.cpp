@@ -2,8 +2,9 @@
 // layers (window sliding_window, 1024) and global layers. layer_types decides when present; else
 // sliding_window_pattern (also _sliding_window_pattern, default 6): layer i is global iff
 // (i + 1) % pattern == 0. Explicit head_dim (128 for 27B, not hidden/heads = 168). The published
-// 27B config omits vocab_size, tie_word_embeddings and max_position_embeddings: the transformers
-// Gemma3TextConfig defaults fill them (262,208; tied; 131,072). Four norms per layer, q/k norms.
+// configs omit what Gemma3TextConfig defaults: vocab_size, tie_word_embeddings and
+// max_position_embeddings (262,208; tied; 131,072) in all, and the 4B's also its heads (8 query,
+// 4 KV, head_dim 256), so an absent key takes the transformers default. Four norms per layer, q/k norms.
 // The SigLIP vision tower is not in the config's geometry (catalogue facts add it).
 // Reference: architectures.md sections 2 and 10.
 #include "core/checked.h"
@@ -26,7 +27,7 @@ void map_gemma3(ConfigView& cfg) {
 
   const uint64_t hidden = m.hidden;
   const uint64_t layers = cfg.u64("num_hidden_layers", limits::kLayers);
-  const GqaGeometry g = read_gqa(cfg, hidden);
+  const GqaGeometry g = read_gqa_or(cfg, {8, 4, 256}, "transformers Gemma3TextConfig default");
   const uint64_t width = cfg.u64("intermediate_size", limits::kWidth);
   const uint64_t window = cfg.u64_or("sliding_window", 4096, limits::kWindow, "transformers Gemma3TextConfig default");
   std::vector<bool> global(layers, false);

@@ -1,0 +1,79 @@
+#include "engines/llamacpp_graph_builder.h"
+
+#include <vector>
+
+namespace vc::llamacpp_graph_detail {
+
+std::vector<uint64_t> block_tensor_shape(const Model& m, size_t il, const std::string& name) {
+  const std::string full = "blk." + std::to_string(il) + "." + name;
+  for (const NamedTensor& t : m.tensors)
+    if (t.name == full) return t.ne;
+  return {};
+}
+
+// llm_graph_context::build_moe_ffn (llama-graph.cpp) with separate gate and up experts and a
+// SiLU-gated product, in the order its nodes run: router logits, their softmax or sigmoid (in
+// place), the top-k argsort, the chosen weights (GET_ROWS), optional normalising and scaling,
+// then the chosen experts' gate and up (MUL_MAT_ID, n_used rows per token), their product, the
+// down projection (n_used x n_embd per token), weighted in place, and the sum of its n_used views.
+int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing) {
+  const uint64_t used = f.experts_per_token;
+  // The router's logits and, in place, their softmax or sigmoid (gpt-oss: its router bias).
+  const int probs = unary(matmul(f.experts, x));
+  // The selection bias is an ADD over probs, which has a second consumer: never in place.
+  const int select = routing.selection_bias ? g.node(bytes(probs), {probs}, probs) : probs;
+  const int top_k = g.view(g.node(rows(f.experts), {select}));  // ARGSORT (i32), its first n_used
+  int weights = g.node(checked_product({used, T_, kF32}), {g.view(probs), top_k});
+  if (routing.softmax_chosen) weights = g.view(g.node(bytes(weights), {g.view(weights)}));
+  if (routing.normalize) {
+    const int flat = g.view(weights);
+    const int sum = unary(g.node(checked_mul(T_, kF32), {flat}));  // SUM_ROWS, CLAMP in place
+    weights = g.view(g.node(bytes(weights), {flat, sum}));         // DIV, reshaped back
+  }
+  if (routing.scale) weights = g.node(checked_product({used, T_, kF32}), {weights}, weights);
+  const int input = g.view(x);  // [n_embd, 1, tokens]
+  const uint64_t width = checked_mul(used, f.expert_width);
+  auto experts_matmul = [&](uint64_t w, int in) {
+    const int out = g.node(rows(w), {in, top_k});  // MUL_MAT_ID
+    return routing.expert_biases ? g.node(rows(w), {out, top_k}, out) : out;
+  };
+  const int gate = experts_matmul(width, input);
+  const int up = experts_matmul(width, input);
+  const int down = experts_matmul(checked_mul(used, m_.hidden), glu(width, gate, up));
+  const int weighted = g.node(bytes(down), {down, weights}, down);
+  std::vector<int> experts;
+  for (uint64_t i = 0; i < used; ++i) experts.push_back(g.view(weighted));
+  if (used == 1) return g.node(rows(m_.hidden), {experts[0]});  // CONT
+  int out = g.node(rows(m_.hidden), {experts[0], experts[1]});
+  for (uint64_t i = 2; i < used; ++i) out = g.node(bytes(out), {out, experts[i]}, out);
+  return out;
+}
+
+bool ffn_covered(const Model& m, size_t il) {
+  const FeedForwardSpec& f = m.layers[il].feed_forward;
+  if (f.kind == FeedForwardKind::Dense) return f.dense_width != 0;
+  return f.kind == FeedForwardKind::MoE && f.experts && f.experts_per_token && f.expert_width &&
+         block_tensor_shape(m, il, "ffn_gate_up_exps.weight").empty();
+}
+
+int Builder::residual_ffn(size_t il, int att, int x, int out_ids, const MoeRouting& routing) {
+  int residual = x;
+  if (il + 1 == m_.layers.size()) {
+    keep_outputs();
+    att = get_rows(m_.hidden, att, out_ids);
+    residual = get_rows(m_.hidden, x, out_ids);
+  }
+  const int ffn_in = add(att, residual);
+  const int f = norm(ffn_in);
+  const FeedForwardSpec& ff = m_.layers[il].feed_forward;
+  int out = -1;
+  if (ff.kind == FeedForwardKind::Dense) {
+    out = dense_ffn(ff.dense_width, f);
+  } else {
+    out = moe_ffn(ff, f, routing);
+    if (ff.shared_width) out = add(out, dense_ffn(ff.shared_width, f));
+  }
+  return add(out, ffn_in);
+}
+
+}  // namespace vc::llamacpp_graph_detail

@@ -1,0 +1,134 @@
+#pragma once
+// The pieces every llama.cpp graph builder shares (engines/llamacpp_graph*.cpp): a graph under
+// construction with the nodes llama.cpp's decoders are made of (llama-graph.cpp: build_inp_embd,
+// build_norm, build_ffn, the output head), sized for one reserved ubatch.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/checked.h"
+#include "engines/ggml_alloc_replay.h"
+#include "engines/llamacpp_graph.h"
+#include "model/model.h"
+
+namespace vc {
+namespace llamacpp_graph_detail {
+
+constexpr uint64_t kF32 = 4, kF16 = 2, kI32 = 4, kI64 = 8;
+
+// How build_moe_ffn weighs the chosen experts: nodes between the router and the experts.
+struct MoeRouting {
+  bool selection_bias = false;  // exp_probs_b (DeepSeek V3): a bias added to choose, not to weigh
+  bool normalize = false;       // expert_weights_norm: the chosen weights divided by their sum
+  bool scale = false;           // expert_weights_scale other than 0 and 1: one more SCALE
+  bool softmax_chosen = false;  // SOFTMAX_WEIGHT gating (gpt-oss): a softmax over the chosen logits
+  bool expert_biases = false;   // gate, up and down biases per expert (ADD_ID, in place)
+};
+
+class Builder {
+ public:
+  Builder(const Model& m, const LlamaCppGraphInput& in) : m_(m), in_(in), T_(in.tokens) {}
+  GgmlGraph g;
+
+  uint64_t rows(uint64_t width) const { return checked_product({width, T_, kF32}); }  // f32 [width, T]
+  // The KQ mask of a cache of `cells` per stream (build_attn_inp_kq_mask): f16 with flash
+  // attention, f32 without.
+  int mask(uint64_t cells) { return g.leaf(checked_product({cells, T_, in_.flash_attn ? kF16 : kF32})); }
+  // A cache's V row indices (build_input_v_idxs): one per token with flash attention; without it
+  // the V cache is transposed, one per value.
+  int v_idx(const AttentionSpec& a) {
+    return g.leaf(in_.flash_attn ? checked_mul(T_, kI64) : checked_product({T_, uint64_t{a.kv_heads}, a.head_dim_v, kI64}));
+  }
+
+  // Inputs placed before any node (llm_graph_input_*), in the order the graph first meets them.
+  void token_inputs() {
+    tokens_ = g.leaf(checked_mul(T_, kI32));
+    g.leaf(rows(m_.hidden));  // inp_embd: allocated, never read for token input
+  }
+  int embeddings() { return g.node(rows(m_.hidden), {tokens_}); }  // GET_ROWS of token_embd
+
+  // build_norm: RMS_NORM (in place only over a sole consumer) then MUL by the weight.
+  int norm(int x) {
+    const int n = g.node(data_bytes(x), {x}, x);
+    return g.node(bytes(n), {n}, n);
+  }
+  int unary(int x) { return g.node(bytes(x), {x}, x); }  // SCALE, ADD of a weight, SILU, ROPE...
+  int matmul(uint64_t width, int x) { return g.node(rows(width), {x}); }
+  int add(int a, int b) { return g.node(bytes(a), {a, b}, a); }
+  int add_any(int a, int b) {  // ADD where either side may be overwritten (same layout both)
+    const int id = g.node(bytes(b), {a, b}, b);
+    g.tensors[static_cast<size_t>(id)].same_layout = {true, true};
+    return id;
+  }
+  int glu(uint64_t width, int gate, int up) { return g.node(rows(width), {gate, up}); }  // not in place
+  // build_ffn with a SiLU-gated pair (LLM_FFN_SILU, LLM_FFN_PAR): gate, up, their product, down.
+  int dense_ffn(uint64_t width, int x) {
+    const int gate = matmul(width, x);
+    const int up = matmul(width, x);
+    return matmul(m_.hidden, glu(width, gate, up));
+  }
+  // build_moe_ffn's routed experts (engines/llamacpp_graph_moe.cpp): the sum of the chosen
+  // experts' outputs, weighted.
+  int moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing);
+  // build_rs for one layer's recurrent state: the ubatch's sequences' rows (GET_ROWS by s_copy),
+  // and the zero rows of the states beyond them copied back into the cache.
+  int state_rows(uint64_t values_per_seq, int s_copy) {
+    const int rows = g.node(checked_product({values_per_seq, in_.seqs, kF32}), {g.view(s_copy)});
+    g.write_out({g.node(0, {g.view(s_copy)})});
+    return rows;
+  }
+  // The second half of a pre-norm block from the mixer's output `att` and the block's input `x`:
+  // on the last layer only the output rows go on (inp_out_ids), then the residual, the norm, the
+  // dense or routed feed-forward (plus the shared experts where there are), the residual again.
+  int residual_ffn(size_t il, int att, int x, int out_ids, const MoeRouting& routing);
+  // The last layer keeps only the output rows (inp_out_ids): from there on tensors have that many.
+  void keep_outputs() { T_ = in_.outputs; }
+  int get_rows(uint64_t width, int x, int ids) { return g.node(rows(width), {x, ids}); }
+
+  // The output head: final norm, then the logits of every token (both outputs, never freed).
+  void head(int x) {
+    const int n = norm(x);
+    g.mark_output(n);
+    g.mark_output(g.node(rows(m_.vocab), {n}));
+  }
+
+  uint64_t bytes(int t) const { return g.tensors[static_cast<size_t>(t)].bytes; }
+  uint64_t bytes_of_root(int v) const { return bytes(g.tensors[static_cast<size_t>(v)].view_of); }
+  // The bytes a tensor or view looks at (a view here always spans its whole source).
+  uint64_t data_bytes(int t) const { return g.tensors[static_cast<size_t>(t)].view_of >= 0 ? bytes_of_root(t) : bytes(t); }
+
+  const Model& m_;
+  const LlamaCppGraphInput& in_;
+  uint64_t T_;
+  int tokens_ = -1;
+};
+
+// Whether residual_ffn covers layer `il`'s feed-forward (not: experts with one fused gate_up
+// tensor, whose single MUL_MAT_ID is not transcribed).
+bool ffn_covered(const Model& m, size_t il);
+
+// The graph inputs an MLA cache adds (build_attn_inp_k): positions (-1: the model rotates
+// nothing, as Kimi's MLA layers), the K cache's row indices, the f32 mask.
+struct MlaInputs {
+  int pos = -1, k_idx = -1, mask = -1;
+};
+// Absorbed multi-head latent attention, from the layer's normed input `h` to its output
+// projection (engines/llamacpp_graph_deepseek2.cpp).
+int mla_attention(Builder& b, size_t il, int h, const MlaInputs& inputs);
+// Whether layer `il`'s MLA is one mla_attention covers (not: a sparse indexer, or the legacy
+// unsplit attn_kv_b, which llama.cpp runs as plain multi-head attention).
+bool mla_covered(const Model& m, size_t il);
+
+// The graph of one architecture, or nullopt where a layer or setting is not covered.
+std::optional<GgmlGraph> deepseek2_graph(const Model& m, const LlamaCppGraphInput& in);
+std::optional<GgmlGraph> kimi_linear_graph(const Model& m, const LlamaCppGraphInput& in);
+std::optional<GgmlGraph> qwen3next_graph(const Model& m, const LlamaCppGraphInput& in);
+std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput& in);
+
+// The shape of a GGUF tensor of block `il` ("attn_q_a.weight"); empty when the model was not read
+// from a GGUF file or lacks it.
+std::vector<uint64_t> block_tensor_shape(const Model& m, size_t il, const std::string& name);
+
+}  // namespace llamacpp_graph_detail
+}  // namespace vc
