@@ -81,3 +81,65 @@ TEST(LlamaCppCudaBuffers, ValidateComparesEveryBufferFittedAndSetAsideApart) {
   EXPECT_TRUE(host_compute);
   EXPECT_TRUE(aside && fitted);
 }
+
+TEST(LlamaCppCudaBuffers, QuantizedRowsPaddedTo512ValuesAndAlignedTo128) {
+  // -ngl 1 on tiny-llama-q4 (3 layers) offloads only the output layer (llama_model::load_tensors:
+  // i_gpu_start = n_layer + 1 - ngl). ggml-cuda.cu ggml_backend_cuda_buffer_type_get_alloc_size:
+  // output.weight Q4_0 [256, 512] = 8 blocks x 18 B x 512 rows = 73,728 B, rows of 256 values
+  // padded by ggml_row_size(Q4_0, 512 - 256) = 8 x 18 = 144 B -> 73,872, aligned to 128
+  // (get_alignment) -> 73,984; output_norm F32 [256] = 1,024 B. CUDA0: 75,008 B.
+  const Model& model = cuda().find("tiny-llama-q4")->model;
+  LlamaCppSettings s;
+  s.n_ctx = 256;
+  LlamaCppPlacementSettings p;
+  p.n_gpu_layers = 1;
+  const auto b = llamacpp_cuda_buffers(model, s, p);
+  EXPECT_EQ(b.at("CUDA0").model, 75008u);
+  EXPECT_EQ(find_case("tiny-llama-q4|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl1|on").buffers.at("CUDA0").model, 75008u);
+  // With mmap the host weights are one buffer over the file from the first to the last host
+  // tensor (llama_model_loader::get_mapping_range): token_embd is first and blk.2 last, so the range
+  // spans output_norm and output.weight too (on the GPU, between them in the file): the whole data
+  // section, 2,263,040 B as measured.
+  EXPECT_EQ(b.at("CPU_Mapped").model, 2263040u);
+  // Every layer offloaded: only token_embd F16 [256, 512] = 262,144 B is left on the host.
+  p.n_gpu_layers = 999;
+  EXPECT_EQ(llamacpp_cuda_buffers(model, s, p).at("CPU_Mapped").model, 262144u);
+}
+
+TEST(LlamaCppCudaBuffers, HostComputeHoldsTheGraphInputsAndTheEmbeddingRows) {
+  // Full offload, flash attention off, c256 -> 256 tokens (ubatch min(512, 256)), 256 cells.
+  // ggml_backend_sched puts every graph input and the token embedding's GET_ROWS on the CPU
+  // backend, whose buffer is CUDA_Host: inp_tokens 256 x 4 = 1,024; inp_embd 256 x 256 x 4 =
+  // 262,144; GET_ROWS rows 262,144; inp_pos 1,024; k_idxs 256 x 8 = 2,048; v_idxs (V transposed:
+  // one per value) 256 x 2 heads x 32 x 8 = 131,072; KQ mask f32 256 x 256 x 4 = 262,144;
+  // inp_out_ids 1,024. Sum 922,624 B, as measured.
+  const Model& model = cuda().find("tiny-llama-q4")->model;
+  LlamaCppSettings s;
+  s.n_ctx = 256;
+  s.flash_attn = false;
+  LlamaCppPlacementSettings p;
+  p.n_gpu_layers = 999;
+  const auto b = llamacpp_cuda_buffers(model, s, p);
+  EXPECT_EQ(b.at("CUDA_Host").compute, 922624u);
+  const auto& c = find_case("tiny-llama-q4|c256|np1|b2048|ub512|fa-off|k-f16|v-f16");
+  EXPECT_EQ(c.buffers.at("CUDA_Host").compute, 922624u);
+  // CUDA0: the replayed graph without the host's part, at 128 B alignment: the measured figure.
+  EXPECT_EQ(b.at("CUDA0").compute, c.buffers.at("CUDA0").compute);
+}
+
+TEST(LlamaCppCudaBuffers, QuantizedCacheRowsPaddedLikeWeights) {
+  // tiny-llama-q4, -c 256, -ctk q8_0 -ctv q8_0 (flash attention on), every layer on CUDA0. Each
+  // layer's K and V cache is one tensor of rows of 2 KV heads x 32 = 64 values: 256 cells x 2
+  // blocks x 34 B = 17,408 B, plus ggml_row_size(Q8_0, 512 - 64) = 14 x 34 = 476 B of row padding
+  // (ggml-cuda.cu get_alloc_size), aligned to 128 -> 512. 3 layers x 2 x (17,408 + 512) = 107,520 B.
+  const Model& model = cuda().find("tiny-llama-q4")->model;
+  LlamaCppSettings s;
+  s.n_ctx = 256;
+  s.type_k = s.type_v = "Q8_0";
+  LlamaCppPlacementSettings p;
+  p.n_gpu_layers = 999;
+  EXPECT_EQ(llamacpp_cuda_buffers(model, s, p).at("CUDA0").context, 107520u);
+  // On the host (-ngl 1) the CPU buffer type has no such padding: 3 x 2 x 17,408 = 104,448 B.
+  p.n_gpu_layers = 1;
+  EXPECT_EQ(llamacpp_cuda_buffers(model, s, p).at("CPU").context, 104448u);
+}

@@ -159,7 +159,8 @@ TEST(ApiParity, BadSpeedFlagsAreTheCliRefusals) {
   expect_same_refusal("plan", p("experts-per-token", "0"), "experts-per-token", "1024");
   expect_same_refusal("plan", p("sockets", "9"), "sockets", "8");
   expect_same_refusal("plan", p("engine-command", "ollama run qwen3"), "engine-command", "llama-server");
-  expect_same_refusal("plan", p("engine-command", "vllm serve Qwen/Qwen3-30B-A3B"), "engine-command", "llama.cpp");
+  // A vLLM command is planned (docs/plan.md); one whose TP needs more GPUs than the box has is refused.
+  expect_same_refusal("plan", p("engine-command", "vllm serve Qwen/Qwen3-30B-A3B -tp 2"), "engine-command", "TP 2 x PP 1 = 2 ranks");
   Params vllm_moe = p("n-cpu-moe", "4");
   vllm_moe.push_back({"engine", "vllm"});
   expect_same_refusal("plan", vllm_moe, "n-cpu-moe", "--engine llamacpp");

@@ -164,6 +164,28 @@ TEST(SpeedEstimate, DecodeByHandWithExpertsInRam) {
   EXPECT_NE(e.formula.find("4 GPU-CPU hand-offs"), std::string::npos) << e.formula;
 }
 
+TEST(SpeedEstimate, AFasterGpuPaysLessPerLayer) {
+  // Half of the per-layer cost is compute that scales with the GPU's dense BF16 rate, at 100 TFLOPS:
+  // the RTX 4090 (devices.json: 165.2) pays 10 us x (0.5 + 0.5 x 100 / 165.2) = 8.02663 us a layer;
+  // the CPU pays the plain 10 us. devices.json's RTX PRO 6000 (503.8) pays 5.99246 us.
+  std::string json = kFactors;
+  json.insert(json.rfind('}'), R"(, "layer_reference_tflops": 100, "layer_compute_share": 0.5)");
+  const SpeedData data(json);
+  EXPECT_NEAR(data.layer_cost_scale(true, 165.2), 0.802663, 1e-6);
+  EXPECT_NEAR(data.layer_cost_scale(true, 503.8), 0.599246, 1e-6);
+  EXPECT_EQ(data.layer_cost_scale(false, 0), 1.0);
+  EXPECT_EQ(data.layer_cost_scale(true, 0), 1.0);  // no known rate: unscaled
+  TinyMoe m;
+  SpeedSettings s;
+  s.llamacpp.overrides = cpu_moe_overrides(2);
+  s.depth = 999;
+  const SpeedEstimate e = decode_speed(token_reads(m.model, m.f, rtx4090(), s), data);
+  // As DecodeByHandWithExpertsInRam, with the GPU's 4 layers x 10 us + 2 MoE x 20 us = 80 us
+  // scaled by 0.802663 (64.213 us): 12.21444 ms - 0.015787 ms = 12.198657 ms.
+  EXPECT_NEAR(e.seconds, 0.0122144444 - 80e-6 * (1 - 0.8026634), 1e-9);
+  EXPECT_NE(e.assumption.find("dense BF16 TFLOPS"), std::string::npos) << e.assumption;
+}
+
 TEST(SpeedEstimate, PrefillCopiesRamWeightsOncePerUbatch) {
   TinyMoe m;
   const SpeedData data(kFactors);
@@ -238,6 +260,19 @@ TEST(SpeedDevices, TheAddedDevicesAreFoundWithTheirBandwidth) {
   // AMD's RX 7900 XT page: 20 GB GDDR6, 800 GB/s.
   EXPECT_EQ(DeviceTable::builtin().find("rx-7900-xt", "--gpu").bandwidth, 800'000'000'000u);
   EXPECT_EQ(DeviceTable::builtin().find("rx-7900-xt", "--gpu").memory_bytes, 21'474'836'480u);
+  // NVIDIA's RTX 5070 page: 12 GB GDDR7 at 672 GB/s; AMD's Radeon PRO W7800 page: 32 GB GDDR6 at 576 GB/s.
+  EXPECT_EQ(DeviceTable::builtin().find("RTX 5070", "--gpu").id, "rtx-5070");  // not the 5070 Ti
+  EXPECT_EQ(DeviceTable::builtin().find("RTX 5070", "--gpu").bandwidth, 672'000'000'000u);
+  EXPECT_EQ(DeviceTable::builtin().find("Radeon PRO W7800", "--gpu").memory_bytes, 34'359'738'368u);
+  EXPECT_EQ(DeviceTable::builtin().find("radeon-pro-w7800", "--gpu").bandwidth, 576'000'000'000u);
+  // Apple newsroom: M1 Max 400 GB/s (up to 64 GB), M1 Ultra 800 GB/s (up to 128 GB), M4 120 GB/s.
+  EXPECT_EQ(DeviceTable::builtin().find("m1-max-64gb", "--gpu").bandwidth, 400'000'000'000u);
+  EXPECT_EQ(DeviceTable::builtin().find("M1 Ultra", "--gpu").memory_bytes, 137'438'953'472u);
+  EXPECT_EQ(DeviceTable::builtin().find("m4-16gb", "--gpu").bandwidth, 120'000'000'000u);
+  // Unified like the other Macs: the GPU's share follows macOS's wired limit.
+  const Device& m4 = DeviceTable::builtin().find("m4-16gb", "--gpu");
+  EXPECT_EQ(m4.kind, "unified");
+  EXPECT_EQ(m4.gpu_share_rule, "macos-wired-limit");
 }
 
 TEST(SpeedMeasurements, EveryCaseHasASourceAQuoteAndTheHashedPart) {

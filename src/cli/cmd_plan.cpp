@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
 #include "plan/plan_report.h"
+#include "plan/serving_command.h"
 #include "sources/resolver.h"
 
 namespace vc::cli {
@@ -25,9 +26,13 @@ Command add_plan(CLI::App& app) {
   o->box.add_to(*sub);
   sub->add_flag("--json", o->json, "Print JSON (schema vramcalc.plan/1)");
   sub->add_flag("--explain", o->explain, "Show formulas, assumptions and sources");
-  return {sub, [o] {
+  return {sub, [o, sub] {
             Model model = resolve_model(o->model);
-            Plan p = make_plan(model, o->flags.to_scenario(), o->box.to_box(), o->box.to_options());
+            const PlanOptions options = o->box.to_options();
+            Scenario scenario = o->flags.to_scenario();
+            if (options.command && is_serving_command(*options.command))  // a pasted vLLM/SGLang command's --max-model-len, fp8 cache
+              apply_serving_command(*options.command, scenario, sub->count("--context") > 0, sub->count("--cache-dtype") > 0);
+            Plan p = make_plan(model, scenario, o->box.to_box(), options);
             PlanSolved solved = solve(p);
             if (o->json) fmt::print("{}\n", plan_json(p, solved).dump(2));
             else fmt::print("{}", plan_text(p, solved, o->explain, o->flags.byte_units()));

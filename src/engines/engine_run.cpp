@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "engines/serving_dtype.h"
+#include "engines/serving_parallel.h"
 
 namespace vc {
 namespace {
@@ -59,7 +60,36 @@ double fraction(const std::string& flag, const std::string& v) {
   throw InputError(flag, "'" + v + "' is not a number");
 }
 
+// vLLM's and SGLang's expert- and data-parallel flags (engines/serving_parallel.h).
+bool is_serving_parallel_flag(const std::string& flag) {
+  return flag == "--enable-expert-parallel" || flag == "--enable-ep-moe" || flag == "--ep" || flag == "--ep-size" || flag == "--expert-parallel-size" ||
+         flag == "-dp" || flag == "--dp" || flag == "--dp-size" || flag == "--data-parallel-size";
+}
+
 }  // namespace
+
+ServingParallel serving_parallel(const std::string& command) {
+  const auto w = split_words(command);
+  ServingParallel p;
+  for (size_t i = 0; i < w.size(); ++i) {
+    std::string flag = w[i], value;
+    const auto eq = flag.find('=');
+    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) value = flag.substr(eq + 1), flag = flag.substr(0, eq);
+    if (!is_serving_parallel_flag(flag)) continue;
+    if (flag == "--enable-expert-parallel" || flag == "--enable-ep-moe") {
+      p.expert_parallel = true;
+      continue;
+    }
+    if (value.empty()) {
+      if (i + 1 >= w.size()) throw InputError(flag, "needs a value");
+      value = w[++i];
+    }
+    const uint64_t n = number(flag, value, 1, 1024);
+    if (flag.find("dp") != std::string::npos || flag.find("data") != std::string::npos) p.data_parallel = n;
+    else p.expert_parallel = n > 1;
+  }
+  return p;
+}
 
 EngineRun parse_engine_command(const std::string& command) {
   if (command.size() > kMaxEngineCommandBytes) throw InputError("--engine-command", "is longer than 8,192 characters");
@@ -195,6 +225,9 @@ EngineRun parse_engine_command(const std::string& command) {
         set_sglang_lora_targets(g.lora, names);
       } else if (flag == "--max-loaded-loras" || flag == "--lora-backend" || flag == "--lora-eviction-policy" || flag == "--max-lora-chunk-size") take();
       else if (flag == "--enable-lora-overlap-loading") continue;
+      else if (is_serving_parallel_flag(flag)) {
+        if (flag != "--enable-ep-moe") (void)number(flag, take(), 1, 1024);  // read by serving_parallel()
+      }
       else if (flag == "--trust-remote-code" || flag == "--enable-metrics" || flag == "--enable-p2p-check") continue;
       else if (flag == "--host" || flag == "--port" || flag == "--served-model-name") take();
       else r.notes.push_back("ignored " + flag + " (not mapped onto SGLang's memory profile)");
@@ -208,6 +241,9 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "-tp" || flag == "--tensor-parallel-size") v.kv.tensor_parallel = number(flag, take(), 1, 1024);
       else if (flag == "-pp" || flag == "--pipeline-parallel-size") v.kv.pipeline_parallel = number(flag, take(), 1, 1024);
       else if (flag == "--max-num-seqs") v.max_num_seqs = number(flag, take(), 1, 1u << 20);
+      else if (is_serving_parallel_flag(flag)) {
+        if (flag != "--enable-expert-parallel") (void)number(flag, take(), 1, 1024);  // read by serving_parallel()
+      }
       else if (flag == "--dtype") v.kv.dtype = take();
       else if (flag == "--quantization" || flag == "-q") v.quantization = take();
       else if (flag == "--enable-lora") enable_lora = true;

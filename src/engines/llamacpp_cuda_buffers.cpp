@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "core/checked.h"
+#include "engines/ggml_alloc_replay.h"
+#include "engines/llamacpp_graph.h"
 #include "engines/llamacpp_placement.h"
 #include "engines/llamacpp_profile.h"
 #include "model/quant.h"
@@ -31,6 +33,110 @@ uint64_t cuda_tensor_bytes(const NamedTensor& t) {
     size = checked_add(size, f->row_bytes(kMatrixRowPadding - t.ne[0] % kMatrixRowPadding));
   }
   return pad(size, kCudaAlignment);
+}
+
+// A quantized cache tensor on the GPU is padded like a quantized weight: one layer's K (and V)
+// cache is one tensor [row, cells, streams] whose rows are not a multiple of 512 values, so it
+// gets ggml_row_size(type, 512 - row % 512) more, to 128 B (llama-kv-cache.cpp allocates its
+// tensors in the layer's buffer type; its cell counts keep the rest aligned).
+uint64_t cuda_cache_padding(const AttentionSpec& a, const LlamaCppSettings& s) {
+  auto padding = [](const std::string& type, uint64_t row) -> uint64_t {
+    const QuantFormat* f = QuantTable::builtin().find_type(type);
+    if (!f || f->block_elems <= 1 || row == 0 || row % kMatrixRowPadding == 0) return 0;
+    return pad(f->row_bytes(kMatrixRowPadding - row % kMatrixRowPadding), kCudaAlignment);
+  };
+  switch (a.kind) {
+    case AttentionKind::Full:
+    case AttentionKind::SlidingWindow:
+      return checked_add(padding(s.type_k, uint64_t{a.kv_heads} * a.head_dim_k), padding(s.type_v, uint64_t{a.kv_heads} * a.head_dim_v));
+    case AttentionKind::Latent: return padding(s.type_k, uint64_t{a.latent_rank} + a.rope_dim);  // K only: V is a view of it
+    default: return 0;
+  }
+}
+
+// Whether ggml-cuda has a flash-attention kernel for every attention layer's head width
+// (fattn.cu ggml_cuda_get_best_fattn_kernel: K and V of 40, 64, 72, 80, 96, 112, 128 or 256; the
+// wider MLA and 192/320 shapes only under conditions, not claimed here). Where it has none the
+// scheduler runs the op on the CPU backend, a split this file does not model.
+bool cuda_runs_flash_attention(const Model& model) {
+  for (const auto& l : model.layers) {
+    const AttentionSpec& a = l.attention;
+    if (a.kind == AttentionKind::LinearState || a.kind == AttentionKind::None) continue;
+    if (a.kind == AttentionKind::Latent || a.head_dim_k != a.head_dim_v) return false;
+    switch (a.head_dim_k) {
+      case 40: case 64: case 72: case 80: case 96: case 112: case 128: case 256: break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+// The reserved ubatch, as llamacpp_compute counts it (llama_context::sched_reserve, graph_reserve).
+LlamaCppGraphInput reserved_graph(const LlamaCppSettings& s, const LlamaCppMemory& m) {
+  const uint64_t seqs = std::max<uint64_t>(1, s.n_seq);
+  const uint64_t outputs = std::min({std::min(s.n_ctx, s.n_batch), s.n_ubatch, m.n_ctx});
+  return {ceil_div(outputs, seqs) * seqs, seqs, outputs, m.kv_cells, m.swa_cells, s.flash_attn};
+}
+
+// The CPU backend's part of the graph when every layer is on the GPU. ggml_backend_sched assigns
+// every graph input (ggml_set_input: token ids, input embeddings, positions, cache row indices,
+// KQ masks, output ids, state copies) to the CPU backend, whose compute buffer a CUDA build takes
+// from the pinned CUDA_Host buffer type, and the token embedding's GET_ROWS runs there too: its
+// weight stays on the host and ggml-cuda's offload_op never takes GET_ROWS
+// (ggml-backend.cpp ggml_backend_sched_backend_id_from_cur; llama-graph.cpp build_inp_embd keeps
+// both the token and the embedding input in the graph). None of them is freed before the GPU part
+// has copied it, so the buffer is their sum, each at the CPU alignment of 32 B.
+uint64_t host_inputs(const Model& model, const LlamaCppGraphInput& g) {
+  constexpr uint64_t kCpuAlignment = 32;
+  const uint64_t T = g.tokens;
+  uint64_t sum = 0;
+  auto input = [&](uint64_t bytes) { sum = checked_add(sum, pad(bytes, kCpuAlignment)); };
+  input(T * 4);                                    // inp_tokens
+  input(checked_product({T, model.hidden, 4}));    // inp_embd
+  input(checked_product({T, model.hidden, 4}));    // GET_ROWS of token_embd
+  bool attention = false, window = false, recurrent = false;
+  const AttentionSpec* full_spec = nullptr;
+  const AttentionSpec* window_spec = nullptr;
+  for (const auto& l : model.layers) {
+    const AttentionSpec& a = l.attention;
+    if (a.kind == AttentionKind::Full && !full_spec) full_spec = &a;
+    if (a.kind == AttentionKind::SlidingWindow && !window_spec) window_spec = &a;
+    attention |= a.kind == AttentionKind::Full || a.kind == AttentionKind::SlidingWindow;
+    window |= a.kind == AttentionKind::SlidingWindow;
+    recurrent |= a.kind == AttentionKind::LinearState;
+  }
+  if (attention) input(T * 4);  // inp_pos
+  for (const AttentionSpec* a : {full_spec, window_spec}) {
+    if (!a) continue;
+    const uint64_t cells = a == window_spec ? g.swa_cells : g.kv_cells;
+    input(T * 8);  // k_idxs
+    // v_idxs: one row per token, or one per value when V is stored transposed (flash attention off)
+    input(g.flash_attn ? T * 8 : checked_product({T, uint64_t{a->kv_heads}, a->head_dim_v, 8}));
+    input(checked_product({cells, T, g.flash_attn ? 2u : 4u}));  // KQ mask: f16 with flash attention, f32 without
+  }
+  if (recurrent) input(g.seqs * 4);  // s_copy
+  input(g.outputs * 4);              // inp_out_ids
+  return sum;
+}
+
+// The GPU part of a fully offloaded graph: what the CPU part holds (token ids, the input
+// embeddings) is not here, and the token embedding rows arrive as a copy made at the start of the
+// GPU split, like the other inputs (ggml_backend_sched_split_graph: split inputs). llamacpp_graph's
+// builders start with the token ids and the input embeddings (Builder::token_inputs), and the
+// embedding rows are the first node reading the token ids.
+GgmlGraph gpu_part(GgmlGraph g) {
+  if (g.tensors.size() < 2) return g;
+  g.tensors[0].elsewhere = true;
+  g.tensors[1].elsewhere = true;
+  for (auto& t : g.tensors) {
+    if (!t.leaf && t.parents == std::vector<int>{0}) {
+      t.leaf = true;
+      t.parents.clear();
+      t.same_layout.clear();
+      break;
+    }
+  }
+  return g;
 }
 
 }  // namespace
@@ -81,13 +187,21 @@ LlamaCppBuffers llamacpp_cuda_buffers(const Model& model, const LlamaCppSettings
   for (std::size_t il = 0; il < p.layer_device.size() && il < m.layer_kv_bytes.size(); ++il) {
     LlamaCppBufferBytes& b = out[p.layer_device[il]];
     b.context = checked_add(b.context, checked_add(m.layer_kv_bytes[il], m.layer_state_bytes[il]));
+    if (p.layer_device[il] != "CPU" && m.layer_kv_bytes[il]) b.context = checked_add(b.context, cuda_cache_padding(model.layers[il].attention, settings));
   }
   // Every device that runs layers reserves the compute buffer.
   bool host_runs = p.output_device == "CPU";
   bool gpu_runs = p.output_device != "CPU";
   for (const auto& d : p.layer_device) (d == "CPU" ? host_runs : gpu_runs) = true;
+  const LlamaCppGraphInput reserve = reserved_graph(settings, m);
   if (gpu_runs) out["CUDA0"].compute = m.compute_bytes;
   if (host_runs) out["CUDA_Host"].compute = m.compute_bytes;
+  if (gpu_runs && !host_runs) {
+    out["CUDA_Host"].compute = host_inputs(model, reserve);
+    if (!settings.flash_attn || cuda_runs_flash_attention(model)) {
+      if (auto graph = llamacpp_graph(model, reserve)) out["CUDA0"].compute = ggml_alloc_peak(gpu_part(*graph), kCudaAlignment);
+    }
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "core/units.h"
 #include "engines/engine_impl.h"
 #include "engines/llamacpp_cpu_weights.h"
+#include "engines/llamacpp_cuda_buffers.h"
 
 namespace vc::engines {
 namespace {
@@ -136,11 +137,24 @@ EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
   for (const auto& n : order) {
     if (hold_layers.count(n)) runs_layers.push_back(n);
   }
+  // One GPU running every layer: the scheduler splits the graph between CUDA0 and the CPU backend,
+  // whose part (graph inputs, token-embedding rows) sits in pinned host memory (llamacpp_cuda_buffers.h).
+  const bool one_gpu_runs_all = gpus && run.placement.devices == 1 && !hold_layers.count("host");
+  const LlamaCppBuffers split = one_gpu_runs_all ? llamacpp_cuda_buffers(model, ls, run.placement) : LlamaCppBuffers{};
   for (const auto& n : runs_layers) {
+    const bool gpu_part = one_gpu_runs_all && n == "CUDA0";
     device(n).add({AllocKind::Compute, fmt::format("Compute buffer ({} tokens per ubatch, flash attention {})", std::min({ls.n_ubatch, ls.n_batch, ls.n_ctx}),
                                                    ls.flash_attn ? "on" : "off"),
-                   m.compute_bytes, "the graph's peak at the worst-case ubatch (llamacpp_compute.h: masks + largest phase + inputs)",
+                   gpu_part ? split.at("CUDA0").compute : m.compute_bytes,
+                   gpu_part ? "the GPU part of the graph at its peak (ggml-alloc replay where the graph is transcribed, at the CUDA alignment of 128 B)"
+                            : "the graph's peak at the worst-case ubatch (llamacpp_compute.h: masks + largest phase + inputs)",
                    "uncertain: a fitted model of ggml-alloc's peak (docs/accuracy.md); every device holding layers reserves its own", kComputeSource});
+  }
+  if (one_gpu_runs_all && split.count("CUDA_Host")) {
+    device("host").add({AllocKind::Compute, "Pinned host compute buffer (CUDA_Host)", split.at("CUDA_Host").compute,
+                        "every graph input (token ids, input embeddings, positions, cache row indices, KQ masks, output ids) and the token-embedding rows",
+                        "the CPU backend's part of the graph; flash attention at a head width CUDA has no kernel for also runs there (not counted)",
+                        "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-backend.cpp (ggml_backend_sched_backend_id_from_cur)"});
   }
   device("host").add({AllocKind::Output, "Output (logits) buffer", m.output_bytes, fmt::format("{} vocab x 4 B x {} sequence(s)", model.vocab, ls.n_seq),
                       "host memory; one row of f32 logits per sequence while generating", "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp (output_reserve)"});

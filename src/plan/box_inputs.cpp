@@ -7,6 +7,7 @@
 #include "engines/engine_kind.h"
 #include "engines/engine_run.h"
 #include "engines/llamacpp_placement.h"
+#include "plan/serving_command.h"
 
 namespace vc {
 
@@ -26,7 +27,7 @@ const std::vector<InputField<BoxInputs>>& BoxInputs::fields() {
       {"compute-efficiency", &B::compute_efficiency, "Achieved share of peak BF16 compute during prefill"},
       {"expert-skew", &B::expert_skew, "Zipf exponent of expert popularity (0 = uniform)"},
       {"hot-cache", &B::hot_cache, "on: keep the hottest experts in the fastest tier; off: experts land in no particular order (the rule engine)"},
-      {"engine-command", &B::engine_command, "A llama.cpp command (llama-server ... -ngl, -ts, -ot, --n-cpu-moe): its placement sets the speed (implies --engine llamacpp)", "", false},
+      {"engine-command", &B::engine_command, "A pasted engine command: llama.cpp (llama-server ... -ngl, -ts, -ot, --n-cpu-moe: its placement sets the speed), vLLM (vllm serve ... -tp, -pp, --enable-expert-parallel, --gpu-memory-utilization, --max-model-len, --kv-cache-dtype) or SGLang (python -m sglang.launch_server ... --tp, --pp-size, --ep, --mem-fraction-static, --context-length): its flags set the engine, the split and the per-device answer", "", false},
       {"n-cpu-moe", &B::n_cpu_moe, "Keep the routed experts of the first N layers in RAM, as llama.cpp's --n-cpu-moe (implies --engine llamacpp)", "", false},
       {"experts-per-token", &B::experts_per_token, "Active routed experts per token for the speed (default: the model's config)", "", false},
       {"sockets", &B::sockets, "CPU sockets reading RAM; --ram-gbps is one socket's (a second adds a measured share, data/speed_efficiency.json)"},
@@ -140,8 +141,15 @@ PlanOptions BoxInputs::to_options() const {
   };
   if (!engine_command.empty()) {
     EngineRun run = parse_engine_command(engine_command);
-    if (run.engine != EngineKind::LlamaCpp) throw InputError("--engine-command", "plan reads the placement of a llama.cpp command (llama-server, llama-cli); vLLM and SGLang place by --split");
-    llamacpp_engine("--engine-command");
+    if (is_serving_command(run)) {
+      // vLLM / SGLang: the engine and the split are the command's; its flags set the per-rank answer.
+      if (o.engine == EngineKind::Rule) o.engine = run.engine;
+      if (o.engine != run.engine)
+        throw InputError("--engine-command", std::string("is a ") + to_string(run.engine) + " command; use it with --engine " + to_string(run.engine) + " (not " + to_string(o.engine) + ")");
+      o.split = serving_split(run, serving_parallel(engine_command), split);
+    } else {
+      llamacpp_engine("--engine-command");
+    }
     o.command = std::move(run);
   }
   if (!n_cpu_moe.empty()) {

@@ -6,6 +6,7 @@
 
 #include "engines/engine_run.h"
 #include "plan/engine_command.h"
+#include "plan/serving_command.h"
 #include "speed/speculative.h"
 #include "speed/speculative_verify.h"
 #include "speed/speed_estimate.h"
@@ -57,6 +58,7 @@ void apply_engine_speed(Plan& p, const Model& model) {
   } else {
     if (!p.fits_on_devices && !p.box.gpus.empty()) return;  // vLLM/SGLang CPU offload is not modelled: the rule's figures stay
     s.tensor_parallel = p.options.split == SplitMode::Tensor ? static_cast<uint32_t>(std::max<std::size_t>(1, p.box.gpus.size())) : 1;
+    if (p.options.command && is_serving_command(*p.options.command)) s.tensor_parallel = static_cast<uint32_t>(command_tensor_parallel(*p.options.command));
   }
   const double rule_decode = p.decode.expected_tok_s;
   const TokenReads decode_reads = token_reads(model, p.footprint, p.box, s);

@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "engines/llamacpp_profile.h"
 #include "plan/engine_speed.h"
+#include "plan/serving_command.h"
 #include "plan/unified_memory.h"
 
 namespace vc {
@@ -134,6 +135,10 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
   r.per_device_fixed = options.per_device_fixed;
   if (placement) r.llamacpp_placement = placement;
   else if (options.command && options.engine == EngineKind::LlamaCpp) r.llamacpp_placement = options.command->placement;
+  if (options.command && is_serving_command(*options.command)) {  // a pasted vLLM/SGLang command, at the plan's context
+    r.command = options.command;
+    set_serving_context(*r.command, scenario.context);
+  }
   return r;
 }
 
@@ -144,6 +149,7 @@ EngineAnswer engine_answer_at(const EngineRequest& request, uint64_t context, ui
   EngineRequest r = request;
   r.scenario.context = context;
   r.scenario.sequences = sequences;
+  if (r.command && is_serving_command(*r.command)) set_serving_context(*r.command, context);
   return run_engine(r);
 }
 
@@ -326,6 +332,7 @@ std::string raised_share_hint(const Model& model, const Scenario& scenario, cons
 Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options) {
   if (options.efficiency_bp == 0 || options.efficiency_bp > 10000) throw InputError("--efficiency", "must be above 0% and at most 100%");
   if (options.compute_efficiency_bp == 0 || options.compute_efficiency_bp > 10000) throw InputError("--compute-efficiency", "must be above 0% and at most 100%");
+  if (options.command && is_serving_command(*options.command)) check_serving_degrees(*options.command, box);
   Plan p;
   p.model = &model;
   p.estimate = estimate(model, scenario);

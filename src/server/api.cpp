@@ -18,6 +18,7 @@
 #include "plan/box_inputs.h"
 #include "plan/check.h"
 #include "plan/plan_report.h"
+#include "plan/serving_command.h"
 #include "report/json_inspect.h"
 #include "report/json_plan.h"
 #include "report/json_report.h"
@@ -194,7 +195,9 @@ nlohmann::json run_plan(const RequestParams& p) {
   const BoxInputs in = box_from(p);
   const Box box = api_box(in);
   const PlanOptions opts = in.to_options();
-  Plan plan = make_plan(m, scenario_from(p), box, opts);
+  Scenario scenario = scenario_from(p);
+  if (opts.command && is_serving_command(*opts.command)) apply_serving_command(*opts.command, scenario, p.has("context"), p.has("cache-dtype"));
+  Plan plan = make_plan(m, scenario, box, opts);
   PlanSolved solved = solve(plan);
   nlohmann::json j = plan_json(plan, solved);
   if (p.has("units")) j["display"] = plan_display_json(plan, solved, parse_units(p.get("units"), "units"));

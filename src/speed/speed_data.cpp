@@ -53,6 +53,9 @@ SpeedData::SpeedData(std::string_view json_text) {
   pcie_share = share(doc, "pcie_share", 1);
   cpu_flops_per_ram_byte = share(doc, "cpu_flops_per_ram_byte", 1e6);
   second_socket_gain = share(doc, "second_socket_gain", 1);
+  // Optional: without them every GPU pays the same fixed cost per layer.
+  if (doc.contains("layer_reference_tflops")) layer_reference_tflops = share(doc, "layer_reference_tflops", 1e6);
+  if (doc.contains("layer_compute_share")) layer_compute_share = share(doc, "layer_compute_share", 1);
   decode_on_device = range(doc.at("ranges").at("decode_on_device"));
   decode_offload = range(doc.at("ranges").at("decode_offload"));
   prefill_range = range(doc.at("ranges").at("prefill"));
@@ -70,6 +73,11 @@ const SpeedData& SpeedData::builtin() {
 
 const DecodeFactor& SpeedData::decode_for(const std::string& engine, const std::string& backend, const std::string& memory) const {
   return most_specific(decode, engine, backend, memory);
+}
+
+double SpeedData::layer_cost_scale(bool gpu, double tflops) const {
+  if (!gpu || tflops <= 0 || layer_reference_tflops <= 0) return 1.0;
+  return (1 - layer_compute_share) + layer_compute_share * layer_reference_tflops / tflops;
 }
 
 const PrefillFactor& SpeedData::prefill_for(const std::string& engine, const std::string& backend, const std::string& memory) const {

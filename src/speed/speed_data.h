@@ -1,7 +1,7 @@
 #pragma once
 // The speed model's constants, kept as data (data/speed_efficiency.json) with how each was found:
 // per engine, backend and memory kind the share of peak bandwidth decode reaches and a fixed cost
-// per layer; the cost of a hand-off between GPU and CPU; per engine and backend the share of peak
+// per layer (scaled by the GPU's compute rate); the cost of a hand-off between GPU and CPU; per engine and backend the share of peak
 // compute prefill reaches; and the spread of measured runs around the estimate, which is the range
 // every printed tok/s carries. docs/performance.md says how they were fitted.
 #include <string>
@@ -41,12 +41,21 @@ struct SpeedData {
   double pcie_share = 1;            // achieved / nominal host-link bandwidth (prefill weight copies)
   double cpu_flops_per_ram_byte = 0;  // CPU prefill: effective FLOP/s per byte/s of RAM bandwidth
   double second_socket_gain = 0;    // RAM bandwidth a second socket adds, as a share of one socket's
+  // The fixed costs per layer are a GPU's at this dense BF16 rate (devices.json: the RTX 4090's).
+  // Of them, layer_compute_share is small kernels (norms, rope, routing, activation quantization)
+  // that finish sooner on a GPU with more compute; the rest is launch and synchronisation, which
+  // does not scale. 0: one cost on every GPU.
+  double layer_reference_tflops = 0;
+  double layer_compute_share = 0;
   SpeedRange decode_on_device, decode_offload, prefill_range;
   std::string source;               // where the fit is described
 
   static const SpeedData& builtin();
   explicit SpeedData(std::string_view json_text);
   const DecodeFactor& decode_for(const std::string& engine, const std::string& backend, const std::string& memory) const;
+  // The factor on the per-layer costs for a device: (1 - c) + c x reference / its TFLOPS on a GPU
+  // with a known rate, 1 on the CPU.
+  double layer_cost_scale(bool gpu, double tflops) const;
   const PrefillFactor& prefill_for(const std::string& engine, const std::string& backend, const std::string& memory) const;
 };
 

@@ -31,10 +31,12 @@ SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
       continue;
     }
     const double move = read ? static_cast<double>(read) / (static_cast<double>(m.bandwidth) * f.bandwidth_share) : 0;
-    const double fixed = (m.layers * f.layer_us + m.moe_layers * f.moe_layer_us) * 1e-6;
+    const double scale = data.layer_cost_scale(m.is_gpu(), m.tflops);
+    const double layer_us = f.layer_us * scale, moe_layer_us = f.moe_layer_us * scale;
+    const double fixed = (m.layers * layer_us + m.moe_layers * moe_layer_us) * 1e-6;
     e.seconds += move + fixed;
-    terms += fmt::format("{}{}: {} / ({} GB/s x {:.2f}) + {} layers x {:.0f} us{} = {:.2f} ms", terms.empty() ? "" : "; ", m.name, format_bytes(read), gbps(m.bandwidth),
-                         f.bandwidth_share, m.layers, f.layer_us, m.moe_layers ? fmt::format(" + {} MoE layers x {:.0f} us", m.moe_layers, f.moe_layer_us) : "",
+    terms += fmt::format("{}{}: {} / ({} GB/s x {:.2f}) + {} layers x {:.1f} us{} = {:.2f} ms", terms.empty() ? "" : "; ", m.name, format_bytes(read), gbps(m.bandwidth),
+                         f.bandwidth_share, m.layers, layer_us, m.moe_layers ? fmt::format(" + {} MoE layers x {:.1f} us", m.moe_layers, moe_layer_us) : "",
                          (move + fixed) * 1e3);
   }
   if (t.handoffs) {
@@ -49,8 +51,12 @@ SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
   finish(e, t.offload ? data.decode_offload : data.decode_on_device);
   e.formula = unknown ? "unknown: a memory that is read has no known bandwidth (name the GPU with --gpu, give --ram-gbps)"
                       : fmt::format("s/token = {} = {:.2f} ms -> {:.2f} tok/s", terms, e.seconds * 1e3, e.tok_s);
-  e.assumption = fmt::format("{}; one sequence; {} reads its cache to the current depth; the fixed costs and shares are {}'s on each backend and memory",
-                             t.placement, t.layers ? "every layer" : "the model", t.engine);
+  e.assumption = fmt::format("{}; one sequence; {} reads its cache to the current depth; the fixed costs and shares are {}'s on each backend and memory{}",
+                             t.placement, t.layers ? "every layer" : "the model", t.engine,
+                             data.layer_reference_tflops > 0 && data.layer_compute_share > 0
+                                 ? fmt::format(", a GPU's cost per layer scaled by {:.0f}% x {:.1f} TFLOPS / its dense BF16 TFLOPS + {:.0f}%", data.layer_compute_share * 100,
+                                               data.layer_reference_tflops, (1 - data.layer_compute_share) * 100)
+                                 : "");
   e.source = data.source;
   return e;
 }

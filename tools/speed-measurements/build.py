@@ -258,6 +258,44 @@ R.append(rec("llamacpp-26534-3x3090-glm-4.5-air-mtp2", "https://github.com/ggml-
              settings={"ts": "24,24,24", "ubatch": 256, "fa": 1, "cache": "q8_0", "spec_method": "mtp", "spec_tokens": 2},
              note="llama-server, one slot, 200 W power limit; q8_0 cache (the estimate reads an f16 one)"))
 
+# --- Added in the third collection (issue 18: the added devices, two sockets, Apple). Which share each
+# run falls in was fixed by the hash below when they were added, before any estimate was looked at.
+# normiebench submissions (llama-bench pp512 / tg128, Llama 3.1 8B Q4_K_M, llama.cpp Metal).
+for dev, issue, pp, tg, name in [("m1-max-64gb", 40, 499.58, 46.2, "MacBook Pro M1 Max"), ("m4-16gb", 3, 224.81, 20.87, "Mac Mini M4")]:
+    for test, tps in [("pp512", pp), ("tg128", tg)]:
+        R.append(rec(f"normiebench-{dev}-llama-3.1-8b-{test}", f"https://github.com/brand-o/normiebench/issues/{issue}", f'"{test}": {tps},',
+                     "llama-3.1-8b", "Q4_K_M", "llama 3.1 8b q4_k_m", dev, "llamacpp", "metal", test, tps, note=f"{name}; backend 'llama.cpp / metal'"))
+# Jeff Geerling's README rows for the M1 Ultra (64-core GPU, 128 GB; llama-bench, llama.cpp build e9fd8dc, Metal) and
+# the M4 Mac mini (32 GB; Ollama).
+R.append(rec("geerling-m1-ultra-128gb-llama-3.2-3b-tg128", GEERLING + "/issues/48",
+             "| [M1 Ultra (64 GPU Core) 128GB](https://github.com/geerlingguy/ai-benchmarks/issues/48) | GPU | 127.6 Tokens/s | N/A |",
+             *L32, "m1-ultra-128gb", "llamacpp", "metal", "tg128", 127.6, settings=GEERLING_OPTS, note="README 'Findings' row (" + GEERLING + ")"))
+R.append(rec("geerling-m1-ultra-128gb-gpt-oss-20b-tg128", GEERLING + "/issues/48",
+             "| [M1 Ultra (64 GPU Core) 128GB](https://github.com/geerlingguy/ai-benchmarks/issues/48) | GPU | 100.43 Tokens/s | N/A |",
+             *OSS20, "m1-ultra-128gb", "llamacpp", "metal", "tg128", 100.43, settings=GEERLING_OPTS, note="README 'Findings' row (" + GEERLING + ")"))
+R.append(rec("geerling-ollama-m4-32gb-llama-3.2-3b", GEERLING + "/issues/2",
+             "| [M4 Mac mini (10 core - 32GB)](https://github.com/geerlingguy/ai-benchmarks/issues/2) | GPU | 41.31 Tokens/s | 30.1W |",
+             "llama-3.2-3b", "Q4_K_M", "ollama llama3.2:3b (Q4_K_M)", "m4-32gb", "ollama", "metal", "eval", 41.31, note="README 'Llama 3.2:3b' row; Ollama 'eval rate'"))
+# Radeon PRO W7800 (llama.cpp PR 24546, HIP build, after the change; ubatch 512).
+for test, tps in [("pp512", 3185.67), ("tg128", 121.88)]:
+    R.append(rec(f"llamacpp-24546-w7800-qwen3-30b-a3b-{test}", "https://github.com/ggml-org/llama.cpp/pull/24546",
+                 "Qwen3-30B-A3B Q4_K_M | 128 | 512 | 750.29 → 885.10 (+17.97%) | 2254.61 → 3185.67 (+41.30%) | 2165.73 → 2941.54 (+35.82%) | 121.76 → 121.88 (+0.10%)",
+                 "qwen3-30b-a3b", "Q4_K_M", "Qwen3-30B-A3B Q4_K_M", "radeon-pro-w7800", "llamacpp", "rocm", test, tps, settings={"ngl": 99, "ubatch": 512},
+                 note="the column after the arrow (with the pull request)"))
+# Two sockets, CPU only: 2 x Xeon Gold 6226R (6 channels of DDR4-2933 per socket), ik_llama.cpp, Gemma 3 27B Q8_0,
+# llama-sweep-bench with -rtr; the second row (512 tokens in the cache; the first is a cold start).
+for test, tps in [("pp512", 61.58), ("tg128", 5.17)]:
+    R.append(rec(f"ik390-2x6226r-gemma-3-27b-q8-{test}", "https://github.com/ikawrakow/ik_llama.cpp/pull/390",
+                 "|   512 |    128 |    512 |    8.314 |    61.58 |   24.781 |     5.17 |", "gemma-3-27b", "Q8_0", "google_gemma-3-27b-it-Q8_0.gguf", "none",
+                 "ik_llama.cpp", "cpu", test, tps, depth=512, settings={"threads": 32, "fa": 1, "rtr": 1, "sockets": 2}, ram_gbps=140.8,
+                 ram_note="per socket: 6 channels of DDR4-2933 (6 x 23.47 GB/s; Intel's Xeon Gold 6226R page); two sockets, no numactl",
+                 cpu="2 x Intel Xeon Gold 6226R", note="llama-sweep-bench row at N_KV 512"))
+# Offload prefill: the same ktransformers thread's other prompt lengths (969 and 3,846 tokens).
+for prompt, tps in [(969, 1179.6), (3846, 3079.9)]:
+    R.append(rec(f"kt-5090-epyc9355-qwen3-30b-a3b-prefill-{prompt}", "https://github.com/kvcache-ai/ktransformers/issues/1914",
+                 "| Prefill (tok/s) | 14.8 | 1179.6 | 2966.6 | 3079.9 | 2971.2 |", "qwen3-30b-a3b", "BF16", "Qwen3-30B-A3B-Instruct-2507 BF16", "rtx-5090",
+                 "ktransformers", "cuda", f"prefill{prompt}", tps, settings={"gpu_experts": 28, "cpu_infer": 16}, engine_version="0.5.2", **KT2))
+
 for r in R:
     h = hashlib.sha256(r["id"].encode()).digest()
     r["set_aside"] = int.from_bytes(h[:4], "big") % 100 < 30
