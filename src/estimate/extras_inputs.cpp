@@ -110,15 +110,16 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
     if (flags.mmproj != "auto") throw InputError("--image-size", "sizes images for a tower read from the model's config: use it with --mmproj auto");
   }
   if (!flags.mmproj.empty()) {
-    std::optional<TowerSpec> config_spec;  // auto for a catalogue model: the tower from its config
-    c.tower = reading("--mmproj", flags.mmproj, [&] {
-      if (flags.mmproj != "auto") return vision_tower_from_mmproj(read_gguf_header(flags.mmproj, "--mmproj"));
-      if (Catalogue::builtin().find(model_spec)) {
-        config_spec = catalogue_auto_tower(*request.model);
-        return vision_tower_from_config(*config_spec, request.model->name, image_size);
-      }
-      return vision_tower_from_mmproj(read_gguf_header(find_mmproj_beside(model_spec, "--mmproj"), "--mmproj"));
-    });
+    std::optional<TowerSpec> config_spec;  // auto for a catalogue model: the tower from its config (no file read)
+    if (flags.mmproj == "auto" && Catalogue::builtin().find(model_spec)) {
+      config_spec = catalogue_auto_tower(*request.model);
+      c.tower = vision_tower_from_config(*config_spec, request.model->name, image_size);
+    } else {
+      c.tower = reading("--mmproj", flags.mmproj, [&] {
+        if (flags.mmproj != "auto") return vision_tower_from_mmproj(read_gguf_header(flags.mmproj, "--mmproj"));
+        return vision_tower_from_mmproj(read_gguf_header(find_mmproj_beside(model_spec, "--mmproj"), "--mmproj"));
+      });
+    }
     c.images = images;
     c.image_tokens = out.image_tokens = checked_mul(c.tower->image_tokens, images);
     c.mmproj_offload = flags.mmproj_offload;
