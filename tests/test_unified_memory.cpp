@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "engines/engine.h"
 #include "plan/box_inputs.h"
+#include "plan/detect.h"
 #include "plan/hardware.h"
 #include "plan/plan.h"
 
@@ -158,4 +159,51 @@ TEST(UnifiedMemory, EngineAnswerUsesTheShare) {
       EXPECT_EQ(d.capacity.value_or(0), 60 * kGiB);
     }
   }
+}
+
+// check --detect: a detected unified device gets its GPU share as a planned one does.
+// DGX Spark as nvidia-smi reports it ("NVIDIA GB10, [N/A]": no memory figure for unified memory):
+// the table's 128 GiB less the 6,775,310,909 B firmware reserve = 130,663,642,563 B, all of it the
+// GPU's (DGX OS); the CPU side draws on the same pool, so no host RAM is counted apart.
+TEST(UnifiedMemory, DetectedDgxSparkGetsItsShare) {
+  std::vector<std::string> found;
+  Detected d;
+  d.box.gpus = parse_nvidia_smi("NVIDIA GB10, [N/A]\n", found);
+  ASSERT_EQ(d.box.gpus.size(), 1u);
+  EXPECT_EQ(d.box.gpus[0].id, "dgx-spark");
+  d.box.ram_bytes = 119 * kGiB;  // MemAvailable: the same memory, seen by Linux
+  apply_detected_gpu_shares(d, "default", "--gpu-wired-limit");
+  ASSERT_TRUE(d.box.gpus[0].share);
+  EXPECT_EQ(d.box.gpus[0].memory_bytes, 130'663'642'563u);
+  EXPECT_EQ(d.box.ram_bytes, 0u);
+}
+
+// Strix Halo 128GB found by detection with 100 GiB available: amdgpu's GTT default is half, 64 GiB,
+// and the host gets the other 64 GiB (less than what /proc/meminfo says is free); with 20 GiB free
+// the host gets 20 GiB; --gpu-wired-limit 96GiB leaves 32 GiB.
+TEST(UnifiedMemory, DetectedUnifiedBoxSplitsTheMemoryOnce) {
+  auto detected = [](uint64_t available, const std::string& limit) {
+    Detected d;
+    d.box.gpus = {DeviceTable::builtin().find("strix-halo-128gb", "--gpu")};
+    d.box.ram_bytes = available;
+    apply_detected_gpu_shares(d, limit, "--gpu-wired-limit");
+    return d;
+  };
+  const Detected roomy = detected(100 * kGiB, "default");
+  EXPECT_EQ(roomy.box.gpus[0].memory_bytes, 64 * kGiB);
+  EXPECT_EQ(roomy.box.ram_bytes, 64 * kGiB);
+  const Detected busy = detected(20 * kGiB, "default");
+  EXPECT_EQ(busy.box.ram_bytes, 20 * kGiB);
+  EXPECT_TRUE(has(busy.found.back(), "/proc/meminfo")) << busy.found.back();
+  const Detected raised = detected(100 * kGiB, "96GiB");
+  EXPECT_EQ(raised.box.gpus[0].memory_bytes, 96 * kGiB);
+  EXPECT_EQ(raised.box.ram_bytes, 32 * kGiB);
+  // A discrete card keeps the RAM /proc/meminfo gave; a limit without a unified device is refused.
+  std::vector<std::string> found;
+  Detected discrete;
+  discrete.box.gpus = parse_nvidia_smi("NVIDIA GeForce RTX 4090, 24564\n", found);
+  discrete.box.ram_bytes = 60 * kGiB;
+  apply_detected_gpu_shares(discrete, "default", "--gpu-wired-limit");
+  EXPECT_EQ(discrete.box.ram_bytes, 60 * kGiB);
+  EXPECT_THROW(apply_detected_gpu_shares(discrete, "20GiB", "--gpu-wired-limit"), InputError);
 }

@@ -675,8 +675,16 @@ const checkState = { ran: false, plan: null, pending: null, box: null, rows: [] 
 let gpuRowSerial = 0;   // ids stay unique after Remove and Add
 
 // "H200, 141 GB"; cards sold as "24 GB" hold 24 GiB: "RTX 4090, 24 GiB = 25.77 GB", so the
-// decimal figure beside the verdict's "24 GB" cards is not a surprise.
+// decimal figure beside the verdict's "24 GB" cards is not a surprise. A unified box (Apple
+// silicon, Strix Halo, DGX Spark) shows the share its OS lets the GPU hold, which is what the
+// plan counts: "Apple M3 Max 64GB, GPU share 48 GiB of 64 GiB".
+function gibText(bytes) {
+  const g = bytes / 2 ** 30;
+  return `${Number.isInteger(g) ? g : g.toFixed(2)} GiB`;
+}
+
 function deviceLabel(d) {
+  if (d.gpu_share) return `${d.name}, GPU share ${gibText(d.gpu_share.gpu_bytes)} of ${gibText(d.gpu_share.physical_bytes)}`;
   const bytes = d.memory_bytes;
   if (bytes % 1e9 === 0) return `${d.name}, ${bytes / 1e9} GB`;
   if (bytes % 2 ** 30 === 0) return `${d.name}, ${bytes / 2 ** 30} GiB = ${gb(bytes)}`;
@@ -688,7 +696,11 @@ function addGpuRow(id, count) {
   const n = gpuRowSerial;
   const row = el('div', { className: 'gpu-row' });
   const sel = el('select', { className: 'gpu-device', id: `gpu-device-${n}` });
-  for (const d of devices) sel.appendChild(new Option(deviceLabel(d), d.id));
+  for (const d of devices) {
+    const o = new Option(deviceLabel(d), d.id);
+    if (d.gpu_share) o.title = `${d.gpu_share.formula}; raise: ${d.gpu_share.raise}`;
+    sel.appendChild(o);
+  }
   if (id) sel.value = id;
   const num = el('input', { type: 'number', min: '1', max: '64', value: String(count || 1), className: 'gpu-count', id: `gpu-count-${n}`, inputMode: 'numeric' });
   num.setAttribute('aria-describedby', `gpu-count-${n}-error`);

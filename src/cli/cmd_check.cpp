@@ -35,6 +35,7 @@ Command add_check(CLI::App& app) {
             std::vector<std::string> found;
             if (o->detect) {
               Detected d = detect();
+              apply_detected_gpu_shares(d, o->box.gpu_wired_limit, "--gpu-wired-limit");
               box = d.box;
               found = d.found;
               const Box given = o->box.to_box();  // bandwidths and SSD still come from the flags

@@ -211,6 +211,20 @@ EngineRun parse_engine_command(const std::string& command) {
         if (g.mamba_ssm_dtype != "float32" && g.mamba_ssm_dtype != "bfloat16") throw InputError(flag, "'" + g.mamba_ssm_dtype + "' is not accepted; accepted: float32, bfloat16");
       } else if (flag == "--disable-radix-cache") g.disable_radix_cache = true;
       else if (flag == "--disable-custom-all-reduce") g.disable_custom_all_reduce = true;
+      else if (flag == "--enable-lora") enable_lora = true;
+      else if (flag == "--max-loras-per-batch") max_loras = number(flag, take(), 1, 1024);
+      else if (flag == "--max-lora-rank") g.lora.max_lora_rank = number(flag, take(), 1, 4096);
+      else if (flag == "--lora-paths" || flag == "--lora-path") {
+        // NAME=PATH, PATH or JSON entries up to the next flag: the adapters loaded at start.
+        if (!value.empty()) ++g.lora.adapters;
+        while (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0) ++i, ++g.lora.adapters;
+      } else if (flag == "--lora-target-modules") {
+        std::vector<std::string> names;
+        if (!value.empty()) names.push_back(value);
+        while (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0) names.push_back(w[++i]);
+        set_sglang_lora_targets(g.lora, names);
+      } else if (flag == "--max-loaded-loras" || flag == "--lora-backend" || flag == "--lora-eviction-policy" || flag == "--max-lora-chunk-size") take();
+      else if (flag == "--enable-lora-overlap-loading") continue;
       else if (is_serving_parallel_flag(flag)) {
         if (flag != "--enable-ep-moe") (void)number(flag, take(), 1, 1024);  // read by serving_parallel()
       }
@@ -243,9 +257,22 @@ EngineRun parse_engine_command(const std::string& command) {
       else r.notes.push_back("ignored " + flag + " (not mapped onto vLLM's memory budget)");
     }
   }
-  // vLLM allocates LoRA slots only with --enable-lora (--max-loras defaults to 1).
-  if (enable_lora) r.vllm.lora.max_loras = max_loras.value_or(1);
-  else if (max_loras) r.notes.push_back("--max-loras without --enable-lora: vLLM runs without LoRA, no slots allocated");
+  if (r.engine == EngineKind::Sglang) {
+    // SGLang turns LoRA on with --enable-lora or --lora-paths (8 slots by default), and refuses it
+    // without adapters unless both the rank and the target modules are given (server_args.py).
+    SglangLoraSettings& l = r.sglang.lora;
+    if (enable_lora || l.adapters) {
+      if (!l.adapters && (!l.max_lora_rank || (l.target_modules.empty() && l.unmodelled_modules.empty())))
+        throw InputError("--enable-lora", "SGLang needs --lora-paths, or both --max-lora-rank and --lora-target-modules");
+      l.max_loras_per_batch = max_loras.value_or(kSglangDefaultLorasPerBatch);
+    } else if (max_loras || l.max_lora_rank) {
+      r.notes.push_back("LoRA flags without --enable-lora or --lora-paths: SGLang runs without LoRA, no pool allocated");
+    }
+  } else if (enable_lora) {
+    r.vllm.lora.max_loras = max_loras.value_or(1);  // vLLM allocates LoRA slots only with --enable-lora (--max-loras defaults to 1)
+  } else if (max_loras) {
+    r.notes.push_back("--max-loras without --enable-lora: vLLM runs without LoRA, no slots allocated");
+  }
   if (r.engine == EngineKind::Vllm && !(r.vllm.gpu_memory_utilization > 0 && r.vllm.gpu_memory_utilization <= 1))
     throw InputError("--gpu-memory-utilization", "must be above 0 and at most 1");
   // Refuse what the engine would refuse, before any model is read.

@@ -7,6 +7,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
+#include "engines/serving_dtype.h"
 #include "engines/sglang_profile.h"
 #include "engines/vllm_profile.h"
 #include "model/layer_memory.h"
@@ -18,7 +19,7 @@ constexpr const char* kVersion = "SGLang (python/sglang/srt/server_args.py _hand
 constexpr const char* kSource = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py";
 
 AllocKind kind_of(const std::string& id) {
-  if (id == "sglang.weights") return AllocKind::Weights;
+  if (id == "sglang.weights" || id == "sglang.lora") return AllocKind::Weights;
   if (id == "sglang.kv") return AllocKind::Kv;
   if (id == "sglang.state") return AllocKind::State;
   if (id == "sglang.runtime" || id == "sglang.nccl") return AllocKind::RuntimeReserve;
@@ -51,6 +52,10 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
   a.version_modelled = kVersion;
   a.settings = {{"mem_fraction_static", ss.mem_fraction_static ? SettingValue(*ss.mem_fraction_static) : SettingValue(std::string("chosen by SGLang"))},
                 {"context_length", context}, {"tp_size", tp}, {"pp_size", pp}, {"kv_cache_dtype", ss.kv_cache_dtype}, {"weights", w.tier}};
+  if (ss.lora.max_loras_per_batch) {
+    a.settings.push_back({"max_loras_per_batch", ss.lora.max_loras_per_batch});
+    a.settings.push_back({"max_lora_rank", ss.lora.max_lora_rank.value_or(kSglangAssumedLoraRank)});
+  }
   for (const auto& n : run.notes) a.notes.push_back(n);
 
   if (ss.card_bytes == 0) {
@@ -68,6 +73,8 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
       d.add(even_weights_line(w.bytes, tp, pp, kSource));
+      const LoraSlots lora = sglang_lora_pool(model, ss.lora, tp, serving_dtype_bytes(ss.dtype));
+      if (lora.bytes) d.add({AllocKind::Weights, sglang_lora_label(ss.lora), lora.bytes, lora.formula, lora.assumption, kSglangLoraSource});
       d.add(scenario_kv_line(need, fmt::format("{} B per token x {} tokens x {} sequence(s)", per_token, context, s.sequences),
                              "SGLang sizes its token pool from mem_fraction_static x the card", kSource));
       a.devices.push_back(std::move(d));

@@ -181,7 +181,9 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   p.weights = s.loaded_weights ? *s.loaded_weights : ceil_div(loaded_weight_bytes(model, s.weight_bytes, s.dtype), ranks);
   const uint64_t static_share = static_cast<uint64_t>(std::floor(p.mem_fraction_static * static_cast<double>(p.free_before_weights)));
   p.dynamic_reserve = p.free_before_weights - static_share;
-  uint64_t available = static_share > p.weights ? static_share - p.weights : 0;
+  p.lora = sglang_lora_pool(model, s.lora, s.tensor_parallel, serving_dtype_bytes(s.dtype));
+  const uint64_t before_pool = checked_add(p.weights, p.lora.bytes);
+  uint64_t available = static_share > before_pool ? static_share - before_pool : 0;
 
   // 3. Bytes per token and the pools: a hybrid recurrent model's state pool comes first.
   PoolGeometry g = pool_geometry(model, s.tensor_parallel, s.pipeline_parallel, value_bytes, ssm_bytes, s.kv_cache_dtype == "fp8_e4m3");
@@ -254,12 +256,17 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   }
   p.lines.push_back({"sglang.weights", "Weights per GPU", p.weights, fmt::format("checkpoint at --dtype {} / (tp {} x pp {})", s.dtype, s.tensor_parallel, s.pipeline_parallel),
                      s.loaded_weights ? "as the log printed (\"Load weight end ... mem usage\")" : "weights split evenly over the ranks", kModelRunner});
+  if (p.lora.bytes) {
+    p.lines.push_back({"sglang.lora", sglang_lora_label(s.lora), p.lora.bytes, p.lora.formula,
+                       p.lora.assumption + "; allocated after the weights, before the token pool, so the pool gets that much less", kSglangLoraSource});
+  }
+  const std::string lora_term = p.lora.bytes ? fmt::format(" - {} B LoRA pool", p.lora.bytes) : "";
   p.lines.push_back({"sglang.kv", pool_label, p.token_pool_bytes,
-                     p.state_slots ? fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights - {} state slots x {} B) / {} B a token) = {} tokens",
-                                                 p.mem_fraction_static, p.free_before_weights, p.weights, p.state_slots, p.state_bytes_per_request,
+                     p.state_slots ? fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights{} - {} state slots x {} B) / {} B a token) = {} tokens",
+                                                 p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.state_slots, p.state_bytes_per_request,
                                                  p.token_bytes, tokens)
-                                   : fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights) / {} B a token) = {} tokens",
-                                                 p.mem_fraction_static, p.free_before_weights, p.weights, p.token_bytes, tokens),
+                                   : fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights{}) / {} B a token) = {} tokens",
+                                                 p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.token_bytes, tokens),
                      p.mem_fraction_chosen ? fmt::format("mem_fraction_static chosen by SGLang: (card {} MiB - reserved {} MiB) / card", gpu_mib, p.reserved_mib)
                                            : "mem_fraction_static as given",
                      kPools});
@@ -273,7 +280,7 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                                          s.mamba_full_memory_ratio, g.state_bytes),
                        kStatePool});
   }
-  const uint64_t used = checked_add(checked_add(checked_add(p.runtime_before_weights, p.weights), p.token_pool_bytes), p.state_pool_bytes);
+  const uint64_t used = checked_add(checked_add(checked_add(checked_add(p.runtime_before_weights, p.weights), p.lora.bytes), p.token_pool_bytes), p.state_pool_bytes);
   const uint64_t rest = s.card_bytes > used ? s.card_bytes - used : 0;
   const uint64_t req_line = std::min(req_map, rest);
   p.lines.push_back({"sglang.req_to_token", "Request-to-token map", req_line, fmt::format("({} requests + 1) x {} tokens x 4 B", max_num_reqs, context),

@@ -5,7 +5,8 @@
 //   weights load that may hold weights + the token (KV) pool; the rest is left for activations and
 //   CUDA graphs. Token pool = free after weights - free before weights x (1 - mem_fraction_static),
 //   divided by the bytes a token takes over all layers (model_runner.py profile_max_num_token,
-//   model_executor/pool_configurator.py).
+//   model_executor/pool_configurator.py). With LoRA on, its memory pool (sglang_lora.h) is allocated
+//   after the weights and before the token pool, so it comes out of the token pool's share.
 // Hybrid recurrent models (Mamba2, Gated DeltaNet, KDA layers beside attention) first give the
 //   state pool its share: max_mamba_cache_size request slots = the rest x r / (1 + r) (r =
 //   --mamba-full-memory-ratio, 0.9) / one request's state (conv state in bf16, SSM state in
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/sglang_lora.h"
 #include "estimate/estimate.h"
 #include "model/model.h"
 #include "plan/hardware.h"
@@ -53,6 +55,7 @@ struct SglangSettings {
   double mamba_full_memory_ratio = 0.9;          // --mamba-full-memory-ratio
   std::string mamba_ssm_dtype = "float32";       // --mamba-ssm-dtype: float32 or bfloat16
   bool disable_radix_cache = false;              // --disable-radix-cache
+  SglangLoraSettings lora;                       // --enable-lora / --lora-paths: the LoRA pool (sglang_lora.h)
 };
 
 struct SglangProfile {
@@ -67,6 +70,7 @@ struct SglangProfile {
   bool custom_all_reduce = false;       // whether SGLang's custom all-reduce runs (its rule)
   uint64_t free_before_weights = 0;     // "Load weight begin. avail mem"
   uint64_t weights = 0;                 // per GPU
+  LoraSlots lora;                       // the LoRA pool, allocated after the weights (0 B without LoRA)
   uint64_t token_bytes = 0;             // one token over this GPU's layers ("cell size")
   uint64_t max_total_num_tokens = 0;    // "max_total_num_tokens=" / "KV Cache is allocated. #tokens:"
   uint64_t swa_tokens = 0;              // hybrid window models: the window layers' pool

@@ -12,10 +12,6 @@
 namespace vc {
 namespace {
 
-// The heads of one kind a rank holds: its share, or one replicated head when there are fewer
-// heads than ranks (vLLM's QKVParallelLinear replicates the KV heads then).
-uint64_t heads_on_rank(uint64_t heads, uint64_t tp) { return heads >= tp ? heads / tp : 1; }
-
 // Values of A and B per unit of rank, one slot, for one layer on one rank: the shapes in the header.
 struct LayerValues {
   uint64_t attention = 0, mlp = 0;
@@ -27,15 +23,12 @@ LayerValues layer_values(const Model& m, const LayerConfig& l, uint64_t tp) {
   const uint64_t h = m.hidden;
   const AttentionSpec& a = l.attention;
   if ((a.kind == AttentionKind::Full || a.kind == AttentionKind::SlidingWindow) && a.query_heads > 0) {
-    const uint64_t q = heads_on_rank(a.query_heads, tp), kv = heads_on_rank(a.kv_heads, tp);
-    // qkv_proj: 3 A slices over the hidden input, B over q + k + v on the rank; o_proj: A over the
-    // rank's attention output, B over hidden.
-    v.attention = 3 * h + q * a.head_dim_k + kv * (a.head_dim_k + a.head_dim_v) + q * a.head_dim_v + h;
+    const AttentionLoraValues av = attention_lora_values(h, a, tp);
+    v.attention = av.qkv + av.o;
   } else if (a.kind != AttentionKind::None) {
     v.attention_left_out = true;
   }
-  // A gated MLP of width w: gate_up (A 2 x hidden, B 2 x w / tp) and down (A w / tp, B hidden).
-  auto gated = [&](uint64_t width) { return 3 * h + 3 * (width / tp); };
+  auto gated = [&](uint64_t width) { return gated_mlp_lora_values(h, width, tp).total(); };
   const FeedForwardSpec& f = l.feed_forward;
   if (f.kind == FeedForwardKind::Dense) v.mlp = gated(f.dense_width);
   if (f.kind == FeedForwardKind::MoE) {
@@ -45,7 +38,18 @@ LayerValues layer_values(const Model& m, const LayerConfig& l, uint64_t tp) {
   return v;
 }
 
+// The heads of one kind a rank holds: its share, or one replicated head when there are fewer
+// heads than ranks (vLLM's QKVParallelLinear, SGLang's _column_parallel_lora_b_per_rank_dim).
+uint64_t heads_on_rank(uint64_t heads, uint64_t tp) { return heads >= tp ? heads / tp : 1; }
+
 }  // namespace
+
+AttentionLoraValues attention_lora_values(uint64_t hidden, const AttentionSpec& a, uint64_t tp) {
+  const uint64_t q = heads_on_rank(a.query_heads, tp), kv = heads_on_rank(a.kv_heads, tp);
+  return {3 * hidden + q * a.head_dim_k + kv * (a.head_dim_k + a.head_dim_v), q * a.head_dim_v + hidden};
+}
+
+MlpLoraValues gated_mlp_lora_values(uint64_t hidden, uint64_t width, uint64_t tp) { return {2 * hidden + 2 * (width / tp), width / tp + hidden}; }
 
 uint64_t parse_max_lora_rank(const std::string& text, const std::string& flag) {
   static constexpr std::array<uint64_t, 9> kRanks = {1, 8, 16, 32, 64, 128, 256, 320, 512};

@@ -27,6 +27,21 @@ struct LoraSlots {
   std::string assumption;  // what is not counted
 };
 
+// The A + B values per unit of rank and adapter slot that vLLM and SGLang both allocate for one
+// layer on one TP rank (SGLang's lora/mem_pool.py shapes match vLLM's):
+//   qkv_proj  A 3 x hidden, B (q + k + v heads on the rank) x head dims; o_proj A q x v dim, B hidden
+//   a gated MLP of width w: gate_up A 2 x hidden, B 2 x w / tp; down A w / tp, B hidden
+// Heads on a rank are its share, or one replicated head when there are fewer heads than ranks.
+struct AttentionLoraValues {
+  uint64_t qkv = 0, o = 0;
+};
+AttentionLoraValues attention_lora_values(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
+struct MlpLoraValues {
+  uint64_t gate_up = 0, down = 0;
+  uint64_t total() const { return gate_up + down; }
+};
+MlpLoraValues gated_mlp_lora_values(uint64_t hidden, uint64_t width, uint64_t tp);
+
 // --max-lora-rank as vLLM accepts it (vllm/config/lora.py MaxLoRARanks: 1, 8, 16, 32, 64, 128,
 // 256, 320, 512); --max-loras from 1 to 1,024 (vLLM sets no bound; ours keeps the figure finite).
 uint64_t parse_max_lora_rank(const std::string& text, const std::string& flag);

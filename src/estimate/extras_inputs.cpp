@@ -1,5 +1,7 @@
 #include "estimate/extras_inputs.h"
 
+#include "estimate/qwen_image_tokens.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,6 +30,9 @@ const std::vector<InputField<ExtrasInputs>>& ExtrasInputs::fields() {
   static const std::vector<InputField<X>> table = {
       {"mmproj", &X::mmproj, "Vision/audio projector GGUF loaded beside the model, or 'auto' to find it in the same folder or Hub repository", "", false},
       {"images", &X::images, "Images per sequence: their tokens (from the projector) are added to the context", "", false},
+      {"image-size", &X::image_size,
+       "Image size in pixels, WIDTHxHEIGHT (1280x720) or one side, for towers that read images at any size (Qwen2.5-VL, Qwen3-VL, Qwen3.5 "
+       "with --mmproj auto): the tokens one image adds, as the model's image processor resizes it", "", false},
       {"draft", &X::draft, "Draft model for speculative decoding (any MODEL form): its weights and cache are added", "", false},
   };
   return table;
@@ -99,16 +104,22 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
   Extras out;
   const uint64_t images = count_flag(flags.images, "--images", 10000, 0);
   if (images > 0 && flags.mmproj.empty()) throw InputError("--images", "needs the projector that turns images into tokens: add --mmproj FILE or --mmproj auto");
+  std::optional<ImageSize> image_size;
+  if (!flags.image_size.empty()) {
+    image_size = parse_image_size(flags.image_size, "--image-size");
+    if (flags.mmproj != "auto") throw InputError("--image-size", "sizes images for a tower read from the model's config: use it with --mmproj auto");
+  }
   if (!flags.mmproj.empty()) {
-    std::optional<TowerSpec> config_spec;  // auto for a catalogue model: the tower from its config
-    c.tower = reading("--mmproj", flags.mmproj, [&] {
-      if (flags.mmproj != "auto") return vision_tower_from_mmproj(read_gguf_header(flags.mmproj, "--mmproj"));
-      if (Catalogue::builtin().find(model_spec)) {
-        config_spec = catalogue_auto_tower(*request.model);
-        return vision_tower_from_config(*config_spec, request.model->name);
-      }
-      return vision_tower_from_mmproj(read_gguf_header(find_mmproj_beside(model_spec, "--mmproj"), "--mmproj"));
-    });
+    std::optional<TowerSpec> config_spec;  // auto for a catalogue model: the tower from its config (no file read)
+    if (flags.mmproj == "auto" && Catalogue::builtin().find(model_spec)) {
+      config_spec = catalogue_auto_tower(*request.model);
+      c.tower = vision_tower_from_config(*config_spec, request.model->name, image_size);
+    } else {
+      c.tower = reading("--mmproj", flags.mmproj, [&] {
+        if (flags.mmproj != "auto") return vision_tower_from_mmproj(read_gguf_header(flags.mmproj, "--mmproj"));
+        return vision_tower_from_mmproj(read_gguf_header(find_mmproj_beside(model_spec, "--mmproj"), "--mmproj"));
+      });
+    }
     c.images = images;
     c.image_tokens = out.image_tokens = checked_mul(c.tower->image_tokens, images);
     c.mmproj_offload = flags.mmproj_offload;

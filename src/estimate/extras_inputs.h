@@ -1,5 +1,6 @@
 #pragma once
 // What users load beside a text model, as they type it (the CLI's --mmproj FILE|auto, --images N,
+// --image-size WxH,
 // --draft MODEL, --lora FILE (repeatable); /api/estimate's mmproj, images, draft, lora). A pasted
 // llama.cpp command fills them from -mm/--mmproj, -md/--model-draft and --lora when they are not
 // given, and sets --no-mmproj-offload, -ngld, -cd and -ctkd.
@@ -21,6 +22,7 @@ inline constexpr std::size_t kMaxLoraAdapters = 16;
 struct ExtrasInputs {
   std::string mmproj;
   std::string images = "0";
+  std::string image_size;  // WIDTHxHEIGHT for towers that read images at any size (Qwen-VL); empty: none
   std::string draft;
   std::vector<std::string> loras;  // the CLI repeats --lora; the API's lora is a list
   // From a pasted llama.cpp command only (engines/companions.h says what they change).

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -71,7 +73,7 @@ void count_image_tokens(VisionTower& t) {
 // without flash attention the heads x positions^2 score matrix.
 void size_encoder(VisionTower& t) {
   const uint64_t side = t.image_size / t.patch_size;
-  t.positions = checked_mul(side, side);
+  if (t.positions == 0) t.positions = checked_mul(side, side);  // a dynamic tower's are set from the image
   const uint64_t states = checked_mul(checked_mul(t.positions, checked_add(checked_mul(5, t.hidden), t.ffn)), 4);
   const uint64_t scores = checked_mul(checked_mul(checked_mul(t.heads, t.positions), t.positions), 4);
   t.activation_bytes = checked_add(states, scores);
@@ -101,7 +103,44 @@ VisionTower vision_tower_from_mmproj(const GgufFile& f) {
   return t;
 }
 
-VisionTower vision_tower_from_config(const TowerSpec& spec, const std::string& model_name) {
+namespace {
+
+// A Qwen-VL tower at the image size given: its processor's tokens and positions.
+VisionTower dynamic_qwen_tower(const TowerSpec& spec, const std::string& model_name, const std::optional<ImageSize>& image) {
+  if (!image) {
+    throw InputError("--image-size", fmt::format("{}'s {} tower reads images at any size: give the image size, e.g. --image-size 1280x720 "
+                                                 "(width x height in pixels), to count the tokens an image adds",
+                                                 model_name, spec.kind));
+  }
+  const QwenImageProcessor processor = qwen_image_processor(spec.kind, spec.patch, spec.spatial_merge);
+  const QwenImageTokens tokens = qwen_image_tokens(processor, *image);
+  VisionTower t;
+  t.file = model_name + "'s config.json (vision_config)";
+  t.projector = spec.kind;
+  t.image_size = std::max(tokens.resized_width, tokens.resized_height);
+  t.patch_size = spec.patch;
+  t.merge = spec.spatial_merge;
+  t.hidden = spec.hidden;
+  t.ffn = spec.ffn;
+  t.layers = spec.layers;
+  t.heads = spec.heads;
+  t.weight_bytes = checked_mul(spec.params(), 2);
+  t.positions = tokens.patches;
+  t.image_tokens = tokens.tokens;
+  t.tokens_formula = fmt::format("{}; min_pixels {} and max_pixels from {}", tokens.formula, processor.min_pixels, processor.source);
+  t.tokens_source = kQwenProcessorSource;
+  size_encoder(t);
+  return t;
+}
+
+}  // namespace
+
+VisionTower vision_tower_from_config(const TowerSpec& spec, const std::string& model_name, const std::optional<ImageSize>& image) {
+  if (spec.spatial_merge && spec.image_size == 0) return dynamic_qwen_tower(spec, model_name, image);
+  if (image && spec.image_size) {
+    throw InputError("--image-size", fmt::format("{}'s {} tower reads every image at {} x {} px, so the size does not change its tokens; leave --image-size out",
+                                                 model_name, spec.kind, spec.image_size, spec.image_size));
+  }
   if (spec.image_size == 0 || spec.tokens_per_image == 0 || spec.patch == 0) {
     throw InputError("--mmproj", fmt::format("'auto' for {}: its {} tower reads images at any size, so the tokens an image adds depend on the image; "
                                              "name its projector GGUF with --mmproj FILE (hf:ORG/REPO/FILE or a URL)",
@@ -148,7 +187,7 @@ std::vector<Line> vision_tower_lines(const VisionTower& t, uint64_t images) {
   tok.bytes = 0;
   tok.formula = t.tokens_formula;
   tok.assumption = images == 0 ? "no --images given: add them to size the cache for images" : "the cache lines above include these tokens";
-  tok.source = kClipSource;
+  tok.source = t.tokens_source.empty() ? kClipSource : t.tokens_source;
   out.push_back(tok);
   return out;
 }

@@ -21,6 +21,7 @@ struct VisionTower {
   uint64_t positions = 0;        // encoder positions per image: (image_size / patch_size)^2
   uint64_t image_tokens = 0;     // what one image adds to the text context
   std::string tokens_formula;
+  std::string tokens_source;     // the code that counts them; empty: llama.cpp's clip.cpp
   uint64_t activation_bytes = 0; // encoder peak for one image
   std::string activation_formula;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "plan/unified_memory.h"
 
 namespace vc {
 namespace {
@@ -59,11 +61,17 @@ std::vector<Device> parse_nvidia_smi(const std::string& csv, std::vector<std::st
     try {
       mib = std::stoull(line.substr(comma + 1));
     } catch (...) {
+      mib = 0;
+    }
+    const Device* known = DeviceTable::builtin().match_reported(name);
+    if (mib == 0 && known && known->kind == "unified") {
+      // Unified memory has no figure of its own in nvidia-smi ("[N/A]" on GB10): the part's memory.
+      found.push_back(fmt::format("nvidia-smi: {} without a memory figure (unified memory): as {}, {} of memory", name, known->id, format_bytes(known->memory_bytes)));
+      out.push_back(*known);
       continue;
     }
     if (mib == 0 || mib > (uint64_t{1} << 24)) continue;
     const uint64_t bytes = checked_mul(mib, uint64_t{1} << 20);
-    const Device* known = DeviceTable::builtin().match_reported(name);
     // Keep the driver's memory figure (what is really there); take bandwidth and compute from the table.
     Device d = known ? *known : unknown_device(name, bytes);
     d.memory_bytes = bytes;
@@ -116,6 +124,22 @@ Detected detect() {
   d.cpus = std::thread::hardware_concurrency();
   d.found.push_back(fmt::format("{} CPU threads", d.cpus));
   return d;
+}
+
+void apply_detected_gpu_shares(Detected& d, std::string_view limit, const std::string& flag) {
+  const bool unified = std::any_of(d.box.gpus.begin(), d.box.gpus.end(), [](const Device& g) { return !g.gpu_share_rule.empty(); });
+  if (!unified) {
+    apply_gpu_shares(d.box, limit, flag);  // refuses a --gpu-wired-limit without a unified device
+    return;
+  }
+  const uint64_t available = d.box.ram_bytes;
+  d.box.ram_bytes = 0;  // one memory: the host's is what the GPU's share leaves
+  apply_gpu_shares(d.box, limit, flag);
+  if (available && d.box.ram_bytes > available) {
+    d.found.push_back(fmt::format("host RAM: {} available now (/proc/meminfo), less than the {} the GPU's share leaves", format_bytes(available),
+                                  format_bytes(d.box.ram_bytes)));
+    d.box.ram_bytes = available;
+  }
 }
 
 }  // namespace vc

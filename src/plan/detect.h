@@ -2,6 +2,7 @@
 // What this machine has: NVIDIA GPUs (nvidia-smi), AMD GPUs (sysfs), RAM (/proc/meminfo), CPUs.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "plan/hardware.h"
@@ -20,5 +21,11 @@ std::vector<Device> parse_nvidia_smi(const std::string& nvidia_smi_csv, std::vec
 // MemAvailable (else MemTotal) from /proc/meminfo text, in bytes; 0 when absent.
 uint64_t parse_meminfo(const std::string& meminfo);
 Detected detect();
+
+// A unified device among the detected (DGX Spark's GB10, which nvidia-smi reports without a memory
+// figure): the driver and /proc/meminfo see one memory, so the box gets the GPU's share as a
+// planned unified box does (plan/unified_memory.h, `limit` as --gpu-wired-limit), and the host what
+// the share leaves, at most what /proc/meminfo said was available (a note in `found` then).
+void apply_detected_gpu_shares(Detected& detected, std::string_view limit, const std::string& flag);
 
 }  // namespace vc

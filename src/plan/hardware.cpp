@@ -156,7 +156,13 @@ const Device* DeviceTable::match_reported(std::string_view reported) const {
   std::size_t best_len = 0;
   for (const auto& d : devices_) {
     // "nvidiah200" contains "h200"; the longest contained key wins ("rtx4090" over "rtx40").
-    for (const std::string& k : {squash(d.name), squash(d.id)}) {
+    // A unified part may be reported by its chip alone ("NVIDIA GB10" for "DGX Spark (GB10)"): the
+    // name's parenthesized chip is a key too.
+    const auto open = d.name.find('('), close = d.name.find(')');
+    const std::string chip =
+        d.kind == "unified" && open != std::string::npos && close > open ? squash(d.name.substr(open + 1, close - open - 1)) : "";
+    for (const std::string& k : {squash(d.name), squash(d.id), chip.size() >= 4 ? chip : std::string()}) {
+      if (k.empty()) continue;
       if (k.size() > best_len && r.find(k) != std::string::npos) {
         best = &d;
         best_len = k.size();

@@ -380,6 +380,10 @@ async function run() {
       const options = await page.$$eval('.gpu-device option', (os) => os.map((o) => o.textContent));
       assert(options.some((o) => /RTX 4090, 24 GiB = 25\.77 GB$/.test(o)), `GPU names: ${options.slice(0, 5)}`);
       assert(options.every((o) => /GB/.test(o)), 'a GPU without its memory');
+      // A unified box shows the share its OS lets the GPU hold (3/4 of 64 GiB on macOS; DGX Spark's
+      // 128 GiB less the firmware's 6.31 GiB), not its whole memory.
+      assert(options.some((o) => /Apple M3 Max 64GB, GPU share 48 GiB of 64 GiB$/.test(o)), `unified: ${options.filter((o) => /Apple/.test(o))}`);
+      assert(options.some((o) => /DGX Spark \(GB10\) 128GB, GPU share 121\.69 GiB of 128 GiB$/.test(o)), `unified: ${options.filter((o) => /Spark/.test(o))}`);
       assert.match(await page.textContent('label[for="overhead"]'), /percent/);
       await page.fill('#overhead', '0.15');
       await page.waitForFunction(() => /0\.15 %/.test(document.getElementById('overhead-help').textContent));

@@ -165,6 +165,7 @@ TowerSpec qwen_vl(Keys& k, uint64_t text_hidden, bool qwen3) {
   t.text_hidden = k.get_or("out_hidden_size", t.text_hidden, limits::kHidden);
   const uint64_t frames = k.get_or("temporal_patch_size", 2, 64);
   const uint64_t merge = k.get_or("spatial_merge_size", 2, 64);
+  t.spatial_merge = merge;
   const uint64_t merged = checked_product({merge, merge, t.hidden});
   Terms enc, proj;
   const uint64_t conv = checked_product({t.channels, frames, t.patch, t.patch, t.hidden});

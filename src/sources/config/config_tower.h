@@ -21,6 +21,7 @@ struct TowerSpec {
   uint64_t layers = 0, hidden = 0, ffn = 0, heads = 0, patch = 0, channels = 3;
   uint64_t image_size = 0;        // the fixed input side in pixels; 0 when the resolution is dynamic
   uint64_t tokens_per_image = 0;  // text-context tokens one image becomes at image_size; 0 when dynamic
+  uint64_t spatial_merge = 0;     // Qwen-VL (dynamic resolution): patches per side merged into one token; 0 otherwise
   uint64_t text_hidden = 0;       // the projector's output width
   std::string formula;            // the count, term by term
   std::string source;             // the module layout it follows

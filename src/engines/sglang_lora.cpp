@@ -1,0 +1,111 @@
+#include "engines/sglang_lora.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "core/checked.h"
+#include "core/error.h"
+#include "core/units.h"
+
+namespace vc {
+namespace {
+
+const std::set<std::string> kDecoderLinear = {"qkv_proj", "o_proj", "gate_up_proj", "down_proj"};
+
+std::string normalized_module(const std::string& name) {
+  const std::string leaf = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+  if (leaf == "q_proj" || leaf == "k_proj" || leaf == "v_proj") return "qkv_proj";
+  if (leaf == "gate_proj" || leaf == "up_proj") return "gate_up_proj";
+  if (leaf == "vocab_emb" || leaf == "embeddings" || leaf == "word_embeddings") return "embed_tokens";
+  if (leaf == "output" || leaf == "unembed_tokens") return "lm_head";
+  return leaf;
+}
+
+// gate_up and down of a gated MLP of width w on a rank, each when targeted.
+uint64_t gated_values(uint64_t hidden, uint64_t width, uint64_t tp, bool gate_up, bool down) {
+  const MlpLoraValues v = gated_mlp_lora_values(hidden, width, tp);
+  return (gate_up ? v.gate_up : 0) + (down ? v.down : 0);
+}
+
+}  // namespace
+
+void set_sglang_lora_targets(SglangLoraSettings& s, const std::vector<std::string>& names) {
+  if (names.empty()) throw InputError("--lora-target-modules", "needs module names (q_proj k_proj v_proj o_proj gate_proj up_proj down_proj embed_tokens lm_head) or all");
+  s.target_modules.clear();
+  s.unmodelled_modules.clear();
+  const bool all = std::find(names.begin(), names.end(), "all") != names.end();
+  if (all && names.size() > 1) throw InputError("--lora-target-modules", "'all' must be the only module named, as SGLang requires");
+  if (all) {
+    s.target_modules = kDecoderLinear;
+    return;
+  }
+  for (const auto& n : names) {
+    const std::string m = normalized_module(n);
+    if (kDecoderLinear.count(m) || m == "embed_tokens" || m == "lm_head") s.target_modules.insert(m);
+    else s.unmodelled_modules.push_back(n);
+  }
+}
+
+std::string sglang_lora_label(const SglangLoraSettings& s) {
+  return fmt::format("LoRA memory pool ({} slots of rank {})", s.max_loras_per_batch, s.max_lora_rank.value_or(kSglangAssumedLoraRank));
+}
+
+LoraSlots sglang_lora_pool(const Model& model, const SglangLoraSettings& s, uint64_t tp, uint64_t value_bytes) {
+  LoraSlots out;
+  if (s.max_loras_per_batch == 0) return out;
+  const std::set<std::string>& t = s.target_modules.empty() ? kDecoderLinear : s.target_modules;
+  const bool qkv = t.count("qkv_proj"), o = t.count("o_proj"), gate_up = t.count("gate_up_proj"), down = t.count("down_proj");
+  const uint64_t h = model.hidden;
+  // A MoE model (a FusedMoE in the model) gets the per-expert buffers on every layer, at the
+  // experts' width, and the dense buffers only when it has shared experts.
+  const FeedForwardSpec* moe = nullptr;
+  bool shared_experts = false;
+  for (const auto& l : model.layers) {
+    if (l.feed_forward.kind == FeedForwardKind::MoE) {
+      if (!moe) moe = &l.feed_forward;
+      shared_experts = shared_experts || l.feed_forward.shared_width > 0;
+    }
+  }
+  uint64_t attention = 0, mlp = 0, left_out = 0;
+  for (const auto& l : model.layers) {  // num_hidden_layers on every rank, whatever --pp
+    const AttentionSpec& a = l.attention;
+    if ((a.kind == AttentionKind::Full || a.kind == AttentionKind::SlidingWindow) && a.query_heads > 0) {
+      const AttentionLoraValues av = attention_lora_values(h, a, tp);
+      attention = checked_add(attention, (qkv ? av.qkv : 0) + (o ? av.o : 0));
+    } else if (a.kind != AttentionKind::None && (qkv || o)) {
+      ++left_out;
+    }
+    const FeedForwardSpec& f = l.feed_forward;
+    if (moe) {
+      mlp = checked_add(mlp, checked_mul(moe->experts, gated_values(h, moe->expert_width, tp, gate_up, down)));
+      if (shared_experts) mlp = checked_add(mlp, gated_values(h, f.kind == FeedForwardKind::MoE ? f.shared_width : f.dense_width, tp, gate_up, down));
+    } else if (f.kind == FeedForwardKind::Dense) {
+      mlp = checked_add(mlp, gated_values(h, f.dense_width, tp, gate_up, down));
+    }
+  }
+  // embed_tokens: A over the whole vocabulary on every rank, B over hidden; lm_head: B over the rank's vocabulary share.
+  uint64_t embedding = 0;
+  if (t.count("embed_tokens")) embedding = checked_add(embedding, model.vocab + h);
+  if (t.count("lm_head")) embedding = checked_add(embedding, h + ceil_div(model.vocab, tp));
+  const uint64_t rank = s.max_lora_rank.value_or(kSglangAssumedLoraRank);
+  const uint64_t per_rank_unit = checked_add(checked_add(attention, mlp), embedding);
+  out.bytes = checked_product({s.max_loras_per_batch, rank, per_rank_unit, value_bytes});
+  out.formula = fmt::format(
+      "max_loras_per_batch {} x max_lora_rank {} x ({} attention + {} MLP values per unit of rank over {} layers{}) x {} B = {} B", s.max_loras_per_batch,
+      rank, format_count(attention), format_count(mlp), model.layers.size(), embedding ? fmt::format(" + {} embedding / head", format_count(embedding)) : "",
+      value_bytes, format_count(out.bytes));
+  std::vector<std::string> notes;
+  notes.push_back(s.target_modules.empty() ? "target modules not given: every decoder linear module (q/k/v/o, gate/up/down), the largest set "
+                                             "--lora-paths adapters usually name"
+                                           : fmt::format("target modules {}", fmt::join(t, ", ")));
+  if (!s.max_lora_rank) notes.push_back(fmt::format("--max-lora-rank not given: SGLang takes the --lora-paths adapters' largest r, taken here as {}", rank));
+  notes.push_back("buffers for all the model's layers on each rank (SGLang sizes them by num_hidden_layers, whatever --pp), at the model's dtype");
+  if (left_out) notes.push_back(fmt::format("the attention modules of {} latent or recurrent layers not counted", left_out));
+  if (!s.unmodelled_modules.empty()) notes.push_back(fmt::format("modules not counted: {}", fmt::join(s.unmodelled_modules, ", ")));
+  out.assumption = fmt::format("{}", fmt::join(notes, "; "));
+  return out;
+}
+
+}  // namespace vc

@@ -1,0 +1,58 @@
+#pragma once
+// SGLang's LoRA memory pool (`--enable-lora` or `--lora-paths`): after the weights load and before
+// the token pool is sized, LoRAManager.init_memory_pool preallocates, for every one of the
+// model's num_hidden_layers (on each rank, whatever --pp) and every target module, an A buffer
+// [max_loras_per_batch, R x stacked, input / tp for row-parallel modules] and a B buffer
+// [max_loras_per_batch, output / tp for column-parallel modules, R] at the model's dtype
+// (python/sglang/srt/lora/mem_pool.py LoRAMemoryPool.init_buffers, get_lora_A_shape,
+// get_lora_B_shape; lora/utils.py get_hidden_dim, get_stacked_multiply). Per slot and rank:
+//   qkv_proj      A 3R x hidden, B (q + k + v on the rank) x R (one replicated K and V head when
+//                 there are fewer KV heads than ranks: _column_parallel_lora_b_per_rank_dim)
+//   o_proj        A R x (q heads x v head dim / tp), B hidden x R
+//   gate_up_proj  A 2R x hidden, B (2 x width / tp) x R;  down_proj A R x (width / tp), B hidden x R
+//   MoE models    gate_up_proj_moe / down_proj_moe the same per expert on every layer, and the dense
+//                 buffers (shared-expert width on MoE layers) only when the model has shared experts
+//   embed_tokens  A R x vocab, B hidden x R (unsharded);  lm_head A R x hidden, B (vocab / tp) x R
+// Nothing else comes out of the pool: it is allocated once, so the token pool gets that much less.
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engines/vllm_lora.h"
+#include "model/model.h"
+
+namespace vc {
+
+struct SglangLoraSettings {
+  uint64_t max_loras_per_batch = 0;        // slots; 0: LoRA off (no --enable-lora, no --lora-paths)
+  std::optional<uint64_t> max_lora_rank;   // --max-lora-rank; none: the adapters' largest r
+  std::set<std::string> target_modules;    // normalized (qkv_proj, o_proj, gate_up_proj, down_proj, embed_tokens, lm_head); empty: not given
+  std::vector<std::string> unmodelled_modules;  // --lora-target-modules names outside those (MLA, recurrent projections)
+  uint64_t adapters = 0;                   // --lora-paths entries
+};
+
+// SGLang's default slots (server_args.py max_loras_per_batch = 8).
+inline constexpr uint64_t kSglangDefaultLorasPerBatch = 8;
+// The rank taken when --max-lora-rank is absent: SGLang uses the --lora-paths adapters' largest r,
+// which a command line does not show.
+inline constexpr uint64_t kSglangAssumedLoraRank = 16;
+
+inline constexpr const char* kSglangLoraSource =
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/lora/mem_pool.py (LoRAMemoryPool.init_buffers, get_lora_A_shape, get_lora_B_shape); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/lora/utils.py (get_hidden_dim, get_stacked_multiply)";
+
+// --lora-target-modules as SGLang normalizes it (lora/utils.py get_normalized_target_modules):
+// q/k/v_proj -> qkv_proj, gate/up_proj -> gate_up_proj; "all" (alone) -> every decoder linear
+// module; names of other modules are kept in unmodelled_modules. InputError for none, or for "all"
+// beside other names, as SGLang refuses them.
+void set_sglang_lora_targets(SglangLoraSettings& settings, const std::vector<std::string>& names);
+
+// "LoRA memory pool (8 slots of rank 16)": the line's label.
+std::string sglang_lora_label(const SglangLoraSettings& settings);
+
+// The pool on one rank of --tp `tp`, at `value_bytes` per value.
+LoraSlots sglang_lora_pool(const Model& model, const SglangLoraSettings& settings, uint64_t tp, uint64_t value_bytes);
+
+}  // namespace vc

@@ -1,0 +1,119 @@
+// SGLang's LoRA memory pool (src/engines/sglang_lora.cpp): --enable-lora / --lora-paths preallocate
+// A and B buffers per target module and layer, out of the token pool's share.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "catalogue/catalogue.h"
+#include "cli_runner.h"
+#include "core/error.h"
+#include "engines/engine_run.h"
+#include "engines/sglang_lora.h"
+
+using namespace vc;
+using json = nlohmann::json;
+
+namespace {
+
+// Worked by hand from Qwen3-0.6B's config.json (hidden 1,024, 28 layers, 16 query / 8 KV heads of
+// 128, intermediate 3,072, vocab 151,936, bfloat16), per unit of rank and one slot, one layer on
+// TP 1, with the shapes of SGLang's mem_pool.py (A [slots, R x stacked, in], B [slots, out, R]):
+//   qkv_proj  A 3 x 1,024 = 3,072; B (16 + 8 + 8) x 128 = 4,096     7,168
+//   o_proj    A 16 x 128 = 2,048;  B 1,024                          3,072
+//   gate_up   A 2 x 1,024 = 2,048; B 2 x 3,072 = 6,144
+//   down      A 3,072;             B 1,024                         12,288
+// 22,528 x 28 layers = 630,784; x 8 slots (SGLang's default) x rank 16 x 2 B = 161,480,704 B.
+constexpr uint64_t kAllModulesDefaultSlotsRank16 = 161'480'704;
+// q_proj v_proj only: the packed qkv_proj buffer, 7,168 x 28 = 200,704; x 2 slots x rank 8 x 2 B.
+constexpr uint64_t kQkvTwoSlotsRank8 = 6'422'528;
+// o_proj + embed_tokens (A 151,936 + B 1,024) + lm_head (A 1,024 + B 151,936): 3,072 x 28 +
+// 305,920 = 391,936; x 1 slot x rank 16 x 2 B.
+constexpr uint64_t kOprojEmbeddingsOneSlotRank16 = 12'541'952;
+// TP 2: 8 query / 4 KV heads and half the MLP width on a rank: qkv 3,072 + 2,048 = 5,120, o_proj
+// 1,024 + 1,024 = 2,048, gate_up 2,048 + 3,072, down 1,536 + 1,024: 14,848 x 28 = 415,744 (all 28
+// layers on every rank, even with --pp 2); x 8 x 16 x 2 B.
+constexpr uint64_t kAllModulesTp2 = 106'430'464;
+// One token of Qwen3-0.6B's pool: 28 layers x 8 KV heads x (128 + 128) x 2 B = 114,688 B, so the
+// default pool above is exactly 1,408 tokens.
+constexpr uint64_t kPoolTokensTaken = 1'408;
+
+// Qwen3-30B-A3B (hidden 2,048, 48 layers, 32 / 4 heads of 128, 128 experts of width 768, no shared
+// experts, no router slot in SGLang): attention A 6,144 + B 5,120 + A 4,096 + B 2,048 = 17,408;
+// experts 128 x (A 4,096 + B 1,536 + A 768 + B 2,048) = 1,081,344; 1,098,752 x 48 = 52,740,096;
+// x 1 slot x rank 8 x 2 B.
+constexpr uint64_t kMoeOneSlotRank8 = 843'841'536;
+
+const Model& model(const char* id) { return *Catalogue::builtin().find(id); }
+
+SglangLoraSettings settings(uint64_t slots, uint64_t rank, std::vector<std::string> targets) {
+  SglangLoraSettings s;
+  s.max_loras_per_batch = slots;
+  s.max_lora_rank = rank;
+  set_sglang_lora_targets(s, targets);
+  return s;
+}
+
+}  // namespace
+
+TEST(SglangLora, PoolOfADenseModelIsWorkedByHand) {
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"all"}), 1, 2).bytes, kAllModulesDefaultSlotsRank16);
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(2, 8, {"q_proj", "v_proj"}), 1, 2).bytes, kQkvTwoSlotsRank8);
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(1, 16, {"o_proj", "embed_tokens", "lm_head"}), 1, 2).bytes, kOprojEmbeddingsOneSlotRank16);
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"all"}), 2, 2).bytes, kAllModulesTp2);
+  // Prefixed PEFT names normalize as SGLang's do; no target list means every decoder linear module.
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(2, 8, {"self_attn.q_proj", "model.layers.0.self_attn.k_proj"}), 1, 2).bytes, kQkvTwoSlotsRank8);
+  SglangLoraSettings untargeted;
+  untargeted.max_loras_per_batch = 8;
+  untargeted.max_lora_rank = 16;
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), untargeted, 1, 2).bytes, kAllModulesDefaultSlotsRank16);
+  untargeted.max_loras_per_batch = 0;
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), untargeted, 1, 2).bytes, 0u);
+}
+
+TEST(SglangLora, PoolOfAMoeModelHasPerExpertBuffersAndNoRouter) {
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-30b-a3b"), settings(1, 8, {"all"}), 1, 2).bytes, kMoeOneSlotRank8);
+}
+
+TEST(SglangLora, PastedCommandsTurnThePoolOnAsSglangDoes) {
+  const std::string launch = "python -m sglang.launch_server --model-path Qwen/Qwen3-0.6B ";
+  EngineRun paths = parse_engine_command(launch + "--lora-paths a=org/a b=org/b --max-loras-per-batch 4 --max-loaded-loras 4");
+  EXPECT_EQ(paths.sglang.lora.max_loras_per_batch, 4u);  // --lora-paths alone turns LoRA on
+  EXPECT_EQ(paths.sglang.lora.adapters, 2u);
+  EXPECT_FALSE(paths.sglang.lora.max_lora_rank.has_value());
+  EXPECT_TRUE(paths.notes.empty()) << paths.notes.front();  // the pairs are not taken for flags
+  EngineRun given = parse_engine_command(launch + "--enable-lora --max-lora-rank 64 --lora-target-modules q_proj k_proj v_proj o_proj --port 30000");
+  EXPECT_EQ(given.sglang.lora.max_loras_per_batch, 8u);  // SGLang's default
+  EXPECT_EQ(*given.sglang.lora.max_lora_rank, 64u);
+  EXPECT_EQ(given.sglang.lora.target_modules, (std::set<std::string>{"qkv_proj", "o_proj"}));
+  EngineRun off = parse_engine_command(launch + "--max-loras-per-batch 4");
+  EXPECT_EQ(off.sglang.lora.max_loras_per_batch, 0u);
+  ASSERT_EQ(off.notes.size(), 1u);
+  // What SGLang refuses: no adapters and not both the rank and the modules; "all" beside others.
+  EXPECT_THROW(parse_engine_command(launch + "--enable-lora"), InputError);
+  EXPECT_THROW(parse_engine_command(launch + "--enable-lora --max-lora-rank 16"), InputError);
+  EXPECT_THROW(parse_engine_command(launch + "--enable-lora --max-lora-rank 16 --lora-target-modules all q_proj"), InputError);
+  EXPECT_THROW(parse_engine_command(launch + "--enable-lora --max-lora-rank 0 --lora-target-modules all"), InputError);
+}
+
+TEST(SglangLora, TheEngineAnswerShowsThePoolAndTheTokenPoolShrinksByIt) {
+  const std::string base = "estimate qwen3-0.6b --json --gpu-memory 24GB --engine-command \"python -m sglang.launch_server --model-path Qwen/Qwen3-0.6B "
+                           "--context-length 8192 --mem-fraction-static 0.8";
+  const CliResult plain = run_cli(base + "\"");
+  const CliResult lora = run_cli(base + " --enable-lora --max-lora-rank 16 --lora-target-modules all\"");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  ASSERT_EQ(lora.exit_code, 0) << lora.output;
+  const json a = json::parse(plain.output)["engine"], b = json::parse(lora.output)["engine"];
+  uint64_t pool = 0;
+  for (const auto& l : b["devices"][0]["lines"]) {
+    if (l["label"].get<std::string>().rfind("LoRA memory pool", 0) == 0) {
+      pool = l["bytes"].get<uint64_t>();
+      EXPECT_EQ(l["kind"], "weights");
+      EXPECT_NE(l["source"].get<std::string>().find("github.com/sgl-project/sglang/blob/main/python/sglang/srt/lora/mem_pool.py"), std::string::npos);
+      EXPECT_NE(l["formula"].get<std::string>().find("max_loras_per_batch 8 x max_lora_rank 16"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(pool, kAllModulesDefaultSlotsRank16);
+  EXPECT_EQ(a["kv_tokens"].get<uint64_t>() - b["kv_tokens"].get<uint64_t>(), kPoolTokensTaken);
+  // The lines still add up to the card.
+  EXPECT_EQ(b["devices"][0]["total_bytes"], a["devices"][0]["total_bytes"]);
+}
