@@ -15,6 +15,7 @@
 
 #include "llama-ext.h"
 #include "llama.h"
+#include "probe_settings.h"
 
 namespace {
 
@@ -38,47 +39,12 @@ Fn sym(const char* name) {
 }
 
 // VC_CASE is "key=value,key=value"; absent keys keep what the caller passed.
-bool setting(const char* key, long& out) {
-  const char* spec = std::getenv("VC_CASE");
-  if (!spec) return false;
-  std::string s = std::string(",") + spec + ",";
-  std::string needle = std::string(",") + key + "=";
-  size_t at = s.find(needle);
-  if (at == std::string::npos) return false;
-  out = std::strtol(s.c_str() + at + needle.size(), nullptr, 10);
-  return true;
-}
-
 void apply_case(llama_context_params& p) {
-  long v;
-  if (setting("n_ctx", v)) p.n_ctx = static_cast<uint32_t>(v);
-  if (setting("n_batch", v)) p.n_batch = static_cast<uint32_t>(v);
-  if (setting("n_ubatch", v)) p.n_ubatch = static_cast<uint32_t>(v);
-  if (setting("n_seq_max", v)) p.n_seq_max = static_cast<uint32_t>(v);
-  if (setting("flash_attn", v)) p.flash_attn_type = static_cast<llama_flash_attn_type>(v);
-  if (setting("type_k", v)) p.type_k = static_cast<ggml_type>(v);
-  if (setting("type_v", v)) p.type_v = static_cast<ggml_type>(v);
-  if (setting("swa_full", v)) p.swa_full = v != 0;
-  if (setting("kv_unified", v)) p.kv_unified = v != 0;
-  if (setting("n_threads", v)) p.n_threads = p.n_threads_batch = static_cast<int32_t>(v);
-  // llama-server's defaults for what the command line above leaves alone (common_context_params_to_llama).
-  p.n_rs_seq = 0;
-  p.n_outputs_max = 0;
-  p.n_outputs_max_per_seq = 0;
-  p.embeddings = false;
-  p.offload_kqv = true;
-  p.op_offload = true;
+  const char* spec = std::getenv("VC_CASE");
+  if (spec) probe::apply_case(spec, p);
 }
 
-void write_line(const std::string& line) {
-  const char* path = std::getenv("VC_OUT");
-  if (!path) return;
-  if (FILE* f = std::fopen(path, "a")) {
-    std::fputs(line.c_str(), f);
-    std::fputc('\n', f);
-    std::fclose(f);
-  }
-}
+void write_line(const std::string& line) { probe::append_line(std::getenv("VC_OUT"), line); }
 
 }  // namespace
 

@@ -25,6 +25,7 @@
 
 #include "llama-ext.h"
 #include "llama.h"
+#include "probe_settings.h"
 
 namespace {
 
@@ -54,35 +55,10 @@ std::vector<Case> read_cases(const char* path) {
   return cases;
 }
 
-bool setting(const std::string& spec, const char* key, long& out) {
-  std::string s = "," + spec + ",";
-  std::string needle = std::string(",") + key + "=";
-  size_t at = s.find(needle);
-  if (at == std::string::npos) return false;
-  out = std::strtol(s.c_str() + at + needle.size(), nullptr, 10);
-  return true;
-}
-
 // llama-server's context parameters (common_context_params_to_llama) for the case's flags.
 llama_context_params context_params(const std::string& spec) {
   llama_context_params p = llama_context_default_params();
-  long v;
-  if (setting(spec, "n_ctx", v)) p.n_ctx = static_cast<uint32_t>(v);
-  if (setting(spec, "n_batch", v)) p.n_batch = static_cast<uint32_t>(v);
-  if (setting(spec, "n_ubatch", v)) p.n_ubatch = static_cast<uint32_t>(v);
-  if (setting(spec, "n_seq_max", v)) p.n_seq_max = static_cast<uint32_t>(v);
-  if (setting(spec, "flash_attn", v)) p.flash_attn_type = static_cast<llama_flash_attn_type>(v);
-  if (setting(spec, "type_k", v)) p.type_k = static_cast<ggml_type>(v);
-  if (setting(spec, "type_v", v)) p.type_v = static_cast<ggml_type>(v);
-  if (setting(spec, "swa_full", v)) p.swa_full = v != 0;
-  if (setting(spec, "kv_unified", v)) p.kv_unified = v != 0;
-  if (setting(spec, "n_threads", v)) p.n_threads = p.n_threads_batch = static_cast<int32_t>(v);
-  p.n_rs_seq = 0;
-  p.n_outputs_max = 0;
-  p.n_outputs_max_per_seq = 0;
-  p.embeddings = false;
-  p.offload_kqv = true;
-  p.op_offload = true;
+  probe::apply_case(spec, p);
   return p;
 }
 
@@ -104,13 +80,7 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
-void append(const char* path, const std::string& line) {
-  if (FILE* f = std::fopen(path, "a")) {
-    std::fputs(line.c_str(), f);
-    std::fputc('\n', f);
-    std::fclose(f);
-  }
-}
+void append(const char* path, const std::string& line) { probe::append_line(path, line); }
 
 std::string breakdown_json(llama_context* ctx) {
   std::string line;
