@@ -105,6 +105,21 @@ VisionTower vision_tower_from_mmproj(const GgufFile& f) {
 
 namespace {
 
+// What a tower read from config.json's vision_config holds whatever the image: its shape and its
+// 16-bit weights.
+VisionTower tower_of(const TowerSpec& spec, const std::string& model_name) {
+  VisionTower t;
+  t.file = model_name + "'s config.json (vision_config)";
+  t.projector = spec.kind;
+  t.patch_size = spec.patch;
+  t.hidden = spec.hidden;
+  t.ffn = spec.ffn;
+  t.layers = spec.layers;
+  t.heads = spec.heads;
+  t.weight_bytes = checked_mul(spec.params(), 2);
+  return t;
+}
+
 // A Qwen-VL tower at the image size given: its processor's tokens and positions.
 VisionTower dynamic_qwen_tower(const TowerSpec& spec, const std::string& model_name, const std::optional<ImageSize>& image) {
   if (!image) {
@@ -114,17 +129,9 @@ VisionTower dynamic_qwen_tower(const TowerSpec& spec, const std::string& model_n
   }
   const QwenImageProcessor processor = qwen_image_processor(spec.kind, spec.patch, spec.spatial_merge);
   const QwenImageTokens tokens = qwen_image_tokens(processor, *image);
-  VisionTower t;
-  t.file = model_name + "'s config.json (vision_config)";
-  t.projector = spec.kind;
+  VisionTower t = tower_of(spec, model_name);
   t.image_size = std::max(tokens.resized_width, tokens.resized_height);
-  t.patch_size = spec.patch;
   t.merge = spec.spatial_merge;
-  t.hidden = spec.hidden;
-  t.ffn = spec.ffn;
-  t.layers = spec.layers;
-  t.heads = spec.heads;
-  t.weight_bytes = checked_mul(spec.params(), 2);
   t.positions = tokens.patches;
   t.image_tokens = tokens.tokens;
   t.tokens_formula = fmt::format("{}; min_pixels {} and max_pixels from {}", tokens.formula, processor.min_pixels, processor.source);
@@ -146,16 +153,8 @@ VisionTower vision_tower_from_config(const TowerSpec& spec, const std::string& m
                                              "name its projector GGUF with --mmproj FILE (hf:ORG/REPO/FILE or a URL)",
                                              model_name, spec.kind));
   }
-  VisionTower t;
-  t.file = model_name + "'s config.json (vision_config)";
-  t.projector = spec.kind;
+  VisionTower t = tower_of(spec, model_name);
   t.image_size = spec.image_size;
-  t.patch_size = spec.patch;
-  t.hidden = spec.hidden;
-  t.ffn = spec.ffn;
-  t.layers = spec.layers;
-  t.heads = spec.heads;
-  t.weight_bytes = checked_mul(spec.params(), 2);
   t.image_tokens = spec.tokens_per_image;
   t.tokens_formula = fmt::format("({} px / {} px patch)^2 = {} patches pooled to {} tokens (config.json mm_tokens_per_image)", spec.image_size, spec.patch,
                                  (spec.image_size / spec.patch) * (spec.image_size / spec.patch), spec.tokens_per_image);
