@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "catalogue/catalogue.h"
 #include "core/units.h"
@@ -81,6 +82,14 @@ TEST(CatalogueAudit, EveryEntryHasSourcesProvenanceAndNoWarnings) {
       EXPECT_FALSE(contains(text, "shared/reference")) << text;
     }
     for (const auto& b : m.builds) EXPECT_FALSE(contains(b.source, "seed")) << b.source;
+    // Every citation names something a reader can open again: no search-index ids, no unnamed repositories.
+    std::vector<std::string> cited{m.provenance.at("config.json"), m.native.source};
+    for (const auto& b : m.builds) cited.push_back(b.source);
+    for (const auto& text : cited) {
+      for (const char* vague : {"not recorded", "search-index", "index id", "file id", "a public project"}) {
+        EXPECT_FALSE(contains(text, vague)) << "cites something nobody can re-read (" << vague << "): " << text;
+      }
+    }
     if (!m.weights_available()) {
       EXPECT_FALSE(m.status_note.empty()) << "an unreleased entry says why";
     }
