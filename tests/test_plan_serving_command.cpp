@@ -37,7 +37,7 @@ TEST(PlanServingCommand, VllmCommandSetsEngineSplitAndTheAnswer) {
   EXPECT_EQ(o.engine, EngineKind::Vllm);  // implied by the command, as a llama.cpp command implies llamacpp
   EXPECT_EQ(o.split, SplitMode::Tensor);   // -tp 2
   Scenario s;  // 8,192 tokens, F16 cache by default
-  apply_serving_command(*o.command, s, false, false);
+  apply_command_to_scenario(*o.command, s, {});
   EXPECT_EQ(s.context, 16384u);        // --max-model-len
   EXPECT_EQ(s.cache_dtype, "FP8_E4M3");  // vLLM's fp8 cache is e4m3 (vllm/config/cache.py)
   const Plan p = make_plan(llama_70b(), s, box_of("H200x2"), o);
@@ -54,7 +54,7 @@ TEST(PlanServingCommand, GivenContextWinsOverMaxModelLen) {
   const PlanOptions o = options_for("vllm serve x --max-model-len 16384");
   Scenario s;
   s.context = 4096;
-  apply_serving_command(*o.command, s, true, false);
+  apply_command_to_scenario(*o.command, s, {.context = true});
   EXPECT_EQ(s.context, 4096u);
   EXPECT_EQ(s.cache_dtype, "F16");  // no fp8 in the command
   const Plan p = make_plan(llama_70b(), s, box_of("H200"), o);
@@ -67,7 +67,7 @@ TEST(PlanServingCommand, SglangExpertParallelAndPipelineAcrossNodes) {
   EXPECT_EQ(ep.engine, EngineKind::Sglang);
   EXPECT_EQ(ep.split, SplitMode::TensorExpert);
   Scenario s;
-  apply_serving_command(*ep.command, s, false, false);
+  apply_command_to_scenario(*ep.command, s, {});
   EXPECT_EQ(s.context, 32768u);
   const Plan p = make_plan(llama_70b(), s, box_of("H200x8"), ep);
   EXPECT_EQ(p.engine.engine, EngineKind::Sglang);
@@ -75,7 +75,7 @@ TEST(PlanServingCommand, SglangExpertParallelAndPipelineAcrossNodes) {
   // TP within a node, PP across nodes: the plan's tensor split over 2 nodes.
   const PlanOptions tp_pp = options_for("vllm serve x --tensor-parallel-size 8 --pipeline-parallel-size 2");
   EXPECT_EQ(tp_pp.split, SplitMode::Tensor);
-  EXPECT_NO_THROW(check_serving_degrees(*tp_pp.command, box_of("H200x8", 2)));
+  EXPECT_NO_THROW(serving_layout(*tp_pp.command, box_of("H200x8", 2), llama_70b(), tp_pp.split));
   EXPECT_EQ(options_for("vllm serve x -pp 4").split, SplitMode::Pipeline);
 }
 
@@ -91,12 +91,12 @@ TEST(PlanServingCommand, RefusesWhatTheBoxOrTheFlagsCannotRun) {
   }
   EXPECT_THROW(make_plan(llama_70b(), Scenario{}, Box{}, tp4), InputError);  // no GPUs named
   // TP 2 x PP 2 inside one 4-GPU node is not a split plan places.
-  EXPECT_THROW(check_serving_degrees(*options_for("vllm serve x -tp 2 -pp 2").command, box_of("H200x4")), InputError);
-  // A vLLM command with --engine sglang, a split that disagrees, data-parallel replicas.
+  const PlanOptions tp2_pp2 = options_for("vllm serve x -tp 2 -pp 2");
+  EXPECT_THROW(serving_layout(*tp2_pp2.command, box_of("H200x4"), llama_70b(), tp2_pp2.split), InputError);
+  // A vLLM command with --engine sglang, a split that disagrees.
   EXPECT_THROW(options_for("vllm serve x -tp 2", "sglang"), InputError);
   EXPECT_THROW(options_for("vllm serve x -tp 2", "rule", "pp"), InputError);
   EXPECT_NO_THROW(options_for("vllm serve x -tp 2", "vllm", "tp"));
-  EXPECT_THROW(options_for("vllm serve x --data-parallel-size 2 --enable-expert-parallel"), InputError);
   // --n-cpu-moe is llama.cpp's placement.
   BoxInputs in;
   in.engine_command = "vllm serve x";

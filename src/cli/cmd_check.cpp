@@ -30,7 +30,7 @@ Command add_check(CLI::App& app) {
   o->box.add_to(*sub, true);
   o->flags.add_to(*sub);
   sub->add_flag("--json", o->json, "Print JSON");
-  return {sub, [o] {
+  return {sub, [o, sub] {
             Box box;
             std::vector<std::string> found;
             if (o->detect) {
@@ -46,7 +46,8 @@ Command add_check(CLI::App& app) {
               box = o->box.to_box();
             }
             const PlanOptions opts = o->box.to_options();
-            const Scenario base = o->flags.to_scenario();
+            Scenario base = o->flags.to_scenario();
+            o->box.apply_command(base, ScenarioFlags::given(*sub));  // as plan: a pasted command's context, sequences, cache dtype
             const auto rows = check_models(Catalogue::builtin().models(), box, opts, base, parse_check_preference(o->prefer, "--prefer"));
             if (o->json) {
               fmt::print("{}\n", check_json(box, found, rows, opts.engine).dump(2));

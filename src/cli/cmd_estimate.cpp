@@ -37,8 +37,7 @@ Command add_estimate(CLI::App& app) {
             const std::string spec = o->model.empty() ? command_model(o->engine) : o->model;
             if (spec.empty()) throw InputError("MODEL", "is required (or a command that names the model)");
             const Model model = resolve_model(spec);
-            const ScenarioGiven given{sub->count("--context") > 0, sub->count("--seqs") > 0, sub->count("--cache-dtype") > 0};
-            EngineRequest request = engine_request(model, o->flags.to_scenario(), o->engine, given);
+            EngineRequest request = engine_request(model, o->flags.to_scenario(), o->engine, ScenarioFlags::given(*sub));
             if (!o->engine.command.empty()) o->extras.fill_from_command(o->engine.command);
             const Extras extras = load_extras(o->extras, spec, request);  // image tokens grow the context
             const Estimate e = estimate(model, request.scenario);

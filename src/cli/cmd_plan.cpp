@@ -6,7 +6,6 @@
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
 #include "plan/plan_report.h"
-#include "plan/serving_command.h"
 #include "sources/resolver.h"
 
 namespace vc::cli {
@@ -30,8 +29,7 @@ Command add_plan(CLI::App& app) {
             Model model = resolve_model(o->model);
             const PlanOptions options = o->box.to_options();
             Scenario scenario = o->flags.to_scenario();
-            if (options.command && is_serving_command(*options.command))  // a pasted vLLM/SGLang command's --max-model-len, fp8 cache
-              apply_serving_command(*options.command, scenario, sub->count("--context") > 0, sub->count("--cache-dtype") > 0);
+            o->box.apply_command(scenario, ScenarioFlags::given(*sub));  // a pasted command's context, sequences, cache dtype
             Plan p = make_plan(model, scenario, o->box.to_box(), options);
             PlanSolved solved = solve(p);
             if (o->json) fmt::print("{}\n", plan_json(p, solved).dump(2));

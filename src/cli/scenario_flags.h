@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/units.h"
+#include "engines/engine.h"
 #include "estimate/scenario_inputs.h"
 
 namespace vc::cli {
@@ -14,6 +15,8 @@ struct ScenarioFlags : ScenarioInputs {
 
   void add_to(CLI::App& app, bool with_context = true);
   ByteUnits byte_units() const { return parse_units(units, "--units"); }
+  // Which scenario flags `app` was given: a pasted engine command sets the others.
+  static ScenarioGiven given(const CLI::App& app) { return {app.count("--context") > 0, app.count("--seqs") > 0, app.count("--cache-dtype") > 0}; }
 };
 
 }  // namespace vc::cli

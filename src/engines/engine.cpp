@@ -186,6 +186,11 @@ void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const Scenari
   }
   if (run.engine == EngineKind::Vllm && !given.context) sc.context = run.vllm.kv.max_model_len;
   if (run.engine == EngineKind::Sglang && !given.context && run.sglang.context_length) sc.context = run.sglang.context_length;
+  // vLLM / SGLang: the cache bytes an fp8 --kv-cache-dtype stores (vLLM's and SGLang's "fp8" is e4m3).
+  if (run.engine == EngineKind::Vllm || run.engine == EngineKind::Sglang) {
+    const std::string& kv = run.engine == EngineKind::Sglang ? run.sglang.kv_cache_dtype : run.vllm.kv.kv_cache_dtype;  // the engines' own lower-case names
+    if (!given.cache_dtype && kv.rfind("fp8", 0) == 0) sc.cache_dtype = kv == "fp8_e5m2" ? "FP8_E5M2" : "FP8_E4M3";
+  }
 }
 
 std::string command_model(const EngineInputs& in) { return in.command.empty() ? "" : parse_engine_command(in.command).model; }

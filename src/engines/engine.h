@@ -115,6 +115,9 @@ std::string command_model(const EngineInputs& inputs);
 // sequences, -np, -ctk/-ctv = cache dtype, -ngl all, -ts by device memory; vLLM/SGLang: max
 // model length = context, TP/PP from the split).
 EngineRun engine_run_for(const EngineRequest& request);
+// What a pasted command sets in the scenario where the user gave no flag for it: llama.cpp -c / -np
+// (context = -c / -np), -ctk; vLLM --max-model-len; SGLang --context-length; an fp8 --kv-cache-dtype.
+// The one place: estimate, plan and check (CLI and API) all apply a command through it.
 void apply_command_to_scenario(const EngineRun& run, Scenario& scenario, const ScenarioGiven& given);
 
 }  // namespace vc

@@ -60,35 +60,150 @@ double fraction(const std::string& flag, const std::string& v) {
   throw InputError(flag, "'" + v + "' is not a number");
 }
 
-// vLLM's and SGLang's expert- and data-parallel flags (engines/serving_parallel.h).
-bool is_serving_parallel_flag(const std::string& flag) {
-  return flag == "--enable-expert-parallel" || flag == "--enable-ep-moe" || flag == "--ep" || flag == "--ep-size" || flag == "--expert-parallel-size" ||
-         flag == "-dp" || flag == "--dp" || flag == "--dp-size" || flag == "--data-parallel-size";
+// Which parallel setting a vLLM or SGLang flag sets (engines/serving_parallel.h has the sources).
+enum class Parallel { None, Tp, Pp, Dp, DpLocal, Ep, ExpertOn, ExpertOff, DpAttention, EpMoe, IgnoredValue, IgnoredSwitch };
+
+Parallel parallel_flag(EngineKind engine, const std::string& f) {
+  if (engine == EngineKind::Vllm) {  // vllm/engine/arg_utils.py, ParallelConfig group
+    if (f == "--tensor-parallel-size" || f == "-tp") return Parallel::Tp;
+    if (f == "--pipeline-parallel-size" || f == "-pp") return Parallel::Pp;
+    if (f == "--data-parallel-size" || f == "-dp") return Parallel::Dp;
+    if (f == "--data-parallel-size-local" || f == "-dpl") return Parallel::DpLocal;
+    if (f == "--enable-expert-parallel") return Parallel::ExpertOn;
+    if (f == "--no-enable-expert-parallel") return Parallel::ExpertOff;
+    if (f == "--data-parallel-rank" || f == "-dpn" || f == "--data-parallel-start-rank" || f == "-dpr" || f == "--data-parallel-address" || f == "-dpa" ||
+        f == "--data-parallel-rpc-port" || f == "-dpp" || f == "--data-parallel-backend" || f == "-dpb")
+      return Parallel::IgnoredValue;
+    if (f == "--data-parallel-hybrid-lb" || f == "--no-data-parallel-hybrid-lb" || f == "--enable-eplb" || f == "--no-enable-eplb") return Parallel::IgnoredSwitch;
+    return Parallel::None;
+  }
+  // python/sglang/srt/server_args.py (ServerArgs); --tp and --dp: argparse's unambiguous prefixes.
+  if (f == "--tp-size" || f == "--tensor-parallel-size" || f == "--tp") return Parallel::Tp;
+  if (f == "--pp-size" || f == "--pipeline-parallel-size") return Parallel::Pp;
+  if (f == "--dp-size" || f == "--data-parallel-size" || f == "--dp") return Parallel::Dp;
+  if (f == "--ep-size" || f == "--expert-parallel-size" || f == "--ep") return Parallel::Ep;
+  if (f == "--enable-dp-attention") return Parallel::DpAttention;
+  if (f == "--enable-ep-moe") return Parallel::EpMoe;
+  if (f == "--nnodes" || f == "--node-rank" || f == "--dist-init-addr" || f == "--nccl-init-addr" || f == "--load-balance-method") return Parallel::IgnoredValue;
+  return Parallel::None;
 }
+
+// The parallel flags of one command: each setting given once (a second, different value is refused:
+// the engine would silently keep the last), then the checks the engines themselves make.
+class ParallelFlags {
+ public:
+  explicit ParallelFlags(EngineKind engine) : engine_(engine) {}
+
+  // true when `flag` is a parallel flag (its value, if any, taken with `take`).
+  template <typename Take>
+  bool read(const std::string& flag, bool has_value, Take take, EngineRun& r) {
+    if (engine_ == EngineKind::Sglang && flag == "--pp")
+      throw InputError(flag, "is ambiguous to SGLang's parser (--pp-size, --pp-max-micro-batch-size, --pp-async-batch-depth); accepted: " +
+                                 serving_parallel_spellings(true));
+    if (engine_ == EngineKind::Sglang && flag.find('_') != std::string::npos) {
+      std::string dashed = flag;
+      for (char& c : dashed) c = c == '_' ? '-' : c;
+      if (parallel_flag(engine_, dashed) != Parallel::None)
+        throw InputError(flag, "is not a flag SGLang's parser reads (it takes dashes, not underscores); accepted: " + serving_parallel_spellings(true));
+    }
+    const Parallel kind = parallel_flag(engine_, flag);
+    auto no_value = [&] {
+      if (has_value) throw InputError(flag, "takes no value (the engine's parser refuses one); accepted: " + serving_parallel_spellings(engine_ == EngineKind::Sglang));
+    };
+    switch (kind) {
+      case Parallel::None: return false;
+      case Parallel::IgnoredValue: (void)take(); return true;
+      case Parallel::IgnoredSwitch: no_value(); return true;
+      case Parallel::ExpertOn:
+      case Parallel::ExpertOff:
+        no_value();
+        set("expert parallel", kind == Parallel::ExpertOn ? 1 : 0, flag);
+        r.parallel.expert_parallel = kind == Parallel::ExpertOn;
+        return true;
+      case Parallel::DpAttention: no_value(); r.parallel.dp_attention = true; return true;
+      case Parallel::EpMoe: no_value(); ep_moe_ = flag; return true;
+      default: break;
+    }
+    const uint64_t n = parse_count(take(), flag, 1, 1024);
+    switch (kind) {
+      case Parallel::Tp:
+        set("tensor parallel", n, flag);
+        (engine_ == EngineKind::Sglang ? r.sglang.tensor_parallel : r.vllm.kv.tensor_parallel) = n;
+        break;
+      case Parallel::Pp:
+        set("pipeline parallel", n, flag);
+        (engine_ == EngineKind::Sglang ? r.sglang.pipeline_parallel : r.vllm.kv.pipeline_parallel) = n;
+        break;
+      case Parallel::Dp:
+        set("data parallel", n, flag);
+        r.parallel.data_parallel = n;
+        break;
+      case Parallel::DpLocal:
+        set("data parallel on this node", n, flag);
+        r.parallel.data_parallel_local = n;
+        break;
+      default:
+        set("expert parallel size", n, flag);
+        r.parallel.expert_parallel_size = n;
+        break;
+    }
+    return true;
+  }
+
+  // The engines' own consistency checks, once every flag is read.
+  void finish(EngineRun& r) const {
+    ServingParallel& p = r.parallel;
+    if (engine_ == EngineKind::Vllm) {
+      if (p.data_parallel_local && (p.data_parallel_local > p.data_parallel || p.data_parallel % p.data_parallel_local != 0))
+        throw InputError(flag_of("data parallel on this node"),
+                         fmt::format("runs {} replicas on this node, which does not divide the {} of --data-parallel-size / -dp (vLLM places "
+                                     "--data-parallel-size-local of them per node)",
+                                     p.data_parallel_local, p.data_parallel));
+      return;
+    }
+    const uint64_t tp = r.sglang.tensor_parallel;
+    if (!ep_moe_.empty()) {  // server_args.py: --enable-ep-moe sets ep_size = tp_size
+      if (p.expert_parallel_size && p.expert_parallel_size != tp)
+        throw InputError(ep_moe_, fmt::format("sets the expert-parallel size to the TP size {}, but {} gives {}; give one of them", tp,
+                                              flag_of("expert parallel size"), p.expert_parallel_size));
+      p.expert_parallel_size = tp;
+    }
+    if (p.expert_parallel_size > 1 && (p.expert_parallel_size > tp || tp % p.expert_parallel_size != 0))
+      throw InputError(flag_of("expert parallel size"), fmt::format("{} does not divide --tp-size {}: SGLang's expert ranks split the TP ranks (each MoE group is "
+                                                                    "TP / EP ranks); accepted: a divisor of the TP size",
+                                                                    p.expert_parallel_size, tp));
+    p.expert_parallel = p.expert_parallel_size > 1;
+    if (p.data_parallel == 1) p.dp_attention = false;  // server_args.py _handle_data_parallelism turns it off
+    if (p.dp_attention && tp % p.data_parallel != 0)
+      throw InputError(flag_of("data parallel"), fmt::format("{} does not divide --tp-size {}; with --enable-dp-attention SGLang asserts tp_size % dp_size == 0",
+                                                             p.data_parallel, tp));
+  }
+
+ private:
+  void set(const std::string& setting, uint64_t n, const std::string& flag) {
+    const auto [it, fresh] = seen_.try_emplace(setting, n, flag);
+    if (!fresh && it->second.first != n)
+      throw InputError(flag, fmt::format("gives {} {}, but {} gave {}; give it once (the engine would keep the last silently)", setting, n == 0 ? "off" : std::to_string(n),
+                                         it->second.second, it->second.first == 0 ? "off" : std::to_string(it->second.first)));
+    it->second = {n, flag};
+  }
+  std::string flag_of(const std::string& setting) const {
+    const auto it = seen_.find(setting);
+    return it == seen_.end() ? "--engine-command" : it->second.second;
+  }
+
+  EngineKind engine_;
+  std::map<std::string, std::pair<uint64_t, std::string>> seen_;
+  std::string ep_moe_;  // --enable-ep-moe as given
+};
 
 }  // namespace
 
-ServingParallel serving_parallel(const std::string& command) {
-  const auto w = split_words(command);
-  ServingParallel p;
-  for (size_t i = 0; i < w.size(); ++i) {
-    std::string flag = w[i], value;
-    const auto eq = flag.find('=');
-    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) value = flag.substr(eq + 1), flag = flag.substr(0, eq);
-    if (!is_serving_parallel_flag(flag)) continue;
-    if (flag == "--enable-expert-parallel" || flag == "--enable-ep-moe") {
-      p.expert_parallel = true;
-      continue;
-    }
-    if (value.empty()) {
-      if (i + 1 >= w.size()) throw InputError(flag, "needs a value");
-      value = w[++i];
-    }
-    const uint64_t n = number(flag, value, 1, 1024);
-    if (flag.find("dp") != std::string::npos || flag.find("data") != std::string::npos) p.data_parallel = n;
-    else p.expert_parallel = n > 1;
-  }
-  return p;
+std::string serving_parallel_spellings(bool sglang) {
+  return sglang ? "--tp-size N / --tensor-parallel-size N / --tp N, --pp-size N / --pipeline-parallel-size N, --dp-size N / --data-parallel-size N / --dp N, "
+                  "--ep-size N / --expert-parallel-size N / --ep N, --enable-dp-attention, --enable-ep-moe (python/sglang/srt/server_args.py)"
+                : "--tensor-parallel-size N / -tp N, --pipeline-parallel-size N / -pp N, --data-parallel-size N / -dp N, --data-parallel-size-local N / "
+                  "-dpl N, --enable-expert-parallel / --no-enable-expert-parallel (vllm/engine/arg_utils.py); N from 1 to 1024, also as --flag=N";
 }
 
 EngineRun parse_engine_command(const std::string& command) {
@@ -121,17 +236,27 @@ EngineRun parse_engine_command(const std::string& command) {
   }
   bool enable_lora = false;
   std::optional<uint64_t> max_loras;
+  const bool serving = r.engine == EngineKind::Vllm || r.engine == EngineKind::Sglang;
+  ParallelFlags parallel(r.engine);
   for (++i; i < w.size(); ++i) {
     std::string flag = w[i], value;
-    if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+    bool has_value = false;
+    // --flag=value everywhere; -tp=2 too for vLLM and SGLang (argparse splits a known short flag at '=').
+    if (auto eq = flag.find('='); eq != std::string::npos && (flag.rfind("--", 0) == 0 || (serving && flag.rfind("-", 0) == 0))) {
       value = flag.substr(eq + 1);
       flag = flag.substr(0, eq);
+      has_value = true;
+    }
+    // vLLM's FlexibleArgumentParser reads '_' in a long flag's name as '-' (vllm/utils/argparse_utils.py).
+    if (r.engine == EngineKind::Vllm && flag.rfind("--", 0) == 0) {
+      for (char& c : flag) c = c == '_' ? '-' : c;
     }
     auto take = [&]() -> std::string {
-      if (!value.empty()) return value;
+      if (has_value) return value;
       if (i + 1 >= w.size()) throw InputError(flag, "needs a value");
       return w[++i];
     };
+    if (serving && parallel.read(flag, has_value, take, r)) continue;
     if (r.engine == EngineKind::LlamaCpp) {
       auto& s = r.llamacpp;
       if (flag == "-m" || flag == "--model") r.model = take();
@@ -185,8 +310,6 @@ EngineRun parse_engine_command(const std::string& command) {
     } else if (r.engine == EngineKind::Sglang) {
       auto& g = r.sglang;
       if (flag == "--model-path" || flag == "--model") r.model = take();
-      else if (flag == "--tp" || flag == "--tp-size" || flag == "--tensor-parallel-size") g.tensor_parallel = number(flag, take(), 1, 1024);
-      else if (flag == "--pp" || flag == "--pp-size" || flag == "--pipeline-parallel-size") g.pipeline_parallel = number(flag, take(), 1, 1024);
       else if (flag == "--mem-fraction-static") g.mem_fraction_static = fraction(flag, take());
       else if (flag == "--context-length") g.context_length = parse_tokens(take(), flag);
       else if (flag == "--kv-cache-dtype") g.kv_cache_dtype = take();
@@ -225,9 +348,6 @@ EngineRun parse_engine_command(const std::string& command) {
         set_sglang_lora_targets(g.lora, names);
       } else if (flag == "--max-loaded-loras" || flag == "--lora-backend" || flag == "--lora-eviction-policy" || flag == "--max-lora-chunk-size") take();
       else if (flag == "--enable-lora-overlap-loading") continue;
-      else if (is_serving_parallel_flag(flag)) {
-        if (flag != "--enable-ep-moe") (void)number(flag, take(), 1, 1024);  // read by serving_parallel()
-      }
       else if (flag == "--trust-remote-code" || flag == "--enable-metrics" || flag == "--enable-p2p-check") continue;
       else if (flag == "--host" || flag == "--port" || flag == "--served-model-name") take();
       else r.notes.push_back("ignored " + flag + " (not mapped onto SGLang's memory profile)");
@@ -238,12 +358,7 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--gpu-memory-utilization") v.gpu_memory_utilization = fraction(flag, take());
       else if (flag == "--kv-cache-dtype") v.kv.kv_cache_dtype = take();
       else if (flag == "--block-size") v.kv.block_size = number(flag, take(), 1, 4096);
-      else if (flag == "-tp" || flag == "--tensor-parallel-size") v.kv.tensor_parallel = number(flag, take(), 1, 1024);
-      else if (flag == "-pp" || flag == "--pipeline-parallel-size") v.kv.pipeline_parallel = number(flag, take(), 1, 1024);
       else if (flag == "--max-num-seqs") v.max_num_seqs = number(flag, take(), 1, 1u << 20);
-      else if (is_serving_parallel_flag(flag)) {
-        if (flag != "--enable-expert-parallel") (void)number(flag, take(), 1, 1024);  // read by serving_parallel()
-      }
       else if (flag == "--dtype") v.kv.dtype = take();
       else if (flag == "--quantization" || flag == "-q") v.quantization = take();
       else if (flag == "--enable-lora") enable_lora = true;
@@ -257,6 +372,7 @@ EngineRun parse_engine_command(const std::string& command) {
       else r.notes.push_back("ignored " + flag + " (not mapped onto vLLM's memory budget)");
     }
   }
+  if (serving) parallel.finish(r);
   if (r.engine == EngineKind::Sglang) {
     // SGLang turns LoRA on with --enable-lora or --lora-paths (8 slots by default), and refuses it
     // without adapters unless both the rank and the target modules are given (server_args.py).

@@ -10,6 +10,7 @@
 #include "engines/engine_kind.h"
 #include "engines/llamacpp_placement.h"
 #include "engines/llamacpp_profile.h"
+#include "engines/serving_parallel.h"
 #include "engines/sglang_profile.h"
 #include "engines/vllm_budget.h"
 #include "estimate/estimate.h"
@@ -33,6 +34,7 @@ struct EngineRun {
   int64_t llamacpp_cache_ram_mib = 8192;
   VllmBudgetSettings vllm;
   SglangSettings sglang;
+  ServingParallel parallel;        // vLLM / SGLang data and expert parallelism (TP and PP: vllm.kv, sglang)
   SpeculativeFlags speculative;    // llama.cpp
   std::vector<std::string> notes;  // flags ignored, assumptions
 };

@@ -146,7 +146,7 @@ PlanOptions BoxInputs::to_options() const {
       if (o.engine == EngineKind::Rule) o.engine = run.engine;
       if (o.engine != run.engine)
         throw InputError("--engine-command", std::string("is a ") + to_string(run.engine) + " command; use it with --engine " + to_string(run.engine) + " (not " + to_string(o.engine) + ")");
-      o.split = serving_split(run, serving_parallel(engine_command), split);
+      o.split = serving_split(run, split);
     } else {
       llamacpp_engine("--engine-command");
     }
@@ -164,6 +164,10 @@ PlanOptions BoxInputs::to_options() const {
   }
   o.speculative = speculative_inputs(*this, o.command);
   return o;
+}
+
+void BoxInputs::apply_command(Scenario& scenario, const ScenarioGiven& given) const {
+  if (!engine_command.empty()) apply_command_to_scenario(parse_engine_command(engine_command), scenario, given);
 }
 
 }  // namespace vc

@@ -40,6 +40,9 @@ struct BoxInputs {
 
   Box to_box() const;
   PlanOptions to_options() const;
+  // The scenario a pasted --engine-command implies where no flag set it (its context, sequences and
+  // cache dtype: apply_command_to_scenario, as estimate does). plan and check, CLI and API, call this.
+  void apply_command(Scenario& scenario, const ScenarioGiven& given) const;
   // Every member above with its name and help: the CLI's flags and the API's parameters.
   static const std::vector<InputField<BoxInputs>>& fields();
 };

@@ -186,6 +186,7 @@ EngineCommand vllm(const Plan& p) {
     case SplitMode::Expert: par = fmt::format("--data-parallel-size {} --enable-expert-parallel", count); break;
     case SplitMode::TensorExpert: par = fmt::format("--tensor-parallel-size {} --enable-expert-parallel", count); break;
   }
+  if (p.replicas > 1) par += fmt::format(" --data-parallel-size {}", p.replicas);  // a pasted command's -dp: the plan is one replica's
   if (!par.empty()) par += " ";
   const ModelArg arg = model_arg(p);
   c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", arg.serve, par, s.context, s.sequences,
@@ -216,6 +217,7 @@ EngineCommand sglang(const Plan& p) {
     case SplitMode::Expert: par = fmt::format("--tp {} --dp {} --ep {} --enable-dp-attention", count, count, count); break;
     case SplitMode::TensorExpert: par = fmt::format("--tp {} --ep {}", count, count); break;
   }
+  if (p.replicas > 1) par += fmt::format(" --dp-size {}", p.replicas);  // a pasted command's --dp: the plan is one replica's
   if (!par.empty()) par += " ";
   const ModelArg arg = model_arg(p);
   c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {} --mem-fraction-static {:.2f}", arg.serve,

@@ -138,6 +138,8 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
   if (options.command && is_serving_command(*options.command)) {  // a pasted vLLM/SGLang command, at the plan's context
     r.command = options.command;
     set_serving_context(*r.command, scenario.context);
+    // vLLM -dp N on an MoE: experts over TP x DP ranks, answered as the plan's own ep split is.
+    if (experts_over_data_parallel(*r.command, model)) r.command->vllm.kv.tensor_parallel *= r.command->parallel.data_parallel;
   }
   return r;
 }
@@ -327,13 +329,51 @@ std::string raised_share_hint(const Model& model, const Scenario& scenario, cons
   return fmt::format(" It fits with the GPU's share raised above the OS default to at least {} ({} MiB): {}; plan it here with --gpu-wired-limit {}MiB.",
                      format_bytes(need, ByteUnits::Binary), format_count(mib), share->raise, mib);
 }
+
+// -dp N: N copies of the replica's plan side by side; each holds the whole model (memory per GPU
+// is one replica's) and serves its own sequences, so decode tokens per second add up.
+void add_replicas(Plan& p) {
+  const uint64_t n = p.replicas;
+  const double all = static_cast<double>(n) * p.decode.expected_tok_s;
+  p.lines.push_back(Line{"plan.data_parallel", "Data-parallel replicas", 0,
+                         fmt::format("{} replicas x {} GPUs ({}) = {}; decode in all = {} x {:.2f} tok/s = {:.2f} tok/s", n, p.box.device_count(), p.box.describe(),
+                                     p.replicated_box, n, p.decode.expected_tok_s, all),
+                         "each replica loads the whole model and its own KV cache (the per-GPU figures above are one replica's) and decodes its own "
+                         "sequences; the total assumes one sequence on every replica at once",
+                         "https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html; SGLang --dp-size (python/sglang/srt/server_args.py)"});
+  p.verdict += fmt::format(" Data parallel: {} replicas of this plan on {}, about {:.2f} tok/s in all with a sequence on each.", n, p.replicated_box, all);
+}
+
 }  // namespace
 
-Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options) {
+namespace {
+// make_plan on the devices the command's ranks use (one replica's, under -dp N).
+Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options, uint64_t replicas, const Box& whole_box);
+}  // namespace
+
+Plan make_plan(const Model& model, const Scenario& scenario, const Box& whole_box, const PlanOptions& options) {
   if (options.efficiency_bp == 0 || options.efficiency_bp > 10000) throw InputError("--efficiency", "must be above 0% and at most 100%");
   if (options.compute_efficiency_bp == 0 || options.compute_efficiency_bp > 10000) throw InputError("--compute-efficiency", "must be above 0% and at most 100%");
-  if (options.command && is_serving_command(*options.command)) check_serving_degrees(*options.command, box);
+  // A pasted vLLM/SGLang command: where its ranks sit. With data-parallel replicas (-dp N on a dense
+  // model) every figure below is one replica's, on its own devices.
+  PlanOptions replica_options = options;
+  uint64_t replicas = 1;
+  std::optional<Box> replica_box;
+  if (options.command && is_serving_command(*options.command)) {
+    ServingLayout layout = serving_layout(*options.command, whole_box, model, options.split);
+    replicas = layout.replicas;
+    replica_options.split = layout.split;
+    if (replicas > 1) replica_box = std::move(layout.box);
+  }
+  return make_plan_of(model, scenario, replica_box ? *replica_box : whole_box, replica_options, replicas, whole_box);
+}
+
+namespace {
+
+Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options, uint64_t replicas, const Box& whole_box) {
   Plan p;
+  p.replicas = replicas;
+  if (replicas > 1) p.replicated_box = whole_box.describe();
   p.model = &model;
   p.estimate = estimate(model, scenario);
   p.estimate.scenario.engine = options.engine;
@@ -470,6 +510,7 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
   }
   if (!p.fits_on_devices && has_default_gpu_share(box)) p.verdict += raised_share_hint(model, scenario, box, options);
   apply_engine_speed(p, model);
+  if (replicas > 1) add_replicas(p);
   if (!model.weights_available()) {  // an estimate of what it would take, never a "fits" for files that do not exist
     p.verdict = fmt::format("No fit verdict and no command line: {} is {} ({}). On paper, if it ships as estimated: {}", model.name,
                             status_text(model.status), model.status_note, p.verdict);
@@ -477,5 +518,7 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
   }
   return p;
 }
+
+}  // namespace
 
 }  // namespace vc

@@ -74,6 +74,10 @@ struct Plan {
   Speed prefill;
   std::vector<Line> lines;                // explained figures (busiest device, speeds, rules)
   std::string verdict;
+  // A pasted vLLM/SGLang command's data-parallel replicas (-dp N): `box` and every figure above are
+  // one replica's; `replicated_box` is the whole box ("H200 x 8") that holds `replicas` of them.
+  uint64_t replicas = 1;
+  std::string replicated_box;
 };
 
 // The llama.cpp flags of an offload: "--n-cpu-moe 12", "-ngl 23", "--n-cpu-moe 48 -ngl 10".

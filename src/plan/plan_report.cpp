@@ -160,6 +160,9 @@ nlohmann::json plan_json(const Plan& p, const PlanSolved& solved) {
     return o;
   };
   j["decode"] = speed(p.decode);
+  if (p.replicas > 1)  // -dp N: the figures above are one replica's
+    j["data_parallel"] = {{"replicas", p.replicas}, {"box", p.replicated_box}, {"gpus_per_replica", p.box.device_count()},
+                          {"aggregate_decode_tok_s", static_cast<double>(p.replicas) * p.decode.expected_tok_s}};
   if ((p.split && !p.offload) || p.prefill.low_tok_s > 0) j["prefill"] = speed(p.prefill);
   j["solvers"] = {{"max_context", solved.max_context}, {"max_sequences", solved.max_sequences}, {"with_offload", solved.with_offload}};
   json cmds = json::array();

@@ -16,47 +16,87 @@ uint64_t command_pipeline_parallel(const EngineRun& run) {
   return run.engine == EngineKind::Sglang ? run.sglang.pipeline_parallel : run.vllm.kv.pipeline_parallel;
 }
 
-SplitMode serving_split(const EngineRun& run, const ServingParallel& parallel, const std::string& given) {
-  if (parallel.data_parallel > 1)
-    throw InputError("--engine-command", fmt::format("asks for {} data-parallel replicas; plan models one replica's ranks: paste the command without "
-                                                     "--data-parallel-size / --dp, or leave the command out and use --split ep",
-                                                     parallel.data_parallel));
+SplitMode serving_split(const EngineRun& run, const std::string& given) {
+  const ServingParallel& parallel = run.parallel;
   const uint64_t tp = command_tensor_parallel(run), pp = command_pipeline_parallel(run);
   SplitMode mode = SplitMode::Layer;  // one GPU: nothing to divide
-  if (tp > 1) mode = parallel.expert_parallel ? SplitMode::TensorExpert : SplitMode::Tensor;
-  else if (pp > 1) mode = SplitMode::Pipeline;
+  if (parallel.dp_attention) {
+    if (parallel.data_parallel != tp)
+      throw InputError("--engine-command", fmt::format("asks for --enable-dp-attention over {} groups of TP {}: attention tensor-parallel inside a group is not "
+                                                       "modelled; accepted: --dp-size equal to --tp-size (attention whole on every rank), or --dp-size without "
+                                                       "--enable-dp-attention (whole replicas)",
+                                                       parallel.data_parallel, tp));
+    mode = SplitMode::Expert;
+  } else if (tp > 1) {
+    mode = parallel.expert_parallel ? SplitMode::TensorExpert : SplitMode::Tensor;
+  } else if (pp > 1) {
+    mode = SplitMode::Pipeline;
+  }
   if (given != "layer" && !given.empty() && parse_split(given, "--split") != mode)
     throw InputError("--split", fmt::format("'{}' disagrees with the pasted command (TP {} x PP {}{}, split {}); leave --split out, the command sets it", given, tp, pp,
                                             parallel.expert_parallel ? " with expert parallel" : "", to_string(mode)));
   return mode;
 }
 
-void check_serving_degrees(const EngineRun& run, const Box& box) {
+bool experts_over_data_parallel(const EngineRun& run, const Model& model) {
+  if (run.engine != EngineKind::Vllm || run.parallel.data_parallel <= 1) return false;
+  for (const auto& l : model.layers) {
+    if (l.feed_forward.kind == FeedForwardKind::MoE) return true;
+  }
+  return false;
+}
+
+ServingLayout serving_layout(const EngineRun& run, const Box& box, const Model& model, SplitMode split) {
   if (box.gpus.empty()) throw InputError("--engine-command", "is a GPU server's command; name the GPUs with --gpu");
   const uint64_t tp = command_tensor_parallel(run), pp = command_pipeline_parallel(run);
-  const uint64_t ranks = tp * pp;  // both at most 1024 (the parser's bound)
+  const uint64_t dp = run.parallel.data_parallel;
+  // SGLang's DP attention runs inside the TP ranks (server_args.py): TP x PP GPUs in all.
+  const uint64_t ranks = run.parallel.dp_attention ? tp * pp : tp * pp * dp;  // each at most 1024 (the parser's bound)
+  const std::string degrees = dp > 1 ? fmt::format("TP {} x PP {} x DP {}{}", tp, pp, dp, run.parallel.dp_attention ? " (DP attention within TP)" : "")
+                                     : fmt::format("TP {} x PP {}", tp, pp);
   if (ranks != box.device_count())
-    throw InputError("--engine-command", fmt::format("runs TP {} x PP {} = {} ranks, but the box has {} GPUs ({}); give --gpu and --nodes with one GPU per rank",
-                                                     tp, pp, ranks, box.device_count(), box.describe()));
-  if (tp > 1 && pp > 1 && (tp != box.gpus.size() || pp != box.nodes))
+    throw InputError("--engine-command", fmt::format("runs {} = {} ranks, but the box has {} GPUs ({}); give --gpu and --nodes with one GPU per rank",
+                                                     degrees, ranks, box.device_count(), box.describe()));
+  const uint64_t per_node = box.gpus.size();
+  ServingLayout out{1, box, split, 1};
+  if (experts_over_data_parallel(run, model)) {
+    if (tp > 1 || pp > 1)
+      throw InputError("--engine-command", fmt::format("runs {} on an MoE model: vLLM shards its experts over TP x DP ranks while attention stays TP {}, which "
+                                                       "is not modelled beyond TP 1; accepted: -dp N --enable-expert-parallel (TP 1), or -tp N without -dp",
+                                                       degrees, tp));
+    out.split = SplitMode::Expert;  // the plan's own ep split: `vllm serve ... --data-parallel-size N --enable-expert-parallel`
+    out.engine_ranks_per_tp = dp;
+    return out;
+  }
+  if (dp > 1 && !run.parallel.dp_attention) {
+    const bool side_by_side = pp == 1 && tp <= per_node && per_node % tp == 0;  // replicas within nodes
+    const bool whole_nodes = tp == per_node && box.nodes % pp == 0;              // each replica on PP nodes
+    if (!side_by_side && !whole_nodes)
+      throw InputError("--engine-command", fmt::format("runs {} on {}; plan places a replica's TP ranks within a node (TP dividing the {} GPUs of a node) and its "
+                                                       "PP stages on whole nodes",
+                                                       degrees, box.describe(), per_node));
+    if (run.parallel.data_parallel_local && side_by_side && run.parallel.data_parallel_local * box.nodes != dp)
+      throw InputError("--engine-command", fmt::format("runs {} replicas per node (--data-parallel-size-local) on {} nodes, not the {} of -dp",
+                                                       run.parallel.data_parallel_local, box.nodes, dp));
+    out.replicas = dp;
+    if (side_by_side) {
+      out.box.gpus.resize(tp);
+      out.box.nodes = 1;
+    } else {
+      out.box.nodes = pp;
+    }
+    return out;
+  }
+  if (tp > 1 && pp > 1 && (tp != per_node || pp != box.nodes))
     throw InputError("--engine-command", fmt::format("runs TP {} x PP {}; plan places tensor parallel within a node and pipeline stages across nodes: "
                                                      "TP must be the GPUs per node ({}) and PP the nodes ({})",
-                                                     tp, pp, box.gpus.size(), box.nodes));
+                                                     tp, pp, per_node, box.nodes));
+  return out;
 }
 
 void set_serving_context(EngineRun& run, uint64_t context) {
   run.vllm.kv.max_model_len = context;
   run.sglang.context_length = context;
-}
-
-void apply_serving_command(const EngineRun& run, Scenario& scenario, bool context_given, bool cache_dtype_given) {
-  if (!context_given) {
-    if (run.engine == EngineKind::Vllm) scenario.context = run.vllm.kv.max_model_len;
-    if (run.engine == EngineKind::Sglang && run.sglang.context_length) scenario.context = run.sglang.context_length;
-  }
-  // The cache bytes the speed reads: fp8 where the command stores fp8 (vLLM fp8 is e4m3).
-  const std::string& kv = run.engine == EngineKind::Sglang ? run.sglang.kv_cache_dtype : run.vllm.kv.kv_cache_dtype;  // the engines' own lower-case names
-  if (!cache_dtype_given && kv.rfind("fp8", 0) == 0) scenario.cache_dtype = kv == "fp8_e5m2" ? "FP8_E5M2" : "FP8_E4M3";
 }
 
 }  // namespace vc

@@ -49,6 +49,9 @@ Scenario scenario_from(const RequestParams& p) {
   return in.to_scenario();
 }
 
+// Which scenario parameters the caller gave: a pasted engine-command sets the others.
+ScenarioGiven given_of(const RequestParams& p) { return {p.has("context"), p.has("seqs"), p.has("cache-dtype")}; }
+
 // compare's B side: the four flags the CLI's --b-* offer, over A's scenario.
 Scenario b_side(const RequestParams& p, const Scenario& a) {
   Scenario s = a;
@@ -88,8 +91,7 @@ nlohmann::json run_estimate(const RequestParams& p) {
   const ExtrasInputs extras_in = caller_extras(p);  // refused before anything is read
   RemoteDeadline deadline(remote_timeout());        // one budget for every read of the request
   const auto model = request_model(p);
-  const ScenarioGiven given{p.has("context"), p.has("seqs"), p.has("cache-dtype")};
-  EngineRequest r = engine_request(*model, scenario_from(p), engine_inputs_from(p), given);
+  EngineRequest r = engine_request(*model, scenario_from(p), engine_inputs_from(p), given_of(p));
   const Extras extras = load_caller_extras(extras_in, model_spec(p), r);  // image tokens grow the context
   Estimate e = estimate(*model, r.scenario);
   nlohmann::json j = estimate_json(e, run_engine(r));
@@ -196,7 +198,7 @@ nlohmann::json run_plan(const RequestParams& p) {
   const Box box = api_box(in);
   const PlanOptions opts = in.to_options();
   Scenario scenario = scenario_from(p);
-  if (opts.command && is_serving_command(*opts.command)) apply_serving_command(*opts.command, scenario, p.has("context"), p.has("cache-dtype"));
+  in.apply_command(scenario, given_of(p));
   Plan plan = make_plan(m, scenario, box, opts);
   PlanSolved solved = solve(plan);
   nlohmann::json j = plan_json(plan, solved);
@@ -210,7 +212,9 @@ nlohmann::json run_check(const RequestParams& p) {
   const Box box = api_box(in);
   const PlanOptions opts = in.to_options();
   const CheckPreference prefer = parse_check_preference(p.get("prefer", "quality"), "prefer");
-  const auto rows = check_models(Catalogue::builtin().models(), box, opts, scenario_from(p), prefer);
+  Scenario scenario = scenario_from(p);
+  in.apply_command(scenario, given_of(p));  // as plan: a pasted command's context, sequences, cache dtype
+  const auto rows = check_models(Catalogue::builtin().models(), box, opts, scenario, prefer);
   nlohmann::json j = check_json(box, {}, rows, opts.engine);
   if (p.has("units")) {
     const ByteUnits units = parse_units(p.get("units"), "units");
