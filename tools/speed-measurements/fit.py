@@ -71,6 +71,80 @@ def pct(xs, q):
     return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
+def current_params(names, doc, default):
+    """The parameters data/speed_efficiency.json holds now, in fit order (log scale)."""
+    rows = doc["decode"]
+    def row(e, b, m=None):
+        for r in rows:
+            if r["engine"] == e and r["backend"] == b and (m is None or r["memory"] == m):
+                return r
+        return None
+    x = []
+    for n in names:
+        v = None
+        if n[0] == "share" and row(n[1], n[2], n[3]):
+            v = row(n[1], n[2], n[3])["bandwidth_share"]
+        elif n[0] == "layer" and row(n[1], n[2]):
+            v = row(n[1], n[2])["layer_us"]
+        elif n[0] == "moe":
+            v = next((r["moe_layer_us"] for r in rows if r["engine"] == n[1]), None)
+        elif n[0] == "handoff":
+            v = doc["handoff_us"]
+        elif n[0] == "tp":
+            v = doc["tp_allreduce_us"]
+        x.append(math.log(v if v else default[n[0]]))
+    return x
+
+
+def refit_cpu_layer(names, decode, decode_seconds, params, doc, default):
+    """--refit-cpu-layer: only llama.cpp's fixed cost per layer on the CPU, on the fitted share, every
+    other constant as data/speed_efficiency.json holds it; rewrites that one value."""
+    key = ("layer", "llamacpp", "cpu")
+    i = names.index(key)
+    x = current_params(names, doc, default)
+    runs = [r for r in decode if any(m["backend"] == "cpu" and (m["layers"] or m["moe_layers"]) for m in r["reads"]["memories"]) and r["reads"]["engine"] == "llamacpp"]
+
+    def loss(v):
+        y = list(x)
+        y[i] = v
+        p = params(y)
+        return sum((math.log(1.0 / decode_seconds(r, p)) - math.log(r["measured_tok_s"])) ** 2 for r in runs)
+
+    def show(label, v):
+        y = list(x)
+        y[i] = v
+        p = params(y)
+        for r in runs:
+            print(f"  {label} {r['id']}: measured / estimate {r['measured_tok_s'] * decode_seconds(r, p):.2f}", file=sys.stderr)
+
+    before = x[i]
+    # Golden-section search on log(layer_us) over 0.1 us to 10 ms: one parameter, no pull to a default.
+    lo, hi = math.log(0.1), math.log(10000.0)
+    g = (math.sqrt(5) - 1) / 2
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    for _ in range(200):
+        if loss(a) < loss(b):
+            hi = b
+        else:
+            lo = a
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    after = (lo + hi) / 2
+    print(f"llamacpp cpu layer_us: {math.exp(before):.1f} -> {math.exp(after):.1f} over {len(runs)} fitted runs "
+          f"(squared log error {loss(before):.4f} -> {loss(after):.4f})", file=sys.stderr)
+    show("before", before)
+    show("after ", after)
+    if "--dry-run" in sys.argv:
+        return
+    path = os.path.join(ROOT, "data", "speed_efficiency.json")
+    for r in doc["decode"]:
+        if r["engine"] == "llamacpp" and r["backend"] == "cpu":
+            r["layer_us"] = round(math.exp(after), 1)
+            r["source"] += f"; layer_us refitted alone (tools/speed-measurements/fit.py --refit-cpu-layer) on its {len(runs)} fitted-share runs"
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
 def main():
     rows = json.load(open(sys.argv[1]))["rows"]
     fitted = [r for r in rows if r["part"] == "fitted" and r["reads"]]
@@ -112,6 +186,10 @@ def main():
         err = sum((math.log(1.0 / decode_seconds(r, p)) - math.log(r["measured_tok_s"])) ** 2 for r in decode)
         prior = sum(0.02 * (v - math.log(default[n[0]])) ** 2 for n, v in zip(names, x))
         return err + prior
+
+    if "--refit-cpu-layer" in sys.argv:
+        refit_cpu_layer(names, decode, decode_seconds, params, doc0, default)
+        return
 
     # Nelder-Mead restarted from its own best point until the loss stops falling (25-odd parameters).
     def minimise(x):
