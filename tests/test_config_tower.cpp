@@ -122,6 +122,87 @@ TEST(ConfigTower, PublishedTotalsIncludeTheTower) {
   EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
 }
 
+// meta-llama/Llama-4-Scout-17B-16E-Instruct's published config.json, the keys the count reads.
+nlohmann::json llama4_scout() {
+  return nlohmann::json::parse(R"({
+    "architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+    "text_config": {"model_type": "llama4_text", "hidden_size": 5120},
+    "vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408, "image_size": 336, "intermediate_size": 5632,
+      "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 34, "patch_size": 14, "pixel_shuffle_ratio": 0.5,
+      "projector_input_dim": 4096, "projector_output_dim": 4096, "vision_output_dim": 4096, "multi_modal_projector_bias": false}})");
+}
+
+TEST(ConfigTower, Llama4VisionIsTheHubTotalLessTheTextModel) {
+  // Tower by hand (transformers' Llama4VisionModel): patch linear 3 x 14^2 x 1408 = 827,904; class
+  // token 1,408; (336 / 14)^2 + 1 = 577 positions x 1408 = 812,416; LayerNorms pre/post 5,632; 34
+  // blocks x (LayerNorms 5,632 + q/k/v/o 4 x (1408^2 + 1408) = 7,935,488 + fc1 1408 x 5632 + 5632 =
+  // 7,935,488 + fc2 5632 x 1408 + 1408 = 7,931,264) = 34 x 23,807,872 = 809,467,648; adapter fc1
+  // 5632 x 4096 + fc2 4096^2 = 39,845,888; linear_1 4096 x 5120 = 20,971,520. Total 871,932,416.
+  // Check: the Hub's count for Llama-4-Scout-17B-16E-Instruct is 108,641,793,536; its text model by
+  // hand (hidden 5120, 48 layers, 40 / 8 heads of 128, 16 experts of 8192 + a shared one, vocab
+  // 202,048, untied) is 2 x 202,048 x 5120 + 48 x (62,914,560 attention + 10,240 norms +
+  // 2,013,265,920 experts + 125,829,120 shared + 81,920 router) + 5,120 = 107,769,861,120, which
+  // leaves 871,932,416 for the tower: the same.
+  const nlohmann::json config = llama4_scout();
+  Model scratch;
+  ConfigView view(config, "config.json", scratch);
+  const std::optional<TowerSpec> t = config_tower(view, 5120);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->kind, "Llama 4");
+  EXPECT_EQ(t->encoder_params, 827'904u + 1'408u + 812'416u + 5'632u + 809'467'648u);
+  EXPECT_EQ(t->projector_params, 39'845'888u + 20'971'520u);
+  EXPECT_EQ(t->params(), 108'641'793'536u - 107'769'861'120u);
+}
+
+TEST(ConfigTower, KimiVlMoonVitCountsLikeKimiK25s) {
+  // moonshotai/Kimi-VL-A3B-Instruct's vision_config (model_type moonvit, plain key names) and text
+  // width 2048. By hand (modeling_kimi_vl.py): patch Conv2d 3 x 14^2 x 1152 + 1152 = 678,528; 64 x 64
+  // positions x 1152 = 4,718,592; 27 SigLIP-sized blocks x 15,239,504 = 411,466,608; final LayerNorm
+  // 2,304; projector LayerNorm 2,304 + 4608^2 + 4608 = 21,238,272 + 4608 x 2048 + 2048 = 9,439,232.
+  const nlohmann::json config = nlohmann::json::parse(R"({
+    "architectures": ["KimiVLForConditionalGeneration"], "model_type": "kimi_vl", "text_config": {"hidden_size": 2048},
+    "vision_config": {"model_type": "moonvit", "patch_size": 14, "init_pos_emb_height": 64, "init_pos_emb_width": 64,
+      "num_attention_heads": 16, "num_hidden_layers": 27, "hidden_size": 1152, "intermediate_size": 4304, "merge_kernel_size": [2, 2]}})");
+  Model scratch;
+  ConfigView view(config, "config.json", scratch);
+  const std::optional<TowerSpec> t = config_tower(view, 2048);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->kind, "MoonViT");
+  EXPECT_EQ(t->encoder_params, 678'528u + 4'718'592u + 411'466'608u + 2'304u);
+  EXPECT_EQ(t->projector_params, 2'304u + 21'238'272u + 9'439'232u);
+  // Another wrapper's moonvit (its own projector) is not taken for Kimi-VL's.
+  nlohmann::json other = config;
+  other["model_type"] = "locateanything";
+  Model scratch2;
+  ConfigView other_view(other, "config.json", scratch2);
+  EXPECT_FALSE(config_tower(other_view, 2048));
+}
+
+TEST(ConfigTower, Qwen2AudioEncoderIsCountedFromAudioConfig) {
+  // Qwen/Qwen2-Audio-7B-Instruct's audio_config (Whisper-large-v3's encoder) into text width 4096.
+  // By hand (modeling_qwen2_audio.py; the checkpoint's audio_tower tensors: conv1 [1280, 128, 3] +
+  // bias, conv2 [1280, 1280, 3] + bias, embed_positions [1500, 1280], projector linear [4096, 1280] +
+  // bias): conv1 491,520 + 1,280 = 492,800; conv2 4,915,200 + 1,280 = 4,916,480; positions
+  // 1,920,000; 32 blocks x (LayerNorms 5,120 + q/v/o 3 x (1280^2 + 1280) + k 1280^2 = 6,557,440 +
+  // fc1 1280 x 5120 + 5120 = 6,558,720 + fc2 5120 x 1280 + 1280 = 6,554,880) = 32 x 19,676,160 =
+  // 629,637,120; final LayerNorm 2,560; projector 5,246,976. Tower 642,215,936. With the Qwen-7B
+  // text model by hand (vocab 156,032 x 4096 x 2 + 32 x 202,395,648 + 4096 = 7,754,878,976) that is
+  // 8,397,094,912 in all, the Hub page's 8.4B to its rounding.
+  const nlohmann::json config = nlohmann::json::parse(R"({
+    "architectures": ["Qwen2AudioForConditionalGeneration"], "model_type": "qwen2_audio",
+    "text_config": {"model_type": "qwen2", "hidden_size": 4096},
+    "audio_config": {"model_type": "qwen2_audio_encoder", "d_model": 1280, "encoder_attention_heads": 20, "encoder_ffn_dim": 5120,
+      "encoder_layers": 32, "num_mel_bins": 128, "max_source_positions": 1500}})");
+  Model scratch;
+  ConfigView view(config, "config.json", scratch);
+  const std::optional<TowerSpec> t = config_audio_tower(view, 4096);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->kind, "Qwen2-Audio");
+  EXPECT_EQ(t->encoder_params, 492'800u + 4'916'480u + 1'920'000u + 629'637'120u + 2'560u);
+  EXPECT_EQ(t->projector_params, 5'246'976u);
+  EXPECT_NEAR(static_cast<double>(t->params() + 7'754'878'976u) / 1e9, 8.4, 0.005);
+}
+
 TEST(ConfigTower, SeedEntriesKeepTheirStatedTower) {
   // Kimi K3's MoonViT3d (patchmergerv2, RMSNorms, no biases) is not a modelled layout: the
   // catalogue's stated 0.447B stands, and its "not counted" warning goes with it.
@@ -136,7 +217,7 @@ TEST(ConfigTower, SeedEntriesKeepTheirStatedTower) {
 
 TEST(ConfigTower, UnknownLayoutsAreLeftOutWithAWarningAndBadValuesRejected) {
   nlohmann::json c = qwen25_vl_7b();
-  c["vision_config"]["model_type"] = "llama4_vision_model";
+  c["vision_config"]["model_type"] = "mllama_vision_model";  // Llama 3.2 Vision's: not modelled
   const Model m = model_from_config(c, "config.json");
   EXPECT_FALSE(tower_from_config(m));
   EXPECT_EQ(m.params.by_class.count(ParamClass::Vision), 0u);

@@ -9,6 +9,13 @@
 #include "core/error.h"
 #include "engines/engine_run.h"
 #include "engines/sglang_lora.h"
+#include "engines/sglang_lora_adapters.h"
+#include "server/api.h"
+#include "server/request_params.h"
+#include "test_data.h"
+
+#include <filesystem>
+#include <fstream>
 
 using namespace vc;
 using json = nlohmann::json;
@@ -43,7 +50,21 @@ constexpr uint64_t kPoolTokensTaken = 1'408;
 // x 1 slot x rank 8 x 2 B.
 constexpr uint64_t kMoeOneSlotRank8 = 843'841'536;
 
+// Two PEFT adapters, rank 8 on q_proj v_proj and rank 16 on o_proj: SGLang takes r = 16 (the
+// largest) and the union of the modules, normalized: qkv_proj and o_proj
+// (lora_manager.py LoRAManager.init_lora_shapes). Qwen3-0.6B, per layer and unit of rank (the
+// shapes above): qkv 7,168 + o 3,072 = 10,240; x 28 layers = 286,720; x 2 slots x 16 x 2 B.
+constexpr uint64_t kTwoAdaptersTwoSlots = 18'350'080;
+
 const Model& model(const char* id) { return *Catalogue::builtin().find(id); }
+
+// An adapter folder holding only `config` as its adapter_config.json (what SGLang reads first).
+std::string write_adapter(const std::string& name, const std::string& config) {
+  const std::filesystem::path dir = vc::testing::scratch_dir() / "sglang-adapters" / name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "adapter_config.json") << config;
+  return dir.string();
+}
 
 SglangLoraSettings settings(uint64_t slots, uint64_t rank, std::vector<std::string> targets) {
   SglangLoraSettings s;
@@ -116,4 +137,96 @@ TEST(SglangLora, TheEngineAnswerShowsThePoolAndTheTokenPoolShrinksByIt) {
   EXPECT_EQ(a["kv_tokens"].get<uint64_t>() - b["kv_tokens"].get<uint64_t>(), kPoolTokensTaken);
   // The lines still add up to the card.
   EXPECT_EQ(b["devices"][0]["total_bytes"], a["devices"][0]["total_bytes"]);
+}
+
+TEST(SglangLora, LoraPathEntriesInEachFormSglangAccepts) {
+  // server_args.py --lora-paths: <PATH> | <NAME>=<PATH> | JSON {"lora_name", "lora_path", "pinned"}.
+  EXPECT_EQ(sglang_lora_path_entry("/a/b"), "/a/b");
+  EXPECT_EQ(sglang_lora_path_entry("sql=org/sql-lora"), "org/sql-lora");
+  EXPECT_EQ(sglang_lora_path_entry(R"({"lora_name": "x", "lora_path": "org/x", "pinned": true})"), "org/x");
+  EXPECT_THROW(sglang_lora_path_entry(R"({"lora_name": "x"})"), InputError);
+  EXPECT_THROW(sglang_lora_path_entry("name="), InputError);
+  // A path that is not a folder is a Hub repository id for SGLang (snapshot_download); the server
+  // never looks at its own disk, so only ORG/REPO and remote specs pass there.
+  EXPECT_EQ(sglang_adapter_spec("org/x", AdapterReads::RemoteOnly), "hf:org/x");
+  EXPECT_EQ(sglang_adapter_spec("hf:org/x@main", AdapterReads::RemoteOnly), "hf:org/x@main");
+  EXPECT_EQ(sglang_adapter_spec("/etc/passwd", AdapterReads::RemoteOnly), "/etc/passwd");
+  const std::string local = write_adapter("spec", R"({"r": 8, "target_modules": ["q_proj"]})");
+  EXPECT_EQ(sglang_adapter_spec(local, AdapterReads::AnyPath), local);
+}
+
+TEST(SglangLora, WithoutRankOrModulesTheAdaptersGiveThemAsSglangInfersThem) {
+  const std::string a = write_adapter("rank8", R"({"r": 8, "lora_alpha": 16, "target_modules": ["q_proj", "v_proj"], "peft_type": "LORA"})");
+  const std::string b = write_adapter("rank16", R"({"r": 16, "lora_alpha": 32, "target_modules": ["o_proj"]})");
+  std::optional<EngineRun> run = parse_engine_command("python -m sglang.launch_server --model-path Qwen/Qwen3-0.6B --lora-paths first=" + a + " " + b +
+                                                      " --max-loras-per-batch 2");
+  EXPECT_TRUE(sglang_lora_reads_adapters(run->sglang.lora));
+  read_command_lora_adapters(run, AdapterReads::AnyPath);
+  const SglangLoraSettings& l = run->sglang.lora;
+  ASSERT_TRUE(l.max_lora_rank.has_value());
+  EXPECT_EQ(*l.max_lora_rank, 16u);
+  EXPECT_EQ(l.target_modules, (std::set<std::string>{"qkv_proj", "o_proj"}));
+  EXPECT_TRUE(l.rank_from_adapters && l.targets_from_adapters);
+  const LoraSlots pool = sglang_lora_pool(model("qwen3-0.6b"), l, 1, 2);
+  EXPECT_EQ(pool.bytes, kTwoAdaptersTwoSlots);
+  EXPECT_NE(pool.assumption.find("largest r of the 2 --lora-paths adapters"), std::string::npos) << pool.assumption;
+  // Given flags win: the rank from --max-lora-rank, nothing read for it.
+  std::optional<EngineRun> given = parse_engine_command("sglang serve --model-path Qwen/Qwen3-0.6B --lora-paths " + a +
+                                                        " --max-lora-rank 32 --lora-target-modules q_proj");
+  EXPECT_FALSE(sglang_lora_reads_adapters(given->sglang.lora));
+}
+
+TEST(SglangLora, AnUnreadableAdapterWithoutARankIsRefusedNamingTheFlag) {
+  const std::string launch = "python -m sglang.launch_server --model-path Qwen/Qwen3-0.6B ";
+  const std::string missing = (vc::testing::scratch_dir() / "sglang-adapters" / "none-here").string();
+  std::optional<EngineRun> run = parse_engine_command(launch + "--lora-paths " + missing);
+  try {
+    read_command_lora_adapters(run, AdapterReads::AnyPath);
+    ADD_FAILURE() << "an adapter that cannot be read leaves SGLang's rank unknown";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.subject(), "--max-lora-rank");
+  }
+  // Not read at all (the engine answer asked without reading): the pool refuses, naming the flag too.
+  SglangLoraSettings unread;
+  unread.max_loras_per_batch = 8;
+  unread.adapter_paths = {missing};
+  EXPECT_THROW(sglang_lora_pool(model("qwen3-0.6b"), unread, 1, 2), InputError);
+  // The CLI: exit 2 with the flag named.
+  const CliResult cli = run_cli("estimate qwen3-0.6b --gpu-memory 24GB --engine-command \"" + launch + "--lora-paths " + missing + "\"");
+  EXPECT_EQ(cli.exit_code, 2) << cli.output;
+  EXPECT_NE(cli.output.find("--max-lora-rank"), std::string::npos) << cli.output;
+  // With the rank given, an unread adapter leaves the targets to the largest set, and says so.
+  std::optional<EngineRun> ranked = parse_engine_command(launch + "--lora-paths " + missing + " --max-lora-rank 16");
+  read_command_lora_adapters(ranked, AdapterReads::AnyPath);
+  EXPECT_EQ(ranked->sglang.lora.unread_adapters, 1u);
+  const LoraSlots pool = sglang_lora_pool(model("qwen3-0.6b"), ranked->sglang.lora, 1, 2);
+  EXPECT_EQ(pool.bytes, kAllModulesDefaultSlotsRank16);
+  EXPECT_NE(pool.assumption.find("1 adapter config(s) not read"), std::string::npos) << pool.assumption;
+}
+
+TEST(SglangLora, AShorthandTargetListNeedsTheFlagAsSglangRequires) {
+  // lora_manager.py: target_modules "all-linear" cannot be resolved; SGLang asks for --lora-target-modules.
+  const std::string a = write_adapter("all-linear", R"({"r": 8, "target_modules": "all-linear"})");
+  std::optional<EngineRun> run = parse_engine_command("sglang serve --model-path Qwen/Qwen3-0.6B --lora-paths " + a);
+  try {
+    read_command_lora_adapters(run, AdapterReads::AnyPath);
+    ADD_FAILURE() << "a shorthand target list needs --lora-target-modules";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.subject(), "--lora-target-modules");
+  }
+  std::optional<EngineRun> named = parse_engine_command("sglang serve --model-path Qwen/Qwen3-0.6B --lora-paths " + a + " --lora-target-modules all");
+  read_command_lora_adapters(named, AdapterReads::AnyPath);
+  EXPECT_EQ(*named->sglang.lora.max_lora_rank, 8u);
+}
+
+TEST(SglangLora, TheServerReadsNoLocalAdapter) {
+  const std::string a = write_adapter("server", R"({"r": 8, "target_modules": ["q_proj"]})");
+  auto answer = vc::server::call_api("estimate", vc::server::RequestParams::from_pairs(
+                                                     {{"model", "qwen3-0.6b"},
+                                                      {"gpu-memory", "24GB"},
+                                                      {"engine-command", "sglang serve --model-path Qwen/Qwen3-0.6B --lora-paths " + a}}));
+  EXPECT_EQ(answer.status, 400) << answer.body;
+  const json j = json::parse(answer.body);
+  EXPECT_EQ(j["error"]["field"], "engine-command") << answer.body;
+  EXPECT_NE(j["error"]["message"].get<std::string>().find("--lora-paths"), std::string::npos) << answer.body;
 }

@@ -7,6 +7,7 @@
 #include "cli/scenario_flags.h"
 #include "core/units.h"
 #include "engines/engine_tiers.h"
+#include "engines/sglang_lora_adapters.h"
 #include "plan/check.h"
 #include "plan/detect.h"
 #include "report/json_plan.h"
@@ -23,7 +24,7 @@ Command add_check(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_flag("--detect", o->detect, "Read this machine: nvidia-smi, AMD sysfs, /proc/meminfo, CPU count (--gpu and --ram then add nothing)");
+  sub->add_flag("--detect", o->detect, "Read this machine: nvidia-smi, Apple silicon (sysctl), AMD sysfs (Strix Halo: VRAM + GTT), /proc/meminfo, CPU count (--gpu and --ram then add nothing)");
   sub->add_option("--prefer", o->prefer,
                   "Which fitting tier wins: quality (largest), speed (fastest), balanced (largest on the GPUs alone, fastest with offload)")
       ->capture_default_str();
@@ -45,7 +46,8 @@ Command add_check(CLI::App& app) {
             } else {
               box = o->box.to_box();
             }
-            const PlanOptions opts = o->box.to_options();
+            PlanOptions opts = o->box.to_options();
+            read_command_lora_adapters(opts.command, AdapterReads::AnyPath);  // SGLang's --lora-paths: rank and modules
             Scenario base = o->flags.to_scenario();
             o->box.apply_command(base, ScenarioFlags::given(*sub));  // as plan: a pasted command's context, sequences, cache dtype
             const auto rows = check_models(Catalogue::builtin().models(), box, opts, base, parse_check_preference(o->prefer, "--prefer"));

@@ -8,6 +8,7 @@
 #include "cli/scenario_flags.h"
 #include "core/error.h"
 #include "engines/engine.h"
+#include "engines/sglang_lora_adapters.h"
 #include "estimate/estimate.h"
 #include "report/engine_report.h"
 #include "report/json_report.h"
@@ -38,6 +39,7 @@ Command add_estimate(CLI::App& app) {
             if (spec.empty()) throw InputError("MODEL", "is required (or a command that names the model)");
             const Model model = resolve_model(spec);
             EngineRequest request = engine_request(model, o->flags.to_scenario(), o->engine, ScenarioFlags::given(*sub));
+            read_command_lora_adapters(request.command, AdapterReads::AnyPath);  // SGLang's --lora-paths: rank and modules
             if (!o->engine.command.empty()) o->extras.fill_from_command(o->engine.command);
             const Extras extras = load_extras(o->extras, spec, request);  // image tokens grow the context
             const Estimate e = estimate(model, request.scenario);

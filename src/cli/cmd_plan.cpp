@@ -5,6 +5,7 @@
 #include "cli/box_flags.h"
 #include "cli/commands.h"
 #include "cli/scenario_flags.h"
+#include "engines/sglang_lora_adapters.h"
 #include "plan/plan_report.h"
 #include "sources/resolver.h"
 
@@ -27,7 +28,8 @@ Command add_plan(CLI::App& app) {
   sub->add_flag("--explain", o->explain, "Show formulas, assumptions and sources");
   return {sub, [o, sub] {
             Model model = resolve_model(o->model);
-            const PlanOptions options = o->box.to_options();
+            PlanOptions options = o->box.to_options();
+            read_command_lora_adapters(options.command, AdapterReads::AnyPath);  // SGLang's --lora-paths: rank and modules
             Scenario scenario = o->flags.to_scenario();
             o->box.apply_command(scenario, ScenarioFlags::given(*sub));  // a pasted command's context, sequences, cache dtype
             Plan p = make_plan(model, scenario, o->box.to_box(), options);

@@ -12,6 +12,7 @@
 #include "core/units.h"
 #include "engines/serving_dtype.h"
 #include "engines/serving_parallel.h"
+#include "engines/sglang_lora_adapters.h"
 
 namespace vc {
 namespace {
@@ -338,9 +339,11 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--max-loras-per-batch") max_loras = number(flag, take(), 1, 1024);
       else if (flag == "--max-lora-rank") g.lora.max_lora_rank = number(flag, take(), 1, 4096);
       else if (flag == "--lora-paths" || flag == "--lora-path") {
-        // NAME=PATH, PATH or JSON entries up to the next flag: the adapters loaded at start.
-        if (!value.empty()) ++g.lora.adapters;
-        while (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0) ++i, ++g.lora.adapters;
+        // NAME=PATH, PATH or JSON entries up to the next flag: the adapters loaded at start, whose
+        // adapter_config.json give the rank and modules when the flags do not (sglang_lora_adapters.h).
+        if (!value.empty()) g.lora.adapter_paths.push_back(sglang_lora_path_entry(value));
+        while (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0) g.lora.adapter_paths.push_back(sglang_lora_path_entry(w[++i]));
+        g.lora.adapters = g.lora.adapter_paths.size();
       } else if (flag == "--lora-target-modules") {
         std::vector<std::string> names;
         if (!value.empty()) names.push_back(value);

@@ -54,7 +54,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
                 {"context_length", context}, {"tp_size", tp}, {"pp_size", pp}, {"kv_cache_dtype", ss.kv_cache_dtype}, {"weights", w.tier}};
   if (ss.lora.max_loras_per_batch) {
     a.settings.push_back({"max_loras_per_batch", ss.lora.max_loras_per_batch});
-    a.settings.push_back({"max_lora_rank", ss.lora.max_lora_rank.value_or(kSglangAssumedLoraRank)});
+    a.settings.push_back({"max_lora_rank", sglang_lora_rank(ss.lora)});
   }
   for (const auto& n : run.notes) a.notes.push_back(n);
 

@@ -48,8 +48,14 @@ void set_sglang_lora_targets(SglangLoraSettings& s, const std::vector<std::strin
   }
 }
 
+uint64_t sglang_lora_rank(const SglangLoraSettings& s) {
+  if (s.max_lora_rank) return *s.max_lora_rank;
+  throw InputError("--max-lora-rank", "is not given and no --lora-paths adapter's adapter_config.json was read: SGLang sizes its LoRA pool by the "
+                                      "adapters' largest r; give --max-lora-rank R, or --lora-paths adapters vramcalc can read");
+}
+
 std::string sglang_lora_label(const SglangLoraSettings& s) {
-  return fmt::format("LoRA memory pool ({} slots of rank {})", s.max_loras_per_batch, s.max_lora_rank.value_or(kSglangAssumedLoraRank));
+  return fmt::format("LoRA memory pool ({} slots of rank {})", s.max_loras_per_batch, sglang_lora_rank(s));
 }
 
 LoraSlots sglang_lora_pool(const Model& model, const SglangLoraSettings& s, uint64_t tp, uint64_t value_bytes) {
@@ -89,7 +95,7 @@ LoraSlots sglang_lora_pool(const Model& model, const SglangLoraSettings& s, uint
   uint64_t embedding = 0;
   if (t.count("embed_tokens")) embedding = checked_add(embedding, model.vocab + h);
   if (t.count("lm_head")) embedding = checked_add(embedding, h + ceil_div(model.vocab, tp));
-  const uint64_t rank = s.max_lora_rank.value_or(kSglangAssumedLoraRank);
+  const uint64_t rank = sglang_lora_rank(s);
   const uint64_t per_rank_unit = checked_add(checked_add(attention, mlp), embedding);
   out.bytes = checked_product({s.max_loras_per_batch, rank, per_rank_unit, value_bytes});
   out.formula = fmt::format(
@@ -97,13 +103,21 @@ LoraSlots sglang_lora_pool(const Model& model, const SglangLoraSettings& s, uint
       rank, format_count(attention), format_count(mlp), model.layers.size(), embedding ? fmt::format(" + {} embedding / head", format_count(embedding)) : "",
       value_bytes, format_count(out.bytes));
   std::vector<std::string> notes;
-  notes.push_back(s.target_modules.empty() ? "target modules not given: every decoder linear module (q/k/v/o, gate/up/down), the largest set "
-                                             "--lora-paths adapters usually name"
-                                           : fmt::format("target modules {}", fmt::join(t, ", ")));
-  if (!s.max_lora_rank) notes.push_back(fmt::format("--max-lora-rank not given: SGLang takes the --lora-paths adapters' largest r, taken here as {}", rank));
+  if (s.target_modules.empty()) {
+    notes.push_back(s.unread_adapters ? fmt::format("target modules not given and {} adapter config(s) not read: every decoder linear module (q/k/v/o, "
+                                                    "gate/up/down), the largest set adapters usually name", s.unread_adapters)
+                                      : "target modules not given: every decoder linear module (q/k/v/o, gate/up/down), the largest set adapters usually name");
+  } else {
+    notes.push_back(fmt::format("target modules {}{}", fmt::join(t, ", "),
+                                s.targets_from_adapters ? " (the union of the --lora-paths adapters' target_modules, as SGLang infers them)" : ""));
+  }
+  if (s.rank_from_adapters) notes.push_back(fmt::format("rank {}: the largest r of the {} --lora-paths adapters (their adapter_config.json), as SGLang takes it without --max-lora-rank", rank, s.adapter_paths.size()));
   notes.push_back("buffers for all the model's layers on each rank (SGLang sizes them by num_hidden_layers, whatever --pp), at the model's dtype");
   if (left_out) notes.push_back(fmt::format("the attention modules of {} latent or recurrent layers not counted", left_out));
-  if (!s.unmodelled_modules.empty()) notes.push_back(fmt::format("modules not counted: {}", fmt::join(s.unmodelled_modules, ", ")));
+  // Names read from an adapter's file are counted, not repeated (the server passes no file content on).
+  if (!s.unmodelled_modules.empty())
+    notes.push_back(s.targets_from_adapters ? fmt::format("{} adapter target module(s) outside the decoder's q/k/v/o and gate/up/down not counted", s.unmodelled_modules.size())
+                                            : fmt::format("modules not counted: {}", fmt::join(s.unmodelled_modules, ", ")));
   out.assumption = fmt::format("{}", fmt::join(notes, "; "));
   return out;
 }

@@ -31,13 +31,18 @@ struct SglangLoraSettings {
   std::set<std::string> target_modules;    // normalized (qkv_proj, o_proj, gate_up_proj, down_proj, embed_tokens, lm_head); empty: not given
   std::vector<std::string> unmodelled_modules;  // --lora-target-modules names outside those (MLA, recurrent projections)
   uint64_t adapters = 0;                   // --lora-paths entries
+  std::vector<std::string> adapter_paths;  // each entry's path (NAME=PATH, PATH or {"lora_path": ...}), as written
+  // What the adapters' adapter_config.json files gave (engines/sglang_lora_adapters.h), for the notes.
+  bool rank_from_adapters = false, targets_from_adapters = false;
+  uint64_t unread_adapters = 0;            // adapters whose config could not be read (the targets then assumed)
 };
 
 // SGLang's default slots (server_args.py max_loras_per_batch = 8).
 inline constexpr uint64_t kSglangDefaultLorasPerBatch = 8;
-// The rank taken when --max-lora-rank is absent: SGLang uses the --lora-paths adapters' largest r,
-// which a command line does not show.
-inline constexpr uint64_t kSglangAssumedLoraRank = 16;
+
+// The pool's rank: --max-lora-rank, or the adapters' largest r once read; InputError naming
+// --max-lora-rank when neither is known (SGLang itself reads the adapters; we cannot guess).
+uint64_t sglang_lora_rank(const SglangLoraSettings& settings);
 
 inline constexpr const char* kSglangLoraSource =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/lora/mem_pool.py (LoRAMemoryPool.init_buffers, get_lora_A_shape, get_lora_B_shape); "

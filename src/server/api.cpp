@@ -92,6 +92,7 @@ nlohmann::json run_estimate(const RequestParams& p) {
   RemoteDeadline deadline(remote_timeout());        // one budget for every read of the request
   const auto model = request_model(p);
   EngineRequest r = engine_request(*model, scenario_from(p), engine_inputs_from(p), given_of(p));
+  read_caller_command_adapters(r.command);
   const Extras extras = load_caller_extras(extras_in, model_spec(p), r);  // image tokens grow the context
   Estimate e = estimate(*model, r.scenario);
   nlohmann::json j = estimate_json(e, run_engine(r));
@@ -196,7 +197,8 @@ nlohmann::json run_plan(const RequestParams& p) {
   const Model& m = catalogue_model(p, "model");
   const BoxInputs in = box_from(p);
   const Box box = api_box(in);
-  const PlanOptions opts = in.to_options();
+  PlanOptions opts = in.to_options();
+  read_caller_command_adapters(opts.command);
   Scenario scenario = scenario_from(p);
   in.apply_command(scenario, given_of(p));
   Plan plan = make_plan(m, scenario, box, opts);
@@ -210,7 +212,8 @@ nlohmann::json run_plan(const RequestParams& p) {
 nlohmann::json run_check(const RequestParams& p) {
   const BoxInputs in = box_from(p);
   const Box box = api_box(in);
-  const PlanOptions opts = in.to_options();
+  PlanOptions opts = in.to_options();
+  read_caller_command_adapters(opts.command);
   const CheckPreference prefer = parse_check_preference(p.get("prefer", "quality"), "prefer");
   Scenario scenario = scenario_from(p);
   in.apply_command(scenario, given_of(p));  // as plan: a pasted command's context, sequences, cache dtype

@@ -7,6 +7,8 @@
 #include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "core/error_message.h"
+#include "engines/engine_run.h"
+#include "engines/sglang_lora_adapters.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_view.h"
 #include "sources/remote/http_source.h"
@@ -120,8 +122,29 @@ Extras load_caller_extras(const ExtrasInputs& extras, const std::string& model_s
   }
 }
 
+void read_caller_command_adapters(std::optional<EngineRun>& command) {
+  const std::chrono::milliseconds budget = remote_timeout();
+  const auto start = std::chrono::steady_clock::now();
+  RemoteDeadline deadline(budget);
+  try {
+    read_command_lora_adapters(command, AdapterReads::RemoteOnly);
+  } catch (const InputError& e) {
+    if (dynamic_cast<const RemoteTimeout*>(&e) || std::chrono::steady_clock::now() - start >= budget - std::chrono::milliseconds(20))
+      throw RemoteTimeout("engine-command", fmt::format("the --lora-paths adapters were not read within {:.1f} s", static_cast<double>(budget.count()) / 1000.0));
+    throw InputError("engine-command", e.subject() + ": " + message_of(e));  // read_adapter_config's errors repeat nothing read
+  }
+}
+
 bool reads_remote(std::string_view verb, const RequestParams& p) {
   if (verb == "inspect") return true;
+  if ((verb == "estimate" || verb == "plan" || verb == "check") && p.has("engine-command")) {
+    try {
+      const EngineRun run = parse_engine_command(p.get("engine-command"));
+      if (run.engine == EngineKind::Sglang && sglang_lora_reads_adapters(run.sglang.lora)) return true;
+    } catch (const InputError&) {
+      // refused by the verb itself
+    }
+  }
   if ((verb == "estimate" || verb == "sweep") && p.has("source")) return true;
   if (verb != "estimate") return false;
   ExtrasInputs x;

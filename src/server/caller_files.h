@@ -5,6 +5,7 @@
 // for `draft`, catalogue ids), every read under the request's fetch policy (FetchScope, set by the
 // server) and one time budget, and errors that name the failure without repeating what was read.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,11 @@ ExtrasInputs caller_extras(const RequestParams& p);
 // load_extras under the guard: a failed read is 400 (504 past the budget) on its parameter, with the
 // transfer's failure in our words or, for a file that was read but is unusable, no detail.
 Extras load_caller_extras(const ExtrasInputs& extras, const std::string& model_spec, EngineRequest& request);
+
+// SGLang's --lora-paths adapters in a pasted engine-command, read (their adapter_config.json, for
+// the rank and target modules the command leaves to them) only from http(s):// or the Hub, under
+// one time budget; a refusal names engine-command, with the flag in its message.
+void read_caller_command_adapters(std::optional<EngineRun>& command);
 
 // Whether a request to `verb` reads remote files (the server runs few of those at once).
 bool reads_remote(std::string_view verb, const RequestParams& p);

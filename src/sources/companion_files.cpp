@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "core/checked.h"
 #include "core/error.h"
+#include "sources/io/small_text.h"
+#include "sources/remote/http_source.h"
 #include "sources/remote/hub_builds.h"
 #include "sources/remote/location.h"
 #include "sources/safetensors/safetensors_file.h"
@@ -82,6 +86,43 @@ AdapterFile read_adapter(const std::string& spec, const std::string& subject) {
   out.format = "safetensors";
   out.tensors = f.tensors.size();
   for (const auto& t : f.tensors) out.bytes = checked_add(out.bytes, t.bytes());
+  return out;
+}
+
+AdapterConfig read_adapter_config(const std::string& spec, const std::string& subject) {
+  constexpr uint64_t kMaxAdapterConfigBytes = 1 << 20;  // PEFT writes a few hundred bytes
+  constexpr uint64_t kMaxRank = 1 << 16;
+  const Location loc = resolve_location(spec, subject);
+  AdapterConfig out;
+  const std::string name = "adapter_config.json";
+  if (loc.is_folder) out.file = loc.join(name);
+  else out.file = ends_with(loc.file, "/" + name) || loc.file == name ? loc.file : loc.parent_join(name);
+  if (loc.is_folder && !loc.exists(name)) throw InputError(subject, "'" + spec + "' holds no adapter_config.json");
+  std::string text;
+  try {
+    text = read_small_text(out.file, loc.opener, kMaxAdapterConfigBytes);
+  } catch (const InputError& e) {
+    if (dynamic_cast<const RemoteError*>(&e)) throw;
+    throw InputError(subject, "the adapter_config.json of '" + spec + "' cannot be read (missing, or over 1 MiB)");
+  }
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) throw InputError(subject, "the adapter_config.json of '" + spec + "' is not a JSON object");
+  const auto r = j.find("r");
+  if (r == j.end() || !r->is_number_unsigned() || r->get<uint64_t>() == 0 || r->get<uint64_t>() > kMaxRank)
+    throw InputError(subject, "the adapter_config.json of '" + spec + "' has no rank r from 1 to 65,536");
+  out.rank = r->get<uint64_t>();
+  const auto t = j.find("target_modules");
+  if (t != j.end() && t->is_string()) {
+    out.target_modules_shorthand = true;
+  } else if (t != j.end() && t->is_array() && t->size() <= 1024) {
+    for (const auto& m : *t) {
+      if (!m.is_string() || m.get<std::string>().empty() || m.get<std::string>().size() > 200)
+        throw InputError(subject, "the adapter_config.json of '" + spec + "' lists a target module that is not a name");
+      out.target_modules.push_back(m.get<std::string>());
+    }
+  } else {
+    throw InputError(subject, "the adapter_config.json of '" + spec + "' has no target_modules list (at most 1,024 names) or shorthand");
+  }
   return out;
 }
 

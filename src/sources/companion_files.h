@@ -3,6 +3,7 @@
 // the same folder or Hub repository, read from headers only like the model itself.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sources/gguf/gguf_file.h"
 
@@ -24,5 +25,17 @@ struct AdapterFile {
   uint64_t bytes = 0;
 };
 AdapterFile read_adapter(const std::string& spec, const std::string& subject);
+
+// A PEFT adapter's adapter_config.json (the adapter's folder or Hub repository, or the folder of
+// the adapter file named): its rank `r` and `target_modules`, as engines read them before loading
+// the weights (SGLang's lora/lora_config.py LoRAConfig). Errors are in our words: nothing read is
+// repeated, so the server may pass them on.
+struct AdapterConfig {
+  std::string file;                          // the adapter_config.json read
+  uint64_t rank = 0;                         // r
+  std::vector<std::string> target_modules;   // the list as written
+  bool target_modules_shorthand = false;     // a string ("all-linear") in place of the list
+};
+AdapterConfig read_adapter_config(const std::string& spec, const std::string& subject);
 
 }  // namespace vc

@@ -89,6 +89,7 @@ struct GeometryKeys {
   const char* ffn = "intermediate_size";
   const char* layers = "num_hidden_layers";
   const char* heads = "num_attention_heads";
+  const char* patch = "patch_size";  // nullptr: an audio encoder has none
 };
 TowerSpec read_geometry(Keys& k, const char* kind, uint64_t text_hidden, const GeometryKeys& names) {
   TowerSpec t;
@@ -98,7 +99,7 @@ TowerSpec read_geometry(Keys& k, const char* kind, uint64_t text_hidden, const G
   t.ffn = k.need(names.ffn, limits::kWidth);
   t.layers = k.need(names.layers, limits::kLayers);
   t.heads = k.need(names.heads, limits::kHeads);
-  t.patch = k.need("patch_size", 4096);
+  if (names.patch) t.patch = k.need(names.patch, 4096);
   return t;
 }
 
@@ -192,8 +193,10 @@ TowerSpec qwen_vl(Keys& k, uint64_t text_hidden, bool qwen3) {
 // Kimi K2.5 (MoonViT): a SigLIP-sized encoder with an init_pos_emb_height x width grid of learned
 // positions (interpolated per image) and a "patchmerger" projector: LayerNorm, then two linears
 // over merge_kernel_size patches.
-TowerSpec moonvit(ConfigView& cfg, Keys& k, uint64_t text_hidden) {
-  TowerSpec t = read_geometry(k, "MoonViT", text_hidden, {"vt_hidden_size", "vt_intermediate_size", "vt_num_hidden_layers", "vt_num_attention_heads"});
+TowerSpec moonvit(ConfigView& cfg, Keys& k, uint64_t text_hidden, bool kimi_vl) {
+  // Kimi-VL's vision_config (model_type moonvit) names the geometry plainly; Kimi K2.5's with vt_.
+  TowerSpec t = kimi_vl ? read_geometry(k, "MoonViT", text_hidden, {})
+                        : read_geometry(k, "MoonViT", text_hidden, {"vt_hidden_size", "vt_intermediate_size", "vt_num_hidden_layers", "vt_num_attention_heads", "patch_size"});
   t.text_hidden = k.get_or("text_hidden_size", t.text_hidden, limits::kHidden);
   const uint64_t grid_h = k.need("init_pos_emb_height", 4096), grid_w = k.need("init_pos_emb_width", 4096);
   const std::vector<uint64_t> kernel = k.list("merge_kernel_size", 2);
@@ -206,10 +209,66 @@ TowerSpec moonvit(ConfigView& cfg, Keys& k, uint64_t text_hidden) {
   enc.add("final LayerNorm", 2 * t.hidden);
   proj.add(fmt::format("patchmerger: LayerNorm {}, {} x {} + bias, {} x {} + bias", t.hidden, merged, merged, merged, t.text_hidden),
            checked_add(2 * t.hidden, checked_add(linear(merged, merged, true), linear(merged, t.text_hidden, true))));
-  return finish(t, enc, proj, "https://huggingface.co/moonshotai/Kimi-K2.5/blob/main/modeling_kimi_k25.py (MoonViT3dPretrainedModel, the patchmerger projector)");
+  return finish(t, enc, proj, kimi_vl ? "https://huggingface.co/moonshotai/Kimi-VL-A3B-Instruct/blob/main/modeling_kimi_vl.py (MoonVitPretrainedModel, KimiVLMultiModalProjector)"
+                                     : "https://huggingface.co/moonshotai/Kimi-K2.5/blob/main/modeling_kimi_k25.py (MoonViT3dPretrainedModel, the patchmerger projector)");
+}
+
+// Llama 4 (Llama4VisionModel): an unfolded patch linear without bias, a class token, learned
+// positions for (image_size / patch)^2 + 1 tokens, LayerNorms before and after, blocks with biases
+// everywhere and a two-matrix MLP; then the pixel-shuffle adapter (Llama4VisionMLP2: fc1 from
+// intermediate_size, the pixel-shuffled width, to projector_input_dim, fc2 to
+// projector_output_dim, no biases) and the multimodal projector (linear_1, vision_output_dim into
+// the text width, no bias).
+TowerSpec llama4_vision(Keys& k, uint64_t text_hidden) {
+  TowerSpec t = read_geometry(k, "Llama 4", text_hidden, {});
+  t.image_size = k.need("image_size", 65536);
+  t.channels = k.get_or("num_channels", 3, 64);
+  const uint64_t side = t.image_size / t.patch;
+  const uint64_t positions = checked_add(checked_mul(side, side), 1);
+  const uint64_t adapter_in = k.need("projector_input_dim", limits::kWidth), adapter_out = k.need("projector_output_dim", limits::kWidth);
+  const uint64_t output = k.need("vision_output_dim", limits::kWidth);
+  Terms enc, proj;
+  enc.add(fmt::format("patch linear {} x {}^2 x {}", t.channels, t.patch, t.hidden), checked_product({t.channels, t.patch, t.patch, t.hidden}));
+  enc.add("class embedding", t.hidden);
+  enc.add(fmt::format("{} positions x {}", format_count(positions), t.hidden), checked_mul(positions, t.hidden));
+  enc.add("LayerNorms pre and post", 4 * t.hidden);
+  add_blocks(enc, t.layers, t.hidden, t.hidden, t.ffn, {});
+  proj.add(fmt::format("pixel-shuffle adapter fc1 {} x {}, fc2 {} x {}", t.ffn, adapter_in, adapter_out, adapter_out),
+           checked_add(checked_mul(t.ffn, adapter_in), checked_mul(adapter_out, adapter_out)));
+  proj.add(fmt::format("projector linear_1 {} x {}", output, t.text_hidden), checked_mul(output, t.text_hidden));
+  return finish(t, enc, proj, std::string(kTransformers) + "llama4/modeling_llama4.py (Llama4VisionModel, Llama4VisionPixelShuffleMLP, Llama4MultiModalProjector)");
 }
 
 }  // namespace
+
+std::optional<TowerSpec> config_audio_tower(ConfigView& cfg, uint64_t text_hidden) {
+  const nlohmann::json& root = cfg.root();
+  const auto it = root.find("audio_config");
+  if (it == root.end() || !it->is_object()) return std::nullopt;
+  Keys k(cfg, *it, "audio_config");
+  if (k.text("model_type") != "qwen2_audio_encoder") return std::nullopt;
+  // Qwen2-Audio (Qwen2AudioEncoder, Whisper's encoder): two Conv1d of kernel 3 with biases over
+  // num_mel_bins, max_source_positions learned positions, blocks of LayerNorms, q/v/o with biases
+  // and k without, a two-matrix MLP with biases, a final LayerNorm; the projector is one linear
+  // with bias into the text width (Qwen2AudioMultiModalProjector).
+  TowerSpec t = read_geometry(k, "Qwen2-Audio", text_hidden, {"d_model", "encoder_ffn_dim", "encoder_layers", "encoder_attention_heads", nullptr});
+  t.channels = k.need("num_mel_bins", 4096);
+  const uint64_t positions = k.need("max_source_positions", uint64_t{1} << 20);
+  const uint64_t h = t.hidden;
+  Terms enc, proj;
+  enc.add(fmt::format("conv1 {} x {} x 3 + bias, conv2 {} x {} x 3 + bias", t.channels, h, h, h),
+          checked_add(linear(checked_mul(t.channels, 3), h, true), linear(checked_mul(h, 3), h, true)));
+  enc.add(fmt::format("{} positions x {}", format_count(positions), h), checked_mul(positions, h));
+  const uint64_t block = checked_add(checked_add(checked_mul(4, h), checked_add(checked_mul(4, checked_mul(h, h)), 3 * h)),
+                                     checked_add(linear(h, t.ffn, true), linear(t.ffn, h, true)));
+  enc.add(fmt::format("{} blocks x {} (2 LayerNorms, q/v/o with biases and k without, two-matrix MLP {} x {} with biases)", t.layers, format_count(block), h, t.ffn),
+          checked_mul(t.layers, block));
+  enc.add("final LayerNorm", 2 * h);
+  proj.add(fmt::format("projector {} x {} + bias", h, t.text_hidden), linear(h, t.text_hidden, true));
+  t = finish(t, enc, proj, std::string(kTransformers) + "qwen2_audio/modeling_qwen2_audio.py (Qwen2AudioEncoder, Qwen2AudioMultiModalProjector)");
+  t.formula += fmt::format("; total {}", format_count(t.params()));
+  return t;
+}
 
 std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden) {
   const nlohmann::json& root = cfg.root();
@@ -225,7 +284,9 @@ std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden) {
   else if (type == "pixtral") t = pixtral(cfg, k, text_hidden);
   else if (type == "qwen2_5_vl") t = qwen_vl(k, text_hidden, false);
   else if (type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "qwen3_5" || type == "qwen3_5_moe") t = qwen_vl(k, text_hidden, true);
-  else if (k.has("vt_hidden_size") && projector == "patchmerger") t = moonvit(cfg, k, text_hidden);
+  else if (k.has("vt_hidden_size") && projector == "patchmerger") t = moonvit(cfg, k, text_hidden, false);
+  else if (type == "moonvit" && root.value("model_type", "") == "kimi_vl") t = moonvit(cfg, k, text_hidden, true);  // its projector is Kimi-VL's
+  else if (type == "llama4_vision_model") t = llama4_vision(k, text_hidden);
   if (t) t->formula += fmt::format("; total {}", format_count(t->params()));
   return t;
 }
@@ -234,13 +295,21 @@ void count_config_tower(ConfigView& cfg) {
   Model& m = cfg.model();
   const nlohmann::json& root = cfg.root();
   if (root.contains("audio_config") && root["audio_config"].is_object()) {
-    cfg.warn(std::string(kTowerNotCountedWarning) + "audio_config is present; audio encoders are not counted yet");
+    if (const std::optional<TowerSpec> a = config_audio_tower(cfg, m.hidden)) {
+      // An audio encoder loads like a vision tower: beside the text weights, not active per token.
+      m.params.by_class[ParamClass::Vision] = checked_add(m.params.by_class[ParamClass::Vision], a->params());
+      m.params.derived_total = checked_add(m.params.derived_total, a->params());
+      m.provenance["params.audio"] = fmt::format("{} audio_config ({}): {}; layout: {}", cfg.label(), a->kind, a->formula, a->source);
+    } else {
+      cfg.warn(std::string(kTowerNotCountedWarning) + "this audio_config's layout is not modelled (counted: Qwen2-Audio's Whisper-style encoder); the parameters leave it out");
+    }
   }
   if (!root.contains("vision_config") || !root["vision_config"].is_object()) return;
   const std::optional<TowerSpec> t = config_tower(cfg, m.hidden);
   if (!t) {
     cfg.warn(std::string(kTowerNotCountedWarning) +
-             "this vision_config's layout is not modelled (counted: Gemma 3 SigLIP, Pixtral, Qwen2.5-VL, Qwen3-VL / Qwen3.5, Kimi K2.5 MoonViT); "
+             "this vision_config's layout is not modelled (counted: Gemma 3 SigLIP, Pixtral, Qwen2.5-VL, Qwen3-VL / Qwen3.5, Kimi K2.5 and Kimi-VL MoonViT, "
+             "Llama 4); "
              "the parameters leave it out");
     return;
   }

@@ -15,7 +15,7 @@
 namespace vc {
 
 struct TowerSpec {
-  std::string kind;               // "SigLIP", "Pixtral", "Qwen3-VL", "Qwen2.5-VL", "MoonViT"
+  std::string kind;               // "SigLIP", "Pixtral", "Qwen3-VL", "Qwen2.5-VL", "MoonViT", "Llama 4", "Qwen2-Audio"
   uint64_t encoder_params = 0;    // patch embedding, positions, blocks, final norm
   uint64_t projector_params = 0;  // what maps the encoder's output into the text model's hidden size
   uint64_t layers = 0, hidden = 0, ffn = 0, heads = 0, patch = 0, channels = 3;
@@ -36,7 +36,13 @@ inline constexpr const char* kTowerNotCountedWarning = "vision tower not counted
 // projector into `text_hidden`. Reads only; InputError for a bad value.
 std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden);
 
-// After the text mapper: counts config_tower into the model (params, provenance), or warns.
+// The audio encoder of the config's audio_config (nullopt: none, or a layout not modelled: only
+// Qwen2-Audio's Whisper-style encoder is), its projector into `text_hidden`. Counted with the
+// vision tower's class (it loads beside the text weights, inactive per token).
+std::optional<TowerSpec> config_audio_tower(ConfigView& cfg, uint64_t text_hidden);
+
+// After the text mapper: counts config_tower and config_audio_tower into the model (params,
+// provenance "params.vision", "params.audio"), or warns.
 void count_config_tower(ConfigView& cfg);
 
 // Whether `model`'s tower was counted from its config (not stated by a catalogue entry).
