@@ -42,7 +42,7 @@ inline Model llama_70b() {
   m.params.derived_total = kL70Total;
   m.params.derived_active = kL70Total - kL70Embedding;
   m.params.derived_source = "test: Llama-3.1-70B config values";
-  m.native = {"BF16", 2 * kL70Total, false, "2 bytes per parameter", "", {}};
+  m.native = {"BF16", 2 * kL70Total, false, "2 bytes per parameter", "", 0, {}};
   m.max_context = 131072;
   return m;
 }

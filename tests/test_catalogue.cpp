@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "catalogue/catalogue.h"
+#include "core/error.h"
 #include "core/units.h"
 #include "estimate/estimate.h"
+#include "model/quant.h"
 #include "plan/check.h"
 #include "plan/engine_command.h"
 #include "plan/box_inputs.h"
@@ -285,9 +287,10 @@ TEST(CatalogueAudit, DerivedTotalsAreTheHubsCheckpointCounts) {
   // tests/data/hub-parameter-counts.json: the Hub API's safetensors.total of each entry's own
   // repository (the elements its checkpoint stores), as github.com/AlexsJones/llmfit records it
   // (@ a3e0eb27). None of these counts was used to build the catalogue, so they check the derived
-  // totals from outside: most agree to the parameter; the others differ by an amount worked by hand
-  // in the file (a stored copy of a tied head, MTP embedding/head copies a checkpoint does not hold)
-  // or, for FP8 checkpoints, by the F32 block scales the Hub also counts (under 0.01%).
+  // totals from outside. The Hub counts what the files store: the derived (loaded) total plus any
+  // stored copy (Qwen3 0.6B/1.7B's lm_head beside a tied embedding); with each entry's stated MTP
+  // copies (GLM-4.6 and GLM-5/5.1 store none) every BF16 entry agrees to the parameter. FP8
+  // checkpoints differ only by the F32 block scales the Hub also counts (under 0.01%).
   std::ifstream in(std::string(VRAMCALC_TEST_DATA_DIR) + "/hub-parameter-counts.json");
   ASSERT_TRUE(in.good());
   const auto data = nlohmann::json::parse(in);
@@ -296,7 +299,8 @@ TEST(CatalogueAudit, DerivedTotalsAreTheHubsCheckpointCounts) {
     const std::string id = row.at("id").get<std::string>();
     SCOPED_TRACE(id);
     const int64_t hub = row.at("hub_total").get<int64_t>();
-    const int64_t derived = static_cast<int64_t>(model(id.c_str()).params.derived_total);
+    const Params& p = model(id.c_str()).params;
+    const int64_t derived = static_cast<int64_t>(p.derived_total + p.stored_copies);
     if (row.contains("within")) {
       EXPECT_LT(std::abs(static_cast<double>(hub - derived)) / static_cast<double>(hub), row.at("within").get<double>());
       EXPECT_GT(hub, derived) << "block scales only add elements";
@@ -305,5 +309,97 @@ TEST(CatalogueAudit, DerivedTotalsAreTheHubsCheckpointCounts) {
       if (!row.contains("hub_minus_derived")) ++exact;
     }
   }
-  EXPECT_GE(exact, 30u);
+  EXPECT_GE(exact, 40u);
+}
+
+TEST(CatalogueMtp, EmbeddingAndHeadCopiesAreCountedWhereTheCheckpointStoresThem) {
+  // GLM-4.5 and GLM-4.6 share one geometry (92 layers, hidden 5,120, vocab 151,552, one MTP layer);
+  // only GLM-4.5's checkpoint stores model.layers.92.embed_tokens and shared_head.head (vLLM PR
+  // #27597): 2 x 151,552 x 5,120 = 1,551,892,480 parameters, worked by hand.
+  const Model& glm45 = model("glm-4.5");
+  const Model& glm46 = model("glm-4.6");
+  EXPECT_EQ(glm45.params.mtp_copies, 1551892480u);
+  EXPECT_EQ(glm46.params.mtp_copies, 0u);
+  EXPECT_EQ(glm45.params.derived_total - glm46.params.derived_total, 1551892480u);
+  EXPECT_EQ(glm45.params.by_class.at(ParamClass::Mtp) - glm46.params.by_class.at(ParamClass::Mtp), 1551892480u);
+  EXPECT_TRUE(contains(glm46.provenance.at("params.mtp copies"), "not stored"));
+  EXPECT_TRUE(contains(glm46.provenance.at("params.mtp copies"), "vllm-project/vllm/pull/27597"));
+  // GLM-5's layout (glm_moe_dsa) stores none; DeepSeek-V3's stores both: 2 x 129,280 x 7,168.
+  EXPECT_EQ(model("glm-5").params.mtp_copies, 0u);
+  EXPECT_EQ(model("glm-5.1").params.mtp_copies, 0u);
+  EXPECT_EQ(model("glm-5.3").params.mtp_copies, 0u);
+  EXPECT_EQ(model("deepseek-v3").params.mtp_copies, 1853358080u);
+  EXPECT_EQ(model("deepseek-v3.2").params.mtp_copies, 1853358080u);
+  // Qwen3.5's config says it: mtp_use_dedicated_embeddings false, so no copies.
+  EXPECT_EQ(model("qwen3.5-27b").params.mtp_copies, 0u);
+  // In DeepSeek-V3's FP8 checkpoint the copies stay BF16 beside the FP8 MTP layer: 2 bytes each,
+  // 3,706,716,160 bytes, instead of FP8's ~1 byte.
+  const Model& v3 = model("deepseek-v3");
+  const QuantFormat* fp8 = QuantTable::builtin().find_type("FP8");
+  ASSERT_NE(fp8, nullptr);
+  const uint64_t mtp = v3.params.by_class.at(ParamClass::Mtp);
+  EXPECT_EQ(v3.native.bytes_by_class.at(ParamClass::Mtp), fp8->bits.bytes_for(mtp - 1853358080u) + 3706716160u);
+}
+
+TEST(CatalogueStoredCopies, TiedHeadCopyIsInTheDownloadNotInTheLoadedWeights) {
+  // Qwen/Qwen3-0.6B (tie_word_embeddings true) stores lm_head.weight too: the Hub counts
+  // 751,632,384 elements = the tied geometry's 596,049,920 + 151,936 x 1,024 = 155,582,464 (by hand).
+  const Model& q = model("qwen3-0.6b");
+  EXPECT_EQ(q.params.derived_total, 596049920u);
+  EXPECT_EQ(q.params.stored_copies, 155582464u);
+  EXPECT_EQ(q.native.bytes, 2u * 596049920u);          // loaded: BF16, one matrix for embedding and head
+  EXPECT_EQ(q.native.copy_bytes, 2u * 155582464u);     // the copy, BF16
+  EXPECT_EQ(q.native.download_bytes(), 2u * 751632384u);  // the repository's safetensors, tensor bytes
+  // What the engines load is the one matrix: the native weights line is the loaded figure and says
+  // what the download holds beside it.
+  Scenario s;
+  s.context = 4096;
+  const Estimate e = estimate(q, s);
+  EXPECT_EQ(e.lines.front().bytes, 1192099840u);
+  EXPECT_TRUE(contains(e.lines.front().assumption, "copy of the tied embedding")) << e.lines.front().assumption;
+  EXPECT_TRUE(contains(e.lines.front().assumption, "1,503,264,768")) << e.lines.front().assumption;
+  // An untied entry has no copy: its download is what it loads.
+  EXPECT_EQ(model("qwen3-8b").params.stored_copies, 0u);
+  EXPECT_EQ(model("qwen3-8b").native.download_bytes(), model("qwen3-8b").native.bytes);
+}
+
+TEST(CatalogueStoredCopies, QwensOwnGgufBuildsHoldTheLoadedTensorsOnly) {
+  // Qwen's own Q8_0 GGUFs of Qwen3 0.6B and 1.7B (639,446,688 and 1,834,426,016 bytes, listed in the
+  // entries) share one tokenizer, so their metadata is the same size and their difference is the
+  // difference of their tensors: 2-D weights at Q8_0 (34 bytes per 32) and norms at F32. Over the
+  // loaded counts (no lm_head copy) that is 1,124,466,688 x 34/32 + 58,368 x 4 = 1,194,979,328 bytes,
+  // worked by hand; counting the stored copies would add (311,164,928 - 155,582,464) x 34/32 =
+  // 165,306,368.
+  auto q8_tensor_bytes = [](const Model& m) {
+    const uint64_t norms = m.params.by_class.at(ParamClass::Norms);
+    return (m.params.derived_total - norms) / 32 * 34 + norms * 4;
+  };
+  const Model& small = model("qwen3-0.6b");
+  const Model& large = model("qwen3-1.7b");
+  ASSERT_NE(small.find_build("Qwen3-0.6B-Q8_0"), nullptr);
+  ASSERT_NE(large.find_build("Qwen3-1.7B-Q8_0"), nullptr);
+  const uint64_t file_difference = large.find_build("Qwen3-1.7B-Q8_0")->bytes - small.find_build("Qwen3-0.6B-Q8_0")->bytes;
+  EXPECT_EQ(file_difference, 1194979328u);
+  EXPECT_EQ(q8_tensor_bytes(large) - q8_tensor_bytes(small), file_difference);
+}
+
+TEST(CatalogueStoredCopies, FactsAreCheckedWhenRead) {
+  const std::string tied_config = R"({"model_type": "qwen3", "num_hidden_layers": 1, "hidden_size": 64, "vocab_size": 32,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 32, "tie_word_embeddings": TIED,
+    "max_position_embeddings": 128, "torch_dtype": "bfloat16"})";
+  auto config = [&](bool tied) {
+    std::string c = tied_config;
+    c.replace(c.find("TIED"), 4, tied ? "true" : "false");
+    return c;
+  };
+  const std::string facts = R"({"id": "t", "name": "T", "stored_tensors": {"tied_head_copy": {"value": true, "source": "a listing"}}})";
+  const Model m = model_from_facts(facts, config(true), "test config.json");
+  EXPECT_EQ(m.params.stored_copies, 32u * 64u);
+  EXPECT_EQ(m.native.copy_bytes, 2u * 32u * 64u);
+  EXPECT_TRUE(contains(m.provenance.at("params.stored_copies"), "a listing"));
+  EXPECT_THROW(model_from_facts(facts, config(false), "test config.json"), InputError);  // no copy of an untied head
+  EXPECT_THROW(model_from_facts(R"({"id": "t", "name": "T", "stored_tensors": {"lm_head": {"value": true, "source": "x"}}})", config(true), "c"),
+               std::invalid_argument);
+  EXPECT_THROW(model_from_facts(R"({"id": "t", "name": "T", "stored_tensors": {"tied_head_copy": {"value": true}}})", config(true), "c"),
+               std::invalid_argument);
 }

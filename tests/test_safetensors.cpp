@@ -150,6 +150,31 @@ TEST(Safetensors, ModelFolderGivesMeasuredCheckpoint) {
   fs::remove_all(dir);
 }
 
+TEST(Safetensors, TiedHeadSavedAgainIsAStoredCopy) {
+  // A tied Qwen3-style config whose files also hold lm_head.weight (as Qwen/Qwen3-0.6B's do): the
+  // download has three BF16 tensors, 4,096 + 8,192 + 4,096 B; engines load the embedding once (vLLM
+  // skips lm_head.* when tie_word_embeddings), so the loaded bytes are 12,288 and the copy 4,096.
+  fs::path dir = temp_dir("tied");
+  write_text(dir / "config.json", R"({"model_type": "qwen3", "num_hidden_layers": 1, "hidden_size": 64, "vocab_size": 32,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 32, "tie_word_embeddings": true,
+    "max_position_embeddings": 128, "torch_dtype": "bfloat16"})");
+  SafetensorsWriter w;
+  w.tensor("model.embed_tokens.weight", "BF16", {32, 64}, 4096);
+  w.tensor("model.layers.0.self_attn.q_proj.weight", "BF16", {64, 64}, 8192);
+  w.tensor("lm_head.weight", "BF16", {32, 64}, 4096);
+  w.write(dir / "model.safetensors");
+  Model m = resolve_model(dir.string());
+  EXPECT_EQ(m.native.bytes, 12288u);
+  EXPECT_EQ(m.native.copy_bytes, 4096u);
+  EXPECT_EQ(m.native.download_bytes(), 16384u);
+  EXPECT_EQ(m.params.derived_total, 2048u + 4096u);
+  EXPECT_EQ(m.params.stored_copies, 2048u);
+  EXPECT_EQ(m.params.by_class.count(ParamClass::OutputHead), 0u);
+  // Decode still reads the (tied) head: embedding rows count as the active output head.
+  EXPECT_EQ(m.params.active_by_class.at(ParamClass::OutputHead), 2048u);
+  fs::remove_all(dir);
+}
+
 TEST(Safetensors, MissingShardIsNamed) {
   fs::path dir = write_model_folder("missing");
   fs::remove(dir / "model-00002-of-00002.safetensors");

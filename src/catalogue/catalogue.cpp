@@ -105,13 +105,33 @@ void apply_facts(Model& m, const nlohmann::json& f) {
   for (const auto& n : f.value("notes", std::vector<std::string>{})) m.notes.push_back(n);
 }
 
+// facts.json `stored_tensors`: what the checkpoint holds beyond its geometry, each a sourced yes or no
+// ({"value": false, "source": "..."}), for the config reader.
+StoredTensors stored_tensors_from(const nlohmann::json& f) {
+  StoredTensors out;
+  if (!f.contains("stored_tensors")) return out;
+  const std::string id = f.value("id", std::string("?"));
+  for (const auto& [key, e] : f["stored_tensors"].items()) {
+    std::optional<StoredFact>* slot = key == "mtp_embedding_and_head_copies" ? &out.mtp_embedding_and_head_copies
+                                      : key == "tied_head_copy"              ? &out.tied_head_copy
+                                                                             : nullptr;
+    if (!slot) throw std::invalid_argument("facts for '" + id + "': stored_tensors." + key + " is not known; accepted: mtp_embedding_and_head_copies, tied_head_copy");
+    if (!e.is_object() || !e.contains("value") || !e["value"].is_boolean() || !e.contains("source") || !e["source"].is_string() ||
+        e["source"].get<std::string>().empty()) {
+      throw std::invalid_argument("facts for '" + id + "': stored_tensors." + key + " needs {\"value\": true or false, \"source\": \"where it was read\"}");
+    }
+    *slot = StoredFact{e["value"].get<bool>(), e["source"].get<std::string>()};
+  }
+  return out;
+}
+
 }  // namespace
 
 Model model_from_facts(const std::string& facts_json, const std::string& config_json, const std::string& label) {
   auto facts = nlohmann::json::parse(facts_json);
   auto config = parse_config_text(config_json, label);
   if (facts.contains("config_patch")) config.merge_patch(facts["config_patch"]);  // RFC 7386
-  Model m = model_from_config(config, label);
+  Model m = model_from_config(config, label, stored_tensors_from(facts));
   if (facts.contains("config_source")) m.provenance["config.json"] = facts["config_source"].get<std::string>();
   if (facts.contains("config_origin")) {  // the published file: repository, revision, file, copies compared
     const auto& o = facts["config_origin"];

@@ -180,6 +180,10 @@ Estimate estimate(const Model& model, const Scenario& s) {
       w.formula = fmt::format("{} {} = {} ({:.2f} effective bits per parameter over {} params{})", model.native.measured ? "measured" : (model.native.source.rfind("assumed", 0) == 0 ? "assumed" : "derived"),
                               model.native.format, bytes_text(w.bytes), e.weights.effective_bits, format_params(params), vendor_bits_text(model, w.bytes));
       w.assumption = model.native.note.empty() ? "the native checkpoint is what the engine loads" : model.native.note;
+      if (model.native.copy_bytes) {
+        w.assumption += fmt::format("; the files also hold lm_head.weight, a {} copy of the tied embedding (download {}), which engines load once",
+                                    bytes_text(model.native.copy_bytes), bytes_text(model.native.download_bytes()));
+      }
       w.source = model.native.source;
     } else {
       const QuantFormat* f = QuantTable::builtin().find_tier(s.quant);

@@ -79,6 +79,8 @@ std::string with_vendor(uint64_t used, const std::optional<StatedFigure>& stated
 }
 }  // namespace
 
+uint64_t Checkpoint::download_bytes() const { return checked_add(bytes, copy_bytes); }
+
 std::string Params::total_text() const { return with_vendor(total(), stated_total); }
 std::string Params::active_text() const { return with_vendor(active(), stated_active); }
 

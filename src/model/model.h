@@ -94,6 +94,12 @@ struct Params {
   std::map<ParamClass, uint64_t> active_by_class;  // the parts of derived_active
   uint64_t derived_total = 0;               // language model + vision + MTP as shipped
   uint64_t derived_active = 0;              // per token, kActiveConvention
+  // Parameters the checkpoint stores a second time and engines load once: a tied output head saved
+  // again as lm_head.weight (Qwen3 0.6B/1.7B). In the download, not in derived_total (what is loaded).
+  uint64_t stored_copies = 0;
+  // Of by_class[Mtp]: the MTP layers' own embedding and output-head copies (DeepSeek-V3, GLM-4.5
+  // store them; GLM-4.6 and GLM-5 do not). Kept at the checkpoint's 16-bit dtype beside FP8 layers.
+  uint64_t mtp_copies = 0;
   std::string derived_source;               // "config.json geometry", "safetensors headers", ...
   std::optional<StatedFigure> stated_total;   // the vendor's word, shown beside the derived figure
   std::optional<StatedFigure> stated_active;
@@ -118,6 +124,10 @@ struct Checkpoint {
   bool measured = false;  // summed from the real files, not derived from parameters
   std::string source;
   std::string note;       // e.g. "MXFP4 on routed experts only; bf16 elsewhere"
+  // Bytes of Params::stored_copies: in the files, not loaded. `bytes` is what an engine loads;
+  // download_bytes() what the repository holds.
+  uint64_t copy_bytes = 0;
+  uint64_t download_bytes() const;
   // Bytes per parameter class where known (summed tensors, or derived from quantization_config):
   // a mixed checkpoint keeps bf16 attention beside 4-bit experts, so a planner places by these.
   std::map<ParamClass, uint64_t> bytes_by_class;

@@ -41,6 +41,8 @@ nlohmann::json model_summary_json(const Model& m) {
   p["derived_total"] = m.params.derived_total;
   p["derived_active"] = m.params.derived_active;
   p["derived_source"] = m.params.derived_source;
+  p["stored_copies"] = m.params.stored_copies;
+  p["mtp_copies"] = m.params.mtp_copies;
   auto stated_json = [](const std::optional<StatedFigure>& f) {
     return f ? nlohmann::json{{"value", f->value}, {"source", f->source}} : nlohmann::json(nullptr);
   };
@@ -61,7 +63,8 @@ nlohmann::json model_summary_json(const Model& m) {
   auto origin = m.provenance.find("config.json");
   j["config_origin"] = origin == m.provenance.end() ? nlohmann::json(nullptr) : nlohmann::json(origin->second);
   j["native_checkpoint"] = {{"format", m.native.format}, {"bytes", m.native.bytes}, {"measured", m.native.measured},
-                            {"source", m.native.source}, {"note", m.native.note}};
+                            {"source", m.native.source}, {"note", m.native.note},
+                            {"copy_bytes", m.native.copy_bytes}, {"download_bytes", m.native.download_bytes()}};
   nlohmann::json builds = nlohmann::json::array();
   for (const auto& b : m.builds) builds.push_back({{"name", b.name}, {"format", b.format}, {"bytes", b.bytes}, {"source", b.source}, {"note", b.note}});
   j["builds"] = builds;

@@ -208,10 +208,14 @@ ModelPage build_model_page(const Model& m) {
   ModelPage page;
   page.model_id = m.id;
   page.title = fmt::format("How much memory does {} need?", m.name);
-  page.lede = fmt::format("{}: {} parameters, {} active per token, {} layers, up to {} tokens of context. The native checkpoint is {}, {} ({}). "
+  const std::string download = m.native.copy_bytes
+                                   ? fmt::format("; its download is {}, with a {} copy of the tied output head that engines load once", gb(m.native.download_bytes()),
+                                                 gb(m.native.copy_bytes))
+                                   : std::string();
+  page.lede = fmt::format("{}: {} parameters, {} active per token, {} layers, up to {} tokens of context. The native checkpoint is {}, {} ({}{}). "
                           "About {} resident at {} and {} at the full {} context.",
                           m.name, m.params.total_text(), m.params.active_text(), m.layers.size(), format_count(m.max_context),
-                          m.native.format, gb(m.native.bytes), m.native.measured ? "measured from the files" : "derived from the parameters",
+                          m.native.format, gb(m.native.bytes), m.native.measured ? "measured from the files" : "derived from the parameters", download,
                           gb(small.total_bytes), format_tokens(small.scenario.context), gb(full.total_bytes), format_tokens(full.scenario.context));
   page.sections.push_back(glance(m, small, full));
   page.sections.push_back(scale_lines(full));

@@ -21,6 +21,17 @@ void TensorTally::add(ParamClass c, const std::string& dtype, uint64_t n_params,
   d.params = checked_add(d.params, n_params);
 }
 
+std::pair<uint64_t, uint64_t> TensorTally::take(ParamClass c) {
+  const auto p = params_by_class.find(c);
+  const auto b = bytes_by_class.find(c);
+  const std::pair<uint64_t, uint64_t> out{p == params_by_class.end() ? 0 : p->second, b == bytes_by_class.end() ? 0 : b->second};
+  if (p != params_by_class.end()) params_by_class.erase(p);
+  if (b != bytes_by_class.end()) bytes_by_class.erase(b);
+  params -= out.first;
+  bytes -= out.second;
+  return out;
+}
+
 std::string TensorTally::dominant_dtype() const {
   std::string best;
   uint64_t most = 0;

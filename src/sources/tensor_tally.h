@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "model/model.h"
 
@@ -24,6 +25,9 @@ struct TensorTally {
   std::map<std::string, DtypeTally> by_dtype;
 
   void add(ParamClass c, const std::string& dtype, uint64_t params, uint64_t bytes);
+  // Removes class `c` from the parameter and byte totals (by_dtype keeps describing the files) and
+  // returns its {params, bytes}: a stored copy an engine does not load.
+  std::pair<uint64_t, uint64_t> take(ParamClass c);
   // The storage type holding the most bytes ("Q4_K", "BF16").
   std::string dominant_dtype() const;
   // "Q4_K 61%, Q6_K 22%, F32 1%" by bytes.

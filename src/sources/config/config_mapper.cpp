@@ -77,7 +77,7 @@ std::vector<std::string> supported_model_types() {
   return out;
 }
 
-static Model map_config(const nlohmann::json& config, const std::string& label) {
+static Model map_config(const nlohmann::json& config, const std::string& label, const StoredTensors& stored) {
   Model model;
   std::string type = model_type_of(config);
   auto top = config.find("model_type");
@@ -86,7 +86,7 @@ static Model map_config(const nlohmann::json& config, const std::string& label) 
   auto it = table.find(type);
   if (it == table.end()) it = table.find(outer);
   model.architecture = outer;
-  ConfigView cfg(config, label, model);
+  ConfigView cfg(config, label, model, stored);
   if (it == table.end()) {  // unknown: the generic reading, which warns about every guess
     model.family = "generic";
     families::map_generic(cfg);
@@ -100,14 +100,15 @@ static Model map_config(const nlohmann::json& config, const std::string& label) 
   }
   count_config_tower(cfg);  // before the native size, which counts the tower at the checkpoint's dtype
   apply_native_checkpoint(cfg);
+  apply_tied_head_copy(cfg);
   return model;
 }
 
 // Any other exception a mapper can meet on hostile values (a JSON type or range error, a container's
 // length or range check) is the file's fault: the reader's error, never an internal error.
-Model model_from_config(const nlohmann::json& config, const std::string& label) {
+Model model_from_config(const nlohmann::json& config, const std::string& label, const StoredTensors& stored) {
   try {
-    return map_config(config, label);
+    return map_config(config, label, stored);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(label, std::string("holds a value of the wrong type or range: ") + e.what());
   } catch (const std::logic_error& e) {  // std::out_of_range, length_error, invalid_argument

@@ -5,10 +5,13 @@
 #include <vector>
 
 #include "model/model.h"
+#include "sources/config/stored_tensors.h"
 
 namespace vc {
 
-Model model_from_config(const nlohmann::json& config, const std::string& label);
+// `stored`: what the checkpoint holds beyond its geometry where config.json does not say (the
+// catalogue's facts); unset facts take the family's default.
+Model model_from_config(const nlohmann::json& config, const std::string& label, const StoredTensors& stored = {});
 // model_type values with a dedicated mapper.
 std::vector<std::string> supported_model_types();
 

@@ -74,8 +74,8 @@ nlohmann::json parse_config_text(const std::string& text, const std::string& lab
   return doc;
 }
 
-ConfigView::ConfigView(const nlohmann::json& root, std::string label, Model& model)
-    : root_(root), text_(pick_text(root)), label_(std::move(label)), model_(model) {}
+ConfigView::ConfigView(const nlohmann::json& root, std::string label, Model& model, StoredTensors stored)
+    : root_(root), text_(pick_text(root)), label_(std::move(label)), model_(model), stored_(std::move(stored)) {}
 
 const nlohmann::json* ConfigView::find(const std::string& key, std::string& where) const {
   if (&text_ != &root_) {

@@ -9,18 +9,21 @@
 #include <vector>
 
 #include "model/model.h"
+#include "sources/config/stored_tensors.h"
 
 namespace vc {
 
 class ConfigView {
  public:
   // `label` names the file in messages ("Kimi-K3/config.json").
-  ConfigView(const nlohmann::json& root, std::string label, Model& model);
+  // `stored`: what the checkpoint holds beyond its geometry, where someone stated it.
+  ConfigView(const nlohmann::json& root, std::string label, Model& model, StoredTensors stored = {});
 
   const nlohmann::json& root() const { return root_; }
   const nlohmann::json& text() const { return text_; }
   const std::string& label() const { return label_; }
   Model& model() { return model_; }
+  const StoredTensors& stored() const { return stored_; }
 
   bool has(const std::string& key) const;
   // Required unsigned integer in [1, max] (0 allowed when allow_zero).
@@ -55,6 +58,7 @@ class ConfigView {
   const nlohmann::json& text_;
   std::string label_;
   Model& model_;
+  StoredTensors stored_;
 };
 
 // Parses config.json text. Accepts the non-standard Infinity/NaN that Python's json writes

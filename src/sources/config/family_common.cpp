@@ -133,6 +133,18 @@ void tally_mtp_layers(ParamTally& tally, uint64_t count, uint64_t hidden, uint64
   }
 }
 
+uint64_t mtp_copied_vocab(ConfigView& cfg, uint64_t count, bool family_default, const std::string& why) {
+  if (count == 0) return 0;
+  Model& m = cfg.model();
+  const auto& fact = cfg.stored().mtp_embedding_and_head_copies;
+  const bool stored = fact ? fact->value : family_default;
+  m.provenance["params.mtp copies"] = fmt::format("{} x 2 x {} x {} (each MTP layer's own embed_tokens and shared_head.head): {}; {}", count, m.vocab,
+                                                  m.hidden, stored ? "stored, counted" : "not stored, not counted", fact ? fact->source : why);
+  if (!stored) return 0;
+  m.params.mtp_copies = checked_product({count, 2, m.vocab, m.hidden});
+  return m.vocab;
+}
+
 std::vector<bool> qwen_moe_layers(ConfigView& cfg, uint64_t layers) {
   std::vector<bool> moe(layers, true);
   const uint64_t step = cfg.u64_or("decoder_sparse_step", 1, limits::kLayers, "Qwen MoE default: every layer sparse");

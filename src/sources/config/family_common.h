@@ -67,6 +67,11 @@ FeedForwardSpec glu_feed_forward(ParamTally& tally, uint64_t hidden, bool sparse
 // (vocab x hidden each; DeepSeek-V3 and GLM-4.5 ship model.layers.N.embed_tokens and shared_head.head).
 void tally_mtp_layers(ParamTally& tally, uint64_t count, uint64_t hidden, uint64_t norms,
                       const std::function<void(ParamTally&, uint64_t)>& decoder_layer, uint64_t copied_vocab = 0);
+// Whether the `count` MTP layers keep their own embedding and output-head copies, which config.json
+// does not say: the entry's stated fact (cfg.stored()), else `family_default` for the reason `why`.
+// Records the answer and its source (provenance "params.mtp copies") and the copies' count
+// (Params::mtp_copies); returns the vocab rows for tally_mtp_layers (0: not stored).
+uint64_t mtp_copied_vocab(ConfigView& cfg, uint64_t count, bool family_default, const std::string& why);
 
 // Which model layers are MoE in Qwen-style configs: not in mlp_only_layers, and
 // (i + 1) % decoder_sparse_step == 0.

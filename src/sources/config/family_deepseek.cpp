@@ -75,10 +75,19 @@ void map_deepseek(ConfigView& cfg) {
   }
 
   // MTP module: one more decoder layer (numbered after the stack) + eh_proj (2h -> h) and its
-  // enorm, hnorm and shared-head norm. Shared with the main model in use, but the checkpoint stores
-  // its own embed_tokens and shared_head.head copies (DeepSeek-V3 README_WEIGHTS: 685B = 671B + 14B MTP).
+  // enorm, hnorm and shared-head norm. Shared with the main model in use; DeepSeek-V3/R1/V3.2's
+  // checkpoints also store its own embed_tokens and shared_head.head copies (the Hub's counts: 671B +
+  // 11.5B MTP + 2 x 0.93B copies), GLM-5's (glm_moe_dsa) do not. An entry may state otherwise.
   const uint64_t mtp = cfg.opt_u64("num_nextn_predict_layers", limits::kLayers).value_or(0);
-  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); }, m.vocab);
+  const bool glm = m.family == "glm_moe_dsa";
+  const uint64_t copied = mtp_copied_vocab(
+      cfg, mtp, !glm,
+      glm ? "GLM-5's layout: its checkpoint has no model.layers.78.embed_tokens or shared_head.head "
+            "(https://github.com/vllm-project/vllm/pull/34385, https://github.com/vllm-project/vllm-ascend/issues/6754)"
+          : "DeepSeek-V3's layout: its checkpoint stores model.layers.61.embed_tokens and shared_head.head, which README_WEIGHTS.md "
+            "says the MTP module shares with the main model (the Hub counts 684,531,386,000 elements in deepseek-ai/DeepSeek-V3, "
+            "the copies included); V3.2's too (https://github.com/vllm-project/vllm/pull/34385)");
+  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); }, copied);
   tally.write_to(m.params, cfg.label() + " geometry (DeepSeek mapper)");
 }
 

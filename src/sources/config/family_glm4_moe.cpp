@@ -45,10 +45,14 @@ void map_glm4_moe(ConfigView& cfg) {
     layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
-  // MTP: one more decoder layer + eh_proj (2h -> h), enorm, hnorm, shared-head norm, and the
-  // checkpoint's own embed_tokens and shared_head.head copies (as DeepSeek-V3's layout).
+  // MTP: one more decoder layer + eh_proj (2h -> h), enorm, hnorm, shared-head norm, and, where the
+  // checkpoint stores them, the layer's own embed_tokens and shared_head.head copies: GLM-4.5,
+  // 4.5-Air and 4.7 do (DeepSeek-V3's layout), GLM-4.6 does not (vLLM PR #27597), a per-entry fact.
   const uint64_t mtp = cfg.opt_u64("num_nextn_predict_layers", limits::kLayers).value_or(0);
-  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); }, m.vocab);
+  const uint64_t copied = mtp_copied_vocab(cfg, mtp, true,
+                                           "GLM-4.5's layout (its checkpoint stores model.layers.92.embed_tokens and shared_head.head: "
+                                           "https://github.com/vllm-project/vllm/pull/27597); GLM-4.6's does not, so a checkpoint may differ");
+  tally_mtp_layers(tally, mtp, hidden, 3, [&](ParamTally& t, uint64_t i) { layer_params(t, layers + i); }, copied);
   tally.write_to(m.params, cfg.label() + " geometry (GLM-4 MoE mapper)");
 }
 

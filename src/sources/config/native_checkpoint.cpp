@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/checked.h"
@@ -125,10 +126,13 @@ void apply_native_checkpoint(ConfigView& cfg) {
   m.native.bytes_by_class.clear();
   for (const auto& [cls, n] : m.params.by_class) {
     bool is_q = qfmt && quantized.count(cls);
-    const uint64_t class_bytes = is_q ? qfmt->bits.bytes_for(n) : base_fmt->bits.bytes_for(n);
+    // The MTP layers' own embedding and head copies stay 16-bit like the model's (DeepSeek-V3's
+    // FP8 checkpoint keeps model.layers.61.embed_tokens and shared_head.head in BF16).
+    const uint64_t copies = cls == ParamClass::Mtp && is_q ? std::min(m.params.mtp_copies, n) : 0;
+    const uint64_t class_bytes = is_q ? checked_add(qfmt->bits.bytes_for(n - copies), base_fmt->bits.bytes_for(copies)) : base_fmt->bits.bytes_for(n);
     m.native.bytes_by_class[cls] = class_bytes;
     bytes = checked_add(bytes, class_bytes);
-    if (is_q) quantized_params += n;
+    if (is_q) quantized_params += n - copies;
   }
   m.native.format = qfmt ? qfmt->name : base;
   m.native.bytes = bytes;
@@ -142,6 +146,20 @@ void apply_native_checkpoint(ConfigView& cfg) {
   } else {
     m.native.note = base + " throughout";
   }
+}
+
+void apply_tied_head_copy(ConfigView& cfg) {
+  const auto& fact = cfg.stored().tied_head_copy;
+  if (!fact || !fact->value) return;
+  Model& m = cfg.model();
+  if (!m.tied_embeddings) {
+    cfg.fail("tie_word_embeddings", "is false, yet the checkpoint is said to store a tied head's copy; only a tied head has a copy (drop stored_tensors.tied_head_copy)");
+  }
+  m.params.stored_copies = checked_mul(m.vocab, m.hidden);
+  const auto it = m.native.bytes_by_class.find(ParamClass::Embedding);
+  m.native.copy_bytes = it != m.native.bytes_by_class.end() ? it->second : checked_mul(m.params.stored_copies, 2);
+  m.provenance["params.stored_copies"] = fmt::format("lm_head.weight, a copy of the tied embedding ({} x {}): in the download, loaded once; {}",
+                                                    m.vocab, m.hidden, fact->source);
 }
 
 }  // namespace vc

@@ -63,6 +63,14 @@ Model model_from_checkpoint(const nlohmann::json& config, const std::string& con
     }
   }
   TensorTally tally = tally_safetensors(files, m.layers.size());
+  // A tied head saved again as lm_head.weight (Qwen3 0.6B/1.7B): in the download, but engines load
+  // the embedding once (vLLM skips lm_head.* when tie_word_embeddings), so it is a stored copy.
+  if (m.tied_embeddings && tally.params_by_class.count(ParamClass::OutputHead)) {
+    const auto [copy_params, copy_bytes] = tally.take(ParamClass::OutputHead);
+    m.params.stored_copies = copy_params;
+    m.native.copy_bytes = copy_bytes;
+    m.provenance["params.stored_copies"] = "lm_head.weight in the files beside tie_word_embeddings true: a copy of the embedding, loaded once";
+  }
   const std::string what = files.size() == 1 ? files.front().label : fmt::format("{} and {} more shards", files.front().label, files.size() - 1);
   // The config's stated figures stay beside; the derived ones now come from the real tensors.
   tally.write_params(m.params, experts, used, "safetensors headers (" + what + ")");
