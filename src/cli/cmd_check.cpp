@@ -1,4 +1,8 @@
 // vramcalc check: which catalogue models this box runs, at what tier, context and speed.
+#include <algorithm>
+#include <string>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "catalogue/catalogue.h"
@@ -60,13 +64,27 @@ Command add_check(CLI::App& app) {
                        to_string(opts.engine), opts.engine == EngineKind::Rule ? " (the default percentage rule; --engine llamacpp|vllm|sglang)" : "");
             fmt::print("{}", gpu_share_lines(box));
             fmt::print("Tiers: {}.\n\n", engine_tiers_text(opts.engine));
-            fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>21}\n", "model", "fit", "tier", "weights", "total", "max context", "tok/s");
+            // Columns as wide as their longest entry: build names ("build Qwen3.5-35B-A3B-Q4_K_M") and
+            // fits ("unreleased") are longer than the headings.
+            std::size_t model_width = 5, fit_width = 3, tier_width = 4;
             for (const auto& r : rows) {
-              fmt::print("{:<24} {:<8} {:<22} {:>12} {:>12} {:>12} {:>21}\n", r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier,
-                         r.weights_bytes ? format_bytes(r.weights_bytes) : "-", r.total_bytes ? format_bytes(r.total_bytes) : "-",
-                         r.max_context ? format_tokens(r.max_context) : "-", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-"
-                         : r.decode_low_tok_s > 0 ? fmt::format("{:.2f} ({:.1f}-{:.1f})", r.decode_tok_s, r.decode_low_tok_s, r.decode_high_tok_s)
-                                                  : fmt::format("{:.2f}", r.decode_tok_s));
+              model_width = std::max(model_width, r.model->id.size());
+              fit_width = std::max(fit_width, std::string(to_string(r.fit)).size());
+              tier_width = std::max(tier_width, r.tier.size());
+            }
+            const auto print_row = [&](std::string_view model, std::string_view fit, std::string_view tier, std::string_view weights,
+                                       std::string_view total, std::string_view context, std::string_view speed) {
+              fmt::print("{:<{}}  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>11}  {:>21}\n", model, model_width, fit, fit_width, tier, tier_width, weights,
+                         total, context, speed);
+            };
+            print_row("model", "fit", "tier", "weights", "total", "max context", "tok/s");
+            for (const auto& r : rows) {
+              const bool runs = r.fit != FitKind::None && r.fit != FitKind::Unavailable;
+              print_row(r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier, r.weights_bytes ? format_bytes(r.weights_bytes) : "-",
+                        r.total_bytes ? format_bytes(r.total_bytes) : "-", r.max_context ? format_tokens(r.max_context) : "-",
+                        !runs                     ? "-"
+                        : r.decode_low_tok_s > 0 ? fmt::format("{:.2f} ({:.1f}-{:.1f})", r.decode_tok_s, r.decode_low_tok_s, r.decode_high_tok_s)
+                                                 : fmt::format("{:.2f}", r.decode_tok_s));
             }
             for (const auto& r : rows) {
               if (r.fit == FitKind::Unavailable) fmt::print("\n{}: {}", r.model->id, r.note);

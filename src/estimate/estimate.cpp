@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -143,6 +144,15 @@ WeightsFigure resolve_weights(const Model& model, const std::string& quant) {
       w.kind = TierKind::Format;
       w.tier = f->name;
       w.unclamped = f->bits.bytes_for(params);
+      w.exceptions = quantize_exceptions(model, *f);
+      if (w.exceptions.params() > 0) {  // tensors llama-quantize stores at other types
+        const QuantTable& table = QuantTable::builtin();
+        const QuantizeExceptions& q = w.exceptions;
+        uint64_t bytes = f->bits.bytes_for(checked_sub(params, std::min(params, q.params())));
+        if (q.row_fallback_params) bytes = checked_add(bytes, table.find_type(q.row_fallback_type)->bits.bytes_for(q.row_fallback_params));
+        if (q.output_params) bytes = checked_add(bytes, table.find_type(q.output_type)->bits.bytes_for(q.output_params));
+        w.unclamped = bytes;
+      }
       w.clamped = w.unclamped > model.native.bytes;
       w.bytes = w.clamped ? model.native.bytes : w.unclamped;
     }
@@ -187,13 +197,33 @@ Estimate estimate(const Model& model, const Scenario& s) {
       w.source = model.native.source;
     } else {
       const QuantFormat* f = QuantTable::builtin().find_tier(s.quant);
-      w.formula = fmt::format("min(native {}, {} params × {} bits / 8 = {}) = {}", bytes_text(model.native.bytes), format_params(params), f->bits_text(),
-                              bytes_text(e.weights.unclamped), bytes_text(w.bytes));
+      const QuantizeExceptions& q = e.weights.exceptions;
+      const QuantTable& table = QuantTable::builtin();
+      std::string parts = fmt::format("{} params × {} bits / 8", format_params(params - std::min(params, q.params())), f->bits_text());
+      if (q.row_fallback_params) {
+        parts += fmt::format(" + {} params in rows that are not whole {}-value blocks × {} bits ({}) / 8", format_params(q.row_fallback_params), f->row_block,
+                             table.find_type(q.row_fallback_type)->bits_text(), q.row_fallback_type);
+      }
+      if (q.output_params) {
+        parts += fmt::format(" + {} output-layer params × {} bits ({}) / 8", format_params(q.output_params), table.find_type(q.output_type)->bits_text(), q.output_type);
+      }
+      w.formula = fmt::format("min(native {}, {} = {}) = {}", bytes_text(model.native.bytes), parts, bytes_text(e.weights.unclamped), bytes_text(w.bytes));
       w.assumption = e.weights.clamped
                          ? fmt::format("{} would make the weights larger than the native {} checkpoint, so the native size stands (clamp rule)", f->name, model.native.format)
-                         : fmt::format("every parameter at {} bits ({})", f->bits_text(), f->is_mix ? "a measured llama.cpp mix" : "from the block layout");
+                         : fmt::format("every {}parameter at {} bits ({})", q.params() ? "other " : "", f->bits_text(), f->is_mix ? "a measured llama.cpp mix" : "from the block layout");
       w.source = f->source + "; params: " + model.params.total_source() +
                  (model.params.stated_total ? fmt::format("; the vendor states {} ({})", format_params(model.params.stated_total->value), model.params.stated_total->source) : "");
+      if (q.row_fallback_params) {
+        w.assumption += fmt::format("; llama-quantize stores a matrix whose row width (the hidden size {}, or an intermediate width) is not a multiple of {} at {}",
+                                    format_count(model.hidden), f->row_block, q.row_fallback_type);
+      }
+      if (q.output_params) {
+        w.assumption += fmt::format("; it stores the output layer{} at {}", model.tied_embeddings ? " (here the tied embedding)" : "", q.output_type);
+      }
+      if (q.params()) {
+        w.source += "; per-tensor types: llama.cpp src/llama-quant.cpp, llama_tensor_get_type_impl and tensor_type_fallback "
+                    "(https://github.com/ggml-org/llama.cpp/blob/master/src/llama-quant.cpp)";
+      }
     }
     e.lines.push_back(std::move(w));
   }

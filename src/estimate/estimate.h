@@ -7,6 +7,7 @@
 
 #include "estimate/scenario.h"
 #include "model/model.h"
+#include "model/quantize_exceptions.h"
 
 namespace vc {
 
@@ -29,6 +30,9 @@ struct WeightsFigure {
   uint64_t unclamped = 0;     // the tier arithmetic before the clamp (equal to bytes when not clamped)
   bool clamped = false;       // the tier would exceed the native checkpoint
   double effective_bits = 0;  // bytes * 8 / params
+  // A synthesized llama.cpp tier: the parameters llama-quantize stores at another type than the
+  // tier's (model/quantize_exceptions.h).
+  QuantizeExceptions exceptions;
 };
 
 struct CardCount {

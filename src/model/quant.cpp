@@ -64,6 +64,8 @@ QuantTable::QuantTable(std::string_view json_text) {
     f.bits = {f.block_bytes * 8, f.block_elems};
     f.kind = t.at("kind").get<std::string>();
     f.source = t.at("source").get<std::string>();
+    f.row_fallback = t.value("row_fallback", std::string{});
+    if (!f.row_fallback.empty()) f.row_block = f.block_elems;
     formats_.push_back(std::move(f));
   }
   for (const auto& m : doc.at("mixes")) {
@@ -76,7 +78,13 @@ QuantTable::QuantTable(std::string_view json_text) {
     f.bits = parse_bits(m.at("bits_per_weight").get<std::string>());
     f.kind = "mix";
     f.source = m.at("source").get<std::string>();
+    f.row_fallback = m.value("row_fallback", std::string{});
+    f.row_block = m.value("row_block", uint64_t{0});
     formats_.push_back(std::move(f));
+  }
+  for (const auto& f : formats_) {  // a fallback names a block type of this table, over a real block
+    if (f.row_fallback.empty()) continue;
+    if (!find_type(f.row_fallback) || f.row_block < 2) throw InputError("quant_formats.json", f.name + ": bad row_fallback '" + f.row_fallback + "'");
   }
 }
 

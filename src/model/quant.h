@@ -27,6 +27,10 @@ struct QuantFormat {
   BitsPerWeight bits;
   std::string kind;             // float, int, ggml, mix
   std::string source;
+  // llama-quantize's type for a matrix whose row width is not a multiple of row_block values
+  // (model/row_fallback.h); empty where the tier has none (block types of 32, floats).
+  std::string row_fallback;
+  uint64_t row_block = 0;
   // "8.5" / "4.85": the bits per weight as people write them.
   std::string bits_text() const;
   // Bytes of `elements` values stored as whole rows of this block type: ceil(elements/block) blocks.
