@@ -143,3 +143,74 @@ TEST(LlamaCppCudaBuffers, QuantizedCacheRowsPaddedLikeWeights) {
   p.n_gpu_layers = 1;
   EXPECT_EQ(llamacpp_cuda_buffers(model, s, p).at("CPU").context, 104448u);
 }
+
+namespace {
+
+LlamaCppBuffers tiny_llama_c256(bool flash_attn, uint64_t ngl) {
+  const Model& model = cuda().find("tiny-llama-q4")->model;
+  LlamaCppSettings s;
+  s.n_ctx = 256;
+  s.flash_attn = flash_attn;
+  LlamaCppPlacementSettings p;
+  p.n_gpu_layers = ngl;
+  return llamacpp_cuda_buffers(model, s, p);
+}
+
+}  // namespace
+
+TEST(LlamaCppCudaBuffers, PartialOffloadComputeFollowsTheSchedulersSplits) {
+  // tiny-llama-q4, -c 256 (256-token ubatch), -ngl 1 (only the output layer on CUDA0) and -ngl 0.
+  // ggml_backend_sched: every op reading a host weight with at least 32 rows goes to CUDA0
+  // (op_offload), its weight copied into CUDA0's compute buffer at the start of its own split;
+  // the cache writes stay with the host cache (CUDA_Host gets copies of K and V); the token
+  // embedding's GET_ROWS and the graph inputs stay on the host. Measured (llamacpp-cuda-measured.json,
+  // cases "...|ngl1|off", "...|ngl0|off", "...|ngl1|on", "...|ngl0|on"): the same on both
+  // placements, since with op_offload the GPU runs every layer either way.
+  const auto& off = find_case("tiny-llama-q4|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl1|off");
+  EXPECT_EQ(off.buffers.at("CUDA0").compute, 3708160u);
+  EXPECT_EQ(off.buffers.at("CUDA_Host").compute, 922624u);
+  for (uint64_t ngl : {1u, 0u}) {
+    const auto b = tiny_llama_c256(false, ngl);
+    EXPECT_EQ(b.at("CUDA0").compute, 3708160u) << "-ngl " << ngl;
+    EXPECT_EQ(b.at("CUDA_Host").compute, 922624u) << "-ngl " << ngl;
+  }
+  // Flash attention on: head width 32 has no ggml-cuda kernel, so FLASH_ATTN_EXT runs on the host
+  // between GPU splits (Q, K and V copied to CUDA_Host, its output copied back).
+  const auto& on = find_case("tiny-llama-q4|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl0|on");
+  EXPECT_EQ(on.buffers.at("CUDA0").compute, 3446016u);
+  EXPECT_EQ(on.buffers.at("CUDA_Host").compute, 1055744u);
+  for (uint64_t ngl : {1u, 0u}) {
+    const auto b = tiny_llama_c256(true, ngl);
+    EXPECT_EQ(b.at("CUDA0").compute, 3446016u) << "-ngl " << ngl;
+    EXPECT_EQ(b.at("CUDA_Host").compute, 1055744u) << "-ngl " << ngl;
+  }
+}
+
+TEST(LlamaCppCudaBuffers, FlashAttentionWithoutACudaKernelRunsOnTheHost) {
+  // Every layer offloaded, flash attention on, head width 32 (tiny-llama-q4, -c 256): the
+  // attention op alone runs on the CPU backend, so CUDA_Host holds its inputs beyond the graph
+  // inputs. Measured "tiny-llama-q4|c256|np1|b2048|ub512|fa-on|k-f16|v-f16": CUDA0 3,150,848 B,
+  // CUDA_Host 990,208 B.
+  const auto b = tiny_llama_c256(true, 999);
+  EXPECT_EQ(b.at("CUDA0").compute, 3150848u);
+  EXPECT_EQ(b.at("CUDA_Host").compute, 990208u);
+}
+
+TEST(LlamaCppCudaBuffers, ExpertsOnTheHostAreCopiedForTheirOps) {
+  // tiny-qwen3moe, -c 256, -fa off, -ot exps=CPU: the experts' MUL_MAT_ID ops are offloaded to
+  // CUDA0 (256 tokens >= 32) with their expert tensors copied in. Measured
+  // "tiny-qwen3moe|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ot-exps|off": CUDA0 2,232,320 B,
+  // CUDA_Host 660,480 B.
+  const auto& c = find_case("tiny-qwen3moe|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ot-exps|off");
+  EXPECT_EQ(c.buffers.at("CUDA0").compute, 2232320u);
+  const Model& model = cuda().find("tiny-qwen3moe")->model;
+  LlamaCppSettings s;
+  s.n_ctx = 256;
+  s.flash_attn = false;
+  LlamaCppPlacementSettings p;
+  p.n_gpu_layers = 999;
+  p.overrides = parse_overrides("exps=CPU");
+  const auto b = llamacpp_cuda_buffers(model, s, p);
+  EXPECT_EQ(b.at("CUDA0").compute, 2232320u);
+  EXPECT_EQ(b.at("CUDA_Host").compute, 660480u);
+}

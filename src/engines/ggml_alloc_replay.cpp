@@ -44,6 +44,16 @@ int GgmlGraph::write_out(std::vector<int> parents) {
   return static_cast<int>(tensors.size()) - 1;
 }
 
+int GgmlGraph::cache_view(int layer, uint64_t bytes) {
+  Tensor t;
+  t.elsewhere = true;
+  t.op = SchedOp::CacheView;
+  t.cache_layer = layer;
+  t.bytes = bytes;
+  tensors.push_back(std::move(t));
+  return static_cast<int>(tensors.size()) - 1;
+}
+
 namespace {
 
 // ggml_dyn_tallocr with one chunk: free blocks sorted by offset, the last one open-ended.
@@ -115,14 +125,22 @@ struct State {
   int children = 0, views = 0;
   bool allocated = false;  // owned by the allocator (not handed to an in-place consumer)
   uint64_t offset = 0;
+  int buffer = 0;
 };
 
 }  // namespace
 
 uint64_t ggml_alloc_peak(const GgmlGraph& graph, uint64_t alignment) {
+  for (const auto& t : graph.tensors)
+    if (t.buffer != 0) return ggml_alloc_peaks(graph, {alignment, alignment})[0];
+  return ggml_alloc_peaks(graph, {alignment})[0];
+}
+
+std::vector<uint64_t> ggml_alloc_peaks(const GgmlGraph& graph, const std::vector<uint64_t>& alignments) {
   const auto& ts = graph.tensors;
   std::vector<State> st(ts.size());
-  DynAllocator alloc(alignment);
+  std::vector<DynAllocator> allocs;
+  for (uint64_t a : alignments) allocs.emplace_back(a);
   auto is_view = [&](size_t i) { return ts[i].view_of >= 0 || ts[i].elsewhere; };
 
   auto place = [&](size_t i) {
@@ -135,17 +153,19 @@ uint64_t ggml_alloc_peak(const GgmlGraph& graph, uint64_t alignment) {
         if (st[p].children == 1 && st[p].views == 0) {
           st[i].allocated = true;
           st[i].offset = st[p].offset;
+          st[i].buffer = st[p].buffer;
           st[p].allocated = false;
           return;
         }
       }
     }
     st[i].allocated = true;
-    st[i].offset = alloc.alloc(t.bytes);
+    st[i].buffer = t.buffer;
+    st[i].offset = allocs.at(static_cast<size_t>(t.buffer)).alloc(t.bytes);
   };
   auto release = [&](size_t i) {
     if (ts[i].output) return;
-    alloc.free(st[i].offset, ts[i].bytes);
+    allocs[static_cast<size_t>(st[i].buffer)].free(st[i].offset, ts[i].bytes);
     st[i].allocated = false;
   };
 
@@ -172,7 +192,9 @@ uint64_t ggml_alloc_peak(const GgmlGraph& graph, uint64_t alignment) {
       }
     }
   }
-  return alloc.max_size();
+  std::vector<uint64_t> peaks;
+  for (const auto& a : allocs) peaks.push_back(a.max_size());
+  return peaks;
 }
 
 }  // namespace vc

@@ -19,6 +19,17 @@
 
 namespace vc {
 
+// What ggml_backend_sched needs to know of an op to place it (engines/ggml_sched_replay.h).
+enum class SchedOp {
+  Other,
+  GetRows,    // ggml-cuda's offload_op never takes it (batch size 0)
+  Rope,       // placed by its neighbours, not by its frequency-factor weight
+  FlashAttn,  // likewise (the sinks weight)
+  MulMat,     // offload batch: ne[1]
+  MulMatId,   // offload batch: ne[2]
+  CacheView,  // a view of a layer's KV cache (in the cache's buffer): a source, never placed here
+};
+
 struct GgmlGraph {
   struct Tensor {
     uint64_t bytes = 0;         // ggml_nbytes (views: 0)
@@ -29,8 +40,18 @@ struct GgmlGraph {
     bool inplace = false;       // its op may overwrite a parent (ggml_op_can_inplace)
     std::vector<int> parents;   // compute-buffer parents, in src order
     std::vector<bool> same_layout;  // per parent: same type, shape and strides as this tensor
+    int buffer = 0;             // the gallocr buffer it is placed in (a scheduler's backend; 0 alone)
+    // For the scheduler (graphs with `scheduled` set): the op, the weights it reads (indexes into
+    // Model::tensors, in source order), the layer whose cache it views or writes, and the rows
+    // ggml-cuda's offload_op weighs it by.
+    SchedOp op = SchedOp::Other;
+    std::vector<int> weights;
+    int cache_layer = -1;
+    uint64_t rows = 0;
+    bool gpu_unsupported = false;  // ggml-cuda's supports_op says no (a flash-attention head width)
   };
   std::vector<Tensor> tensors;  // leafs and nodes, nodes in execution order
+  bool scheduled = false;       // every node carries what ggml_sched_replay reads
 
   int leaf(uint64_t bytes);
   // An op writing a new tensor of `bytes`; `inplace_parent`: the parent with this tensor's layout
@@ -39,10 +60,15 @@ struct GgmlGraph {
   int view(int of);  // reshape, permute, view, transpose: no memory of its own
   // An op that writes into another buffer (a copy or row-set into a cache): it only consumes.
   int write_out(std::vector<int> parents);
+  // A view of layer `layer`'s cache of `bytes` (K or V rows an attention op reads).
+  int cache_view(int layer, uint64_t bytes);
   void mark_output(int t) { tensors[static_cast<size_t>(t)].output = true; }
 };
 
 // The compute buffer ggml-alloc reserves for `graph`: the highest end of any placement.
 uint64_t ggml_alloc_peak(const GgmlGraph& graph, uint64_t alignment);
+// The same with one buffer per Tensor::buffer id (ggml_gallocr_new_n: one dynamic allocator per
+// buffer type); `alignments[i]` is buffer i's. An in-place op takes its parent's place and buffer.
+std::vector<uint64_t> ggml_alloc_peaks(const GgmlGraph& graph, const std::vector<uint64_t>& alignments);
 
 }  // namespace vc

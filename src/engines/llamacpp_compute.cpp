@@ -139,20 +139,25 @@ Rotation cache_rotation(const Model& model, const LlamaCppComputeInput& in) {
 
 }  // namespace
 
-LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput& in) {
-  LlamaCppCompute c;
+LlamaCppGraphInput llamacpp_graph_input(const Model& model, const LlamaCppComputeInput& in) {
   // llama_context: n_batch = min(n_ctx as asked, n_batch) for causal models, n_ubatch =
   // min(n_batch, n_ubatch); sched_reserve reserves min(n_ctx, n_ubatch) tokens over n_seq_max
   // sequences, and graph_reserve rounds that up to a multiple of the sequences.
   const uint64_t batch = std::min(in.n_ctx, in.n_batch);
   const uint64_t seqs = std::max<uint64_t>(1, in.n_seq);
   const uint64_t outputs = std::min({batch, in.n_ubatch, in.n_ctx_padded});  // not rounded: n_outputs
-  c.tokens = ceil_div(outputs, seqs) * seqs;
+  const Rotation rotation = cache_rotation(model, in);
+  return {ceil_div(outputs, seqs) * seqs, seqs, outputs, in.kv_cells, in.swa_cells, in.flash_attn, in.kv_unified, rotation.k_side, rotation.v_side};
+}
+
+LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput& in) {
+  LlamaCppCompute c;
+  const LlamaCppGraphInput graph_input = llamacpp_graph_input(model, in);
+  c.tokens = graph_input.tokens;
   const Rotation rotation = cache_rotation(model, in);
 
   // Where the graph is transcribed (llamacpp_graph.h), replay ggml-alloc over it: exact where the
   // transcription is, holes included.
-  const LlamaCppGraphInput graph_input{c.tokens, seqs, outputs, in.kv_cells, in.swa_cells, in.flash_attn, in.kv_unified, rotation.k_side, rotation.v_side};
   if (auto graph = llamacpp_graph(model, graph_input)) {
     c.graph_tensors = graph->tensors.size();
     c.bytes = c.phase_bytes = ggml_alloc_peak(*graph, kCpuAlignment);

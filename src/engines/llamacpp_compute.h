@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engines/llamacpp_graph.h"
 #include "model/model.h"
 
 namespace vc {
@@ -39,5 +40,9 @@ struct LlamaCppCompute {
 };
 
 LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput& in);
+
+// The ubatch llama.cpp reserves its graph for (tokens, sequences, outputs, cache cells, the
+// rotation of a quantized cache), as llamacpp_compute replays it.
+LlamaCppGraphInput llamacpp_graph_input(const Model& model, const LlamaCppComputeInput& in);
 
 }  // namespace vc

@@ -5,6 +5,8 @@
 
 #include "core/checked.h"
 #include "engines/ggml_alloc_replay.h"
+#include "engines/ggml_sched_replay.h"
+#include "engines/llamacpp_compute.h"
 #include "engines/llamacpp_graph.h"
 #include "engines/llamacpp_placement.h"
 #include "engines/llamacpp_profile.h"
@@ -19,6 +21,8 @@ namespace {
 // TAG_ALLOC_SIZE_EXPAND), so that its kernels may read past the row end.
 constexpr uint64_t kCudaAlignment = 128;
 constexpr uint64_t kMatrixRowPadding = 512;
+// The CPU backend's buffers (CUDA_Host here) align tensors to 32 B (TENSOR_ALIGNMENT).
+constexpr uint64_t kCpuAlignment = 32;
 // GGUF lays tensor data out in the order of its tensor list, each on general.alignment (32 by default).
 constexpr uint64_t kGgufAlignment = 32;
 
@@ -54,28 +58,30 @@ uint64_t cuda_cache_padding(const AttentionSpec& a, const LlamaCppSettings& s) {
   }
 }
 
-// Whether ggml-cuda has a flash-attention kernel for every attention layer's head width
-// (fattn.cu ggml_cuda_get_best_fattn_kernel: K and V of 40, 64, 72, 80, 96, 112, 128 or 256; the
-// wider MLA and 192/320 shapes only under conditions, not claimed here). Where it has none the
-// scheduler runs the op on the CPU backend, a split this file does not model.
-bool cuda_runs_flash_attention(const Model& model) {
+// Whether ggml-cuda has a flash-attention kernel for every attention layer's head width (MLA: not
+// claimed). Where it has none the scheduler runs the op on the CPU backend.
+bool cuda_runs_flash_attention(const Model& model, const LlamaCppSettings& s) {
   for (const auto& l : model.layers) {
     const AttentionSpec& a = l.attention;
     if (a.kind == AttentionKind::LinearState || a.kind == AttentionKind::None) continue;
-    if (a.kind == AttentionKind::Latent || a.head_dim_k != a.head_dim_v) return false;
-    switch (a.head_dim_k) {
-      case 40: case 64: case 72: case 80: case 96: case 112: case 128: case 256: break;
-      default: return false;
-    }
+    if (a.kind == AttentionKind::Latent || !cuda_has_flash_attn_kernel(a.head_dim_k, a.head_dim_v, s.type_k, s.type_v)) return false;
   }
   return true;
 }
 
-// The reserved ubatch, as llamacpp_compute counts it (llama_context::sched_reserve, graph_reserve).
-LlamaCppGraphInput reserved_graph(const LlamaCppSettings& s, const LlamaCppMemory& m) {
-  const uint64_t seqs = std::max<uint64_t>(1, s.n_seq);
-  const uint64_t outputs = std::min({std::min(s.n_ctx, s.n_batch), s.n_ubatch, m.n_ctx});
-  return {ceil_div(outputs, seqs) * seqs, seqs, outputs, m.kv_cells, m.swa_cells, s.flash_attn};
+// The reserved ubatch, as llamacpp_compute counts it (llama_context::sched_reserve,
+// graph_reserve), with the cache types.
+LlamaCppGraphInput reserved_graph(const Model& model, const LlamaCppSettings& s, const LlamaCppMemory& m) {
+  const QuantFormat* tk = QuantTable::builtin().find_type(s.type_k);
+  const QuantFormat* tv = QuantTable::builtin().find_type(s.type_v);
+  bool window = false;
+  for (const auto& l : model.layers) window |= l.attention.kind == AttentionKind::SlidingWindow;
+  const LlamaCppComputeInput ci{s.n_ctx, m.n_ctx, s.n_seq, s.n_batch, s.n_ubatch, s.flash_attn, s.kv_unified, m.kv_cells, window ? m.swa_cells : 0,
+                                tk && tk->block_elems > 1, tv && tv->block_elems > 1};
+  LlamaCppGraphInput in = llamacpp_graph_input(model, ci);
+  in.type_k = s.type_k;
+  in.type_v = s.type_v;
+  return in;
 }
 
 // The CPU backend's part of the graph when every layer is on the GPU. ggml_backend_sched assigns
@@ -87,7 +93,6 @@ LlamaCppGraphInput reserved_graph(const LlamaCppSettings& s, const LlamaCppMemor
 // both the token and the embedding input in the graph). None of them is freed before the GPU part
 // has copied it, so the buffer is their sum, each at the CPU alignment of 32 B.
 uint64_t host_inputs(const Model& model, const LlamaCppGraphInput& g) {
-  constexpr uint64_t kCpuAlignment = 32;
   const uint64_t T = g.tokens;
   uint64_t sum = 0;
   auto input = [&](uint64_t bytes) { sum = checked_add(sum, pad(bytes, kCpuAlignment)); };
@@ -152,12 +157,12 @@ LlamaCppBuffers llamacpp_cuda_buffers(const Model& model, const LlamaCppSettings
   for (const auto& [buffer, bytes] : p.weights_by_buffer) {
     if (buffer != "CPU") out[buffer].model = bytes;
   }
+  std::vector<bool> on_host(model.tensors.size(), false);
+  for (const HostTensor& h : p.host_tensors) {
+    if (h.gguf_index) on_host[*h.gguf_index] = true;
+  }
   if (!model.tensors.empty()) {
     // Weights on the GPU, each at its CUDA allocation size (one GPU: every offloaded tensor on CUDA0).
-    std::vector<bool> on_host(model.tensors.size(), false);
-    for (const HostTensor& h : p.host_tensors) {
-      if (h.gguf_index) on_host[*h.gguf_index] = true;
-    }
     uint64_t gpu = 0, offset = 0, first = UINT64_MAX, last = 0;
     for (std::size_t i = 0; i < model.tensors.size(); ++i) {
       const NamedTensor& t = model.tensors[i];
@@ -189,16 +194,42 @@ LlamaCppBuffers llamacpp_cuda_buffers(const Model& model, const LlamaCppSettings
     b.context = checked_add(b.context, checked_add(m.layer_kv_bytes[il], m.layer_state_bytes[il]));
     if (p.layer_device[il] != "CPU" && m.layer_kv_bytes[il]) b.context = checked_add(b.context, cuda_cache_padding(model.layers[il].attention, settings));
   }
+  // Where the graph carries what the scheduler reads, replay ggml_backend_sched over it: which
+  // device runs each op, what is copied between them, and each device's packing.
+  const LlamaCppGraphInput reserve = reserved_graph(model, settings, m);
+  if (!model.tensors.empty()) {
+    if (auto graph = llamacpp_graph(model, reserve); graph && graph->scheduled) {
+      const auto output_backend = p.output_device == "CPU" ? kSchedCpu : kSchedGpu;
+      auto tensor = [&](int w) -> const NamedTensor& {
+        if (w == kTiedOutputWeight) {
+          for (const auto& t : model.tensors)
+            if (t.name == "token_embd.weight") return t;
+        }
+        return model.tensors.at(static_cast<size_t>(w));
+      };
+      SchedDevices d;
+      d.weight_backend = [&](int w) {
+        if (w == kTiedOutputWeight) return output_backend;
+        return on_host[static_cast<size_t>(w)] ? kSchedCpu : kSchedGpu;
+      };
+      d.cache_backend = [&](int layer) { return p.layer_device.at(static_cast<size_t>(layer)) == "CPU" ? kSchedCpu : kSchedGpu; };
+      d.weight_gpu_bytes = [&](int w) { return cuda_tensor_bytes(tensor(w)); };
+      d.weight_cpu_bytes = [&](int w) { return tensor(w).bytes; };
+      const SchedPeaks peaks = ggml_sched_peaks(*graph, d, kCudaAlignment, kCpuAlignment);
+      if (peaks.gpu) out["CUDA0"].compute = peaks.gpu;
+      if (peaks.cpu) out["CUDA_Host"].compute = peaks.cpu;
+      return out;
+    }
+  }
   // Every device that runs layers reserves the compute buffer.
   bool host_runs = p.output_device == "CPU";
   bool gpu_runs = p.output_device != "CPU";
   for (const auto& d : p.layer_device) (d == "CPU" ? host_runs : gpu_runs) = true;
-  const LlamaCppGraphInput reserve = reserved_graph(settings, m);
   if (gpu_runs) out["CUDA0"].compute = m.compute_bytes;
   if (host_runs) out["CUDA_Host"].compute = m.compute_bytes;
   if (gpu_runs && !host_runs) {
     out["CUDA_Host"].compute = host_inputs(model, reserve);
-    if (!settings.flash_attn || cuda_runs_flash_attention(model)) {
+    if (!settings.flash_attn || cuda_runs_flash_attention(model, settings)) {
       if (auto graph = llamacpp_graph(model, reserve)) out["CUDA0"].compute = ggml_alloc_peak(gpu_part(*graph), kCudaAlignment);
     }
   }

@@ -1,6 +1,7 @@
 #include "engines/llamacpp_graph.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,23 @@
 
 namespace vc {
 using namespace llamacpp_graph_detail;
+
+bool cuda_has_flash_attn_kernel(uint64_t head_k, uint64_t head_v, const std::string& type_k, const std::string& type_v) {
+  // Without GGML_CUDA_FA_ALL_QUANTS (off by default) the kernels read K and V of one type, F16,
+  // Q4_0 or Q8_0 (fattn.cu: FATTN_VEC_CASE lists; the mixed pairs only with that option).
+  auto upper = [](std::string t) {
+    for (auto& ch : t) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return t;
+  };
+  const std::string k = upper(type_k), v = upper(type_v);
+  if (k != v || (k != "F16" && k != "Q4_0" && k != "Q8_0")) return false;
+  if (head_k != head_v) return false;
+  switch (head_k) {
+    case 40: case 64: case 72: case 80: case 96: case 112: case 128: case 256: return true;
+    default: return false;
+  }
+}
+
 namespace {
 
 // ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma3), flash attention on or off ----
@@ -67,6 +85,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
   const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
 
   int x = b.embeddings();
+  b.reads(x, {b.weight("token_embd.weight")}, SchedOp::GetRows);
   if (s.embed_scale) x = b.unary(x);
   for (size_t il = 0; il < m.layers.size(); ++il) {
     const AttentionSpec& a = m.layers[il].attention;
@@ -74,15 +93,23 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     const uint64_t cells = a.kind == AttentionKind::SlidingWindow ? in.swa_cells : in.kv_cells;
     const uint64_t heads = a.query_heads;
     const int h = b.norm(x);
+    b.reads(h, {b.blk(il, "attn_norm.weight")});
     // Q: projection, per-head view, (norm), RoPE (a new tensor when it reads a view), (scale).
-    auto q_or_k = [&](uint64_t width) {
+    auto q_or_k = [&](uint64_t width, const char* name, uint64_t head_count) {
       const int p = b.matmul(width, h);
+      b.reads(p, {b.blk(il, std::string("attn_") + name + ".weight")}, SchedOp::MulMat);
       const int v = g.view(p);
-      int r = s.qk_norm ? b.unary(b.norm(v)) : g.node(b.bytes(p), {v, pos});
+      int r = -1;
       if (s.qk_norm) {
+        const int n = b.norm(v);
+        b.reads(n, {b.blk(il, std::string("attn_") + name + "_norm.weight")}, SchedOp::Other, head_count);
+        r = b.unary(n);
         g.tensors[static_cast<size_t>(r)].parents.push_back(pos);  // ROPE reads the positions
         g.tensors[static_cast<size_t>(r)].same_layout.push_back(false);
+      } else {
+        r = g.node(b.bytes(p), {v, pos});
       }
+      b.mark(r, SchedOp::Rope, head_count);
       return r;
     };
     // A rotated cache (llama_mul_mat_hadamard): the tensor reshaped to rows of the matrix's side
@@ -91,12 +118,16 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       if (matrix < 0) return t;
       return g.view(g.node(b.data_bytes(t), {matrix, g.view(t)}));
     };
-    int q = q_or_k(heads * a.head_dim_k);
+    int q = q_or_k(heads * a.head_dim_k, "q", heads);
     if (s.q_scale) q = b.unary(q);
     q = rotate(q, c.k_rot);
     int k = -1, v = -1;
-    auto key = [&] { k = rotate(q_or_k(uint64_t{a.kv_heads} * a.head_dim_k), c.k_rot); };
-    auto value = [&] { v = rotate(g.view(b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h)), c.v_rot); };
+    auto key = [&] { k = rotate(q_or_k(uint64_t{a.kv_heads} * a.head_dim_k, "k", a.kv_heads), c.k_rot); };
+    auto value = [&] {
+      const int p = b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h);
+      b.reads(p, {b.blk(il, "attn_v.weight")}, SchedOp::MulMat);
+      v = rotate(g.view(p), c.v_rot);
+    };
     // build_attn adds Q, V, K to the graph in that order; with a window cache (build_attn for
     // llm_graph_input_attn_kv_iswa) Q, K, V.
     if (s.k_before_v) {
@@ -106,39 +137,59 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       value();
       key();
     }
-    g.write_out({g.view(k), c.k_idx});  // SET_ROWS into the K cache
-    const int qp = g.view(g.view(q));   // build_attn_mha: Q split into streams, heads permuted
+    auto into_cache = [&](std::vector<int> parents) {  // SET_ROWS into this layer's cache
+      const int w = g.write_out(std::move(parents));
+      g.tensors[static_cast<size_t>(w)].cache_layer = static_cast<int>(il);
+      b.mark(w, SchedOp::Other);
+    };
+    into_cache({g.view(k), c.k_idx});
+    const int qp = g.view(g.view(q));  // build_attn_mha: Q split into streams, heads permuted
+    const int k_cache = b.cache_view(il, in.type_k, uint64_t{a.kv_heads} * a.head_dim_k, cells);
     int merged = -1;
     if (in.flash_attn) {
-      g.write_out({g.view(v), c.v_idx});  // SET_ROWS into the V cache, one row per token
+      into_cache({g.view(v), c.v_idx});  // one row per token
       // FLASH_ATTN_EXT reads Q, the cache's K and V views and the mask; it writes the f32 output
       // of every head, reshaped (a view) to [heads x head width, tokens] for the projection.
-      merged = g.view(g.node(b.rows(heads * a.head_dim_v), {qp, c.mask}));
+      const int v_cache = b.cache_view(il, in.type_v, uint64_t{a.kv_heads} * a.head_dim_v, cells);
+      const int fa = g.node(b.rows(heads * a.head_dim_v), {qp, k_cache, v_cache, c.mask});
+      b.mark(fa, SchedOp::FlashAttn, heads);
+      g.tensors[static_cast<size_t>(fa)].gpu_unsupported = !cuda_has_flash_attn_kernel(a.head_dim_k, a.head_dim_v, in.type_k, in.type_v);
+      merged = g.view(fa);
     } else {
-      g.write_out({g.view(g.view(v)), c.v_idx});  // SET_ROWS into the transposed V cache
-      const int kq = g.node(checked_product({cells, b.T_, heads, kF32}), {qp});
+      into_cache({g.view(g.view(v)), c.v_idx});  // into the transposed V cache
+      const int kq = g.node(checked_product({cells, b.T_, heads, kF32}), {k_cache, qp});
       const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX, in place
-      const int kqv = g.node(b.rows(heads * a.head_dim_v), {sm});
+      const int v_cache = b.cache_view(il, in.type_v, uint64_t{a.kv_heads} * a.head_dim_v, cells);
+      const int kqv = g.node(b.rows(heads * a.head_dim_v), {v_cache, sm});
       merged = g.node(b.bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
     }
     int att = b.matmul(m.hidden, rotate(merged, c.v_rot));  // the output rotated back
+    b.reads(att, {b.blk(il, "attn_output.weight")}, SchedOp::MulMat);
     int residual = x;
     const bool last = il + 1 == m.layers.size();
     if (last) {
       b.keep_outputs();
       att = b.get_rows(m.hidden, att, out_ids);
     }
-    if (s.post_norms) att = b.norm(att);
+    if (s.post_norms) {
+      att = b.norm(att);
+      b.reads(att, {b.blk(il, "post_attention_norm.weight")});
+    }
     if (last) residual = b.get_rows(m.hidden, x, out_ids);
     const int ffn_in = b.add(att, residual);
     const int f = b.norm(ffn_in);
+    b.reads(f, {b.blk(il, "ffn_norm.weight")});
     const FeedForwardSpec& ff = m.layers[il].feed_forward;
     // qwen3moe: softmax routing, weights normalised (build_moe_ffn), no shared expert.
-    int out = ff.kind == FeedForwardKind::Dense ? b.dense_ffn(ff.dense_width, f) : b.moe_ffn(ff, f, {.normalize = true});
-    if (s.post_norms) out = b.norm(out);
+    int out = ff.kind == FeedForwardKind::Dense ? b.dense_ffn(ff.dense_width, f, il) : b.moe_ffn(ff, f, {.normalize = true}, il);
+    if (s.post_norms) {
+      out = b.norm(out);
+      b.reads(out, {b.blk(il, "post_ffw_norm.weight")});
+    }
     x = b.add(out, ffn_in);
   }
   b.head(x);
+  b.finish_scheduled();
   return std::move(b.g);
 }
 

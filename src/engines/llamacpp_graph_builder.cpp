@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "model/quant.h"
+
 namespace vc::llamacpp_graph_detail {
 
 std::vector<uint64_t> block_tensor_shape(const Model& m, size_t il, const std::string& name) {
@@ -16,10 +18,20 @@ std::vector<uint64_t> block_tensor_shape(const Model& m, size_t il, const std::s
 // place), the top-k argsort, the chosen weights (GET_ROWS), optional normalising and scaling,
 // then the chosen experts' gate and up (MUL_MAT_ID, n_used rows per token), their product, the
 // down projection (n_used x n_embd per token), weighted in place, and the sum of its n_used views.
-int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing) {
+int Builder::cache_view(size_t il, const std::string& type, uint64_t row_values, uint64_t cells) {
+  const QuantFormat* f = QuantTable::builtin().find_type(type);
+  const uint64_t row = f ? f->row_bytes(row_values) : checked_mul(row_values, kF16);
+  const uint64_t streams = in_.kv_unified ? 1 : in_.seqs;
+  return g.cache_view(static_cast<int>(il), checked_product({row, cells, streams}));
+}
+
+int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing, size_t il) {
   const uint64_t used = f.experts_per_token;
+  const bool annotate = il != SIZE_MAX;
   // The router's logits and, in place, their softmax or sigmoid (gpt-oss: its router bias).
-  const int probs = unary(matmul(f.experts, x));
+  const int router = matmul(f.experts, x);
+  if (annotate) reads(router, {blk(il, "ffn_gate_inp.weight")}, SchedOp::MulMat);
+  const int probs = unary(router);
   // The selection bias is an ADD over probs, which has a second consumer: never in place.
   const int select = routing.selection_bias ? g.node(bytes(probs), {probs}, probs) : probs;
   const int top_k = g.view(g.node(rows(f.experts), {select}));  // ARGSORT (i32), its first n_used
@@ -33,13 +45,14 @@ int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing)
   if (routing.scale) weights = g.node(checked_product({used, T_, kF32}), {weights}, weights);
   const int input = g.view(x);  // [n_embd, 1, tokens]
   const uint64_t width = checked_mul(used, f.expert_width);
-  auto experts_matmul = [&](uint64_t w, int in) {
+  auto experts_matmul = [&](uint64_t w, int in, const char* name) {
     const int out = g.node(rows(w), {in, top_k});  // MUL_MAT_ID
+    if (annotate) reads(out, {blk(il, std::string(name) + ".weight")}, SchedOp::MulMatId);
     return routing.expert_biases ? g.node(rows(w), {out, top_k}, out) : out;
   };
-  const int gate = experts_matmul(width, input);
-  const int up = experts_matmul(width, input);
-  const int down = experts_matmul(checked_mul(used, m_.hidden), glu(width, gate, up));
+  const int gate = experts_matmul(width, input, "ffn_gate_exps");
+  const int up = experts_matmul(width, input, "ffn_up_exps");
+  const int down = experts_matmul(checked_mul(used, m_.hidden), glu(width, gate, up), "ffn_down_exps");
   const int weighted = g.node(bytes(down), {down, weights}, down);
   std::vector<int> experts;
   for (uint64_t i = 0; i < used; ++i) experts.push_back(g.view(weighted));

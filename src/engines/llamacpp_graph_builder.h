@@ -3,6 +3,7 @@
 // construction with the nodes llama.cpp's decoders are made of (llama-graph.cpp: build_inp_embd,
 // build_norm, build_ffn, the output head), sized for one reserved ubatch.
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,14 +64,21 @@ class Builder {
   }
   int glu(uint64_t width, int gate, int up) { return g.node(rows(width), {gate, up}); }  // not in place
   // build_ffn with a SiLU-gated pair (LLM_FFN_SILU, LLM_FFN_PAR): gate, up, their product, down.
-  int dense_ffn(uint64_t width, int x) {
+  // `il`/`prefix`: the layer and name prefix of its weights ("ffn", or "ffn" with suffix "_shexp").
+  int dense_ffn(uint64_t width, int x, size_t il = SIZE_MAX, const std::string& suffix = "") {
     const int gate = matmul(width, x);
     const int up = matmul(width, x);
-    return matmul(m_.hidden, glu(width, gate, up));
+    const int down = matmul(m_.hidden, glu(width, gate, up));
+    if (il != SIZE_MAX) {
+      reads(gate, {blk(il, "ffn_gate" + suffix + ".weight")}, SchedOp::MulMat);
+      reads(up, {blk(il, "ffn_up" + suffix + ".weight")}, SchedOp::MulMat);
+      reads(down, {blk(il, "ffn_down" + suffix + ".weight")}, SchedOp::MulMat);
+    }
+    return down;
   }
   // build_moe_ffn's routed experts (engines/llamacpp_graph_moe.cpp): the sum of the chosen
   // experts' outputs, weighted.
-  int moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing);
+  int moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing, size_t il = SIZE_MAX);
   // build_rs for one layer's recurrent state: the ubatch's sequences' rows (GET_ROWS by s_copy),
   // and the zero rows of the states beyond them copied back into the cache.
   int state_rows(uint64_t values_per_seq, int s_copy) {
@@ -89,9 +97,39 @@ class Builder {
   // The output head: final norm, then the logits of every token (both outputs, never freed).
   void head(int x) {
     const int n = norm(x);
+    reads(n, {weight("output_norm.weight")});
     g.mark_output(n);
-    g.mark_output(g.node(rows(m_.vocab), {n}));
+    const int logits = g.node(rows(m_.vocab), {n});
+    const int out = weight("output.weight", false);
+    reads(logits, {out >= 0 ? out : kTiedOutputWeight}, SchedOp::MulMat);
+    g.mark_output(logits);
   }
+
+  // ---- What the scheduler reads (ggml_sched_replay.h) ----
+  // A GGUF tensor's index in Model::tensors; -1 when absent (`required`: the graph then cannot be
+  // scheduled).
+  int weight(const std::string& name, bool required = true) {
+    for (size_t i = 0; i < m_.tensors.size(); ++i)
+      if (m_.tensors[i].name == name) return static_cast<int>(i);
+    if (required) missing_weight_ = true;
+    return -1;
+  }
+  int blk(size_t il, const std::string& name, bool required = true) { return weight("blk." + std::to_string(il) + "." + name, required); }
+  // Node `t` reads `weights` (absent ones, -1, are skipped); its rows as ggml_nrows, or ne[1] for
+  // a matrix product: `row_groups` x the tokens.
+  void reads(int t, std::initializer_list<int> weights, SchedOp op = SchedOp::Other, uint64_t row_groups = 1) {
+    auto& n = g.tensors[static_cast<size_t>(t)];
+    for (int w : weights)
+      if (w != -1) n.weights.push_back(w);
+    n.op = op;
+    n.rows = checked_mul(row_groups, T_);
+  }
+  void mark(int t, SchedOp op, uint64_t row_groups = 1) { reads(t, {}, op, row_groups); }
+  // The K or V rows of layer `il`'s cache an attention op reads: every cell of every stream.
+  int cache_view(size_t il, const std::string& type, uint64_t row_values, uint64_t cells);
+  // The graph carries the scheduler's annotations when every weight it names was found.
+  void finish_scheduled() { g.scheduled = !missing_weight_; }
+  bool missing_weight_ = false;
 
   uint64_t bytes(int t) const { return g.tensors[static_cast<size_t>(t)].bytes; }
   uint64_t bytes_of_root(int v) const { return bytes(g.tensors[static_cast<size_t>(v)].view_of); }
