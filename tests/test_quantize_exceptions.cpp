@@ -14,6 +14,16 @@ using namespace vc;
 
 namespace {
 
+// Grouped-query attention with 64 query heads and 8 KV heads of `head_dim` values.
+AttentionSpec grouped_attention(uint32_t head_dim) {
+  AttentionSpec a;
+  a.kind = AttentionKind::Full;
+  a.query_heads = 64;
+  a.kv_heads = 8;
+  a.head_dim_k = a.head_dim_v = head_dim;
+  return a;
+}
+
 // One gpt-oss-like layer: hidden 2,880 (not a multiple of 256), 64 query heads x 64 values (4,096,
 // a multiple of 256) for the output projection, 8 KV heads, 32 experts of width 2,880; an untied
 // 1,000-entry vocabulary.
@@ -22,10 +32,7 @@ Model gpt_oss_like() {
   m.hidden = 2880;
   m.tied_embeddings = false;
   LayerConfig l;
-  l.attention.kind = AttentionKind::Full;
-  l.attention.query_heads = 64;
-  l.attention.kv_heads = 8;
-  l.attention.head_dim_k = l.attention.head_dim_v = 64;
+  l.attention = grouped_attention(64);
   l.feed_forward.kind = FeedForwardKind::MoE;
   l.feed_forward.experts = 32;
   l.feed_forward.experts_per_token = 4;
@@ -100,10 +107,7 @@ TEST(QuantizeExceptions, OnlyTheDownProjectionWhenOnlyTheIntermediateWidthIsOdd)
   Model m;
   m.hidden = 8192;
   LayerConfig l;
-  l.attention.kind = AttentionKind::Full;
-  l.attention.query_heads = 64;
-  l.attention.kv_heads = 8;
-  l.attention.head_dim_k = l.attention.head_dim_v = 128;
+  l.attention = grouped_attention(128);
   l.feed_forward.kind = FeedForwardKind::Dense;
   l.feed_forward.dense_width = 29568;
   l.params[ParamClass::Attention] = 8192ull * 8192 * 2 + 2 * 8192ull * 1024;
