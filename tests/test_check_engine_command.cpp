@@ -47,6 +47,15 @@ Checked check_and_plan(const std::string& model_id, const std::string& gpu, cons
 
 json setting_of(const EngineAnswer& a, const std::string& name) { return engine_json(a).at("settings").at(name); }
 
+// The check row runs on the GPU with the very answer plan gives for that tier: same devices, bytes,
+// notes and decode speed.
+void expect_row_is_plans_answer(const Checked& c) {
+  ASSERT_EQ(c.row.fit, FitKind::Gpu);
+  ASSERT_TRUE(c.row.engine);
+  EXPECT_EQ(engine_json(*c.row.engine), engine_json(c.plan.engine));
+  EXPECT_DOUBLE_EQ(c.row.decode_tok_s, c.plan.decode.expected_tok_s);
+}
+
 const json& row_of(const json& check, const std::string& model) {
   for (const auto& r : check.at("rows")) if (r.at("model") == model) return r;
   throw std::runtime_error("no row for " + model);
@@ -56,24 +65,17 @@ const json& row_of(const json& check, const std::string& model) {
 
 TEST(CheckEngineCommand, VllmMaxModelLenSizesTheRowAsPlanDoes) {
   const Checked c = check_and_plan("llama-3.1-8b", "H200", "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 16384 --gpu-memory-utilization 0.8");
-  ASSERT_EQ(c.row.fit, FitKind::Gpu);
-  ASSERT_TRUE(c.row.engine);
+  expect_row_is_plans_answer(c);
   EXPECT_EQ(setting_of(*c.row.engine, "max_model_len"), 16384);  // the command's --max-model-len, not check's 8,192 default
   EXPECT_EQ(setting_of(*c.row.engine, "gpu_memory_utilization"), 0.8);
-  // The very answer plan gives for that tier: same devices, bytes and notes.
-  EXPECT_EQ(engine_json(*c.row.engine), engine_json(c.plan.engine));
-  EXPECT_DOUBLE_EQ(c.row.decode_tok_s, c.plan.decode.expected_tok_s);
 }
 
 TEST(CheckEngineCommand, SglangContextLengthAndFp8Cache) {
   const Checked c = check_and_plan("qwen3-8b", "H200", "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 20000 --kv-cache-dtype fp8_e5m2");
-  ASSERT_EQ(c.row.fit, FitKind::Gpu);
-  ASSERT_TRUE(c.row.engine);
+  expect_row_is_plans_answer(c);
   EXPECT_EQ(setting_of(*c.row.engine, "context_length"), 20000);  // --context-length
   EXPECT_EQ(setting_of(*c.row.engine, "kv_cache_dtype"), "fp8_e5m2");
   EXPECT_EQ(c.plan.estimate.scenario.cache_dtype, "FP8_E5M2");  // the speed's cache bytes: 1 a value
-  EXPECT_EQ(engine_json(*c.row.engine), engine_json(c.plan.engine));
-  EXPECT_DOUBLE_EQ(c.row.decode_tok_s, c.plan.decode.expected_tok_s);
 }
 
 TEST(CheckEngineCommand, LlamaCppContextOverSequences) {

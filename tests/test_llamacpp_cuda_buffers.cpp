@@ -27,6 +27,19 @@ const MeasuredLlamaCppCase& find_case(const std::string& id) {
   throw std::runtime_error("no case " + id);
 }
 
+// Our per-buffer figures for a tiny model of the CUDA file at -c 256, -ngl `ngl`, and an -ot pattern.
+LlamaCppBuffers tiny_c256(const std::string& model_id, bool flash_attn, uint64_t ngl, const std::string& override_tensor = "") {
+  const Model& model = cuda().find(model_id)->model;
+  LlamaCppSettings s;
+  s.n_ctx = 256;
+  s.flash_attn = flash_attn;
+  LlamaCppPlacementSettings p;
+  p.n_gpu_layers = ngl;
+  if (!override_tensor.empty()) p.overrides = parse_overrides(override_tensor);
+  return llamacpp_cuda_buffers(model, s, p);
+}
+LlamaCppBuffers tiny_llama_c256(bool flash_attn, uint64_t ngl) { return tiny_c256("tiny-llama-q4", flash_attn, ngl); }
+
 }  // namespace
 
 TEST(LlamaCppCudaBuffers, PerBufferFileReadsModelsFromTheCpuFileBesideIt) {
@@ -113,13 +126,7 @@ TEST(LlamaCppCudaBuffers, HostComputeHoldsTheGraphInputsAndTheEmbeddingRows) {
   // 262,144; GET_ROWS rows 262,144; inp_pos 1,024; k_idxs 256 x 8 = 2,048; v_idxs (V transposed:
   // one per value) 256 x 2 heads x 32 x 8 = 131,072; KQ mask f32 256 x 256 x 4 = 262,144;
   // inp_out_ids 1,024. Sum 922,624 B, as measured.
-  const Model& model = cuda().find("tiny-llama-q4")->model;
-  LlamaCppSettings s;
-  s.n_ctx = 256;
-  s.flash_attn = false;
-  LlamaCppPlacementSettings p;
-  p.n_gpu_layers = 999;
-  const auto b = llamacpp_cuda_buffers(model, s, p);
+  const auto b = tiny_llama_c256(false, 999);
   EXPECT_EQ(b.at("CUDA_Host").compute, 922624u);
   const auto& c = find_case("tiny-llama-q4|c256|np1|b2048|ub512|fa-off|k-f16|v-f16");
   EXPECT_EQ(c.buffers.at("CUDA_Host").compute, 922624u);
@@ -144,20 +151,6 @@ TEST(LlamaCppCudaBuffers, QuantizedCacheRowsPaddedLikeWeights) {
   EXPECT_EQ(llamacpp_cuda_buffers(model, s, p).at("CPU").context, 104448u);
 }
 
-namespace {
-
-LlamaCppBuffers tiny_llama_c256(bool flash_attn, uint64_t ngl) {
-  const Model& model = cuda().find("tiny-llama-q4")->model;
-  LlamaCppSettings s;
-  s.n_ctx = 256;
-  s.flash_attn = flash_attn;
-  LlamaCppPlacementSettings p;
-  p.n_gpu_layers = ngl;
-  return llamacpp_cuda_buffers(model, s, p);
-}
-
-}  // namespace
-
 TEST(LlamaCppCudaBuffers, PartialOffloadComputeFollowsTheSchedulersSplits) {
   // tiny-llama-q4, -c 256 (256-token ubatch), -ngl 1 (only the output layer on CUDA0) and -ngl 0.
   // ggml_backend_sched: every op reading a host weight with at least 32 rows goes to CUDA0
@@ -166,24 +159,21 @@ TEST(LlamaCppCudaBuffers, PartialOffloadComputeFollowsTheSchedulersSplits) {
   // embedding's GET_ROWS and the graph inputs stay on the host. Measured (llamacpp-cuda-measured.json,
   // cases "...|ngl1|off", "...|ngl0|off", "...|ngl1|on", "...|ngl0|on"): the same on both
   // placements, since with op_offload the GPU runs every layer either way.
-  const auto& off = find_case("tiny-llama-q4|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl1|off");
-  EXPECT_EQ(off.buffers.at("CUDA0").compute, 3708160u);
-  EXPECT_EQ(off.buffers.at("CUDA_Host").compute, 922624u);
-  for (uint64_t ngl : {1u, 0u}) {
-    const auto b = tiny_llama_c256(false, ngl);
-    EXPECT_EQ(b.at("CUDA0").compute, 3708160u) << "-ngl " << ngl;
-    EXPECT_EQ(b.at("CUDA_Host").compute, 922624u) << "-ngl " << ngl;
-  }
+  // The measured case, then our figure at -ngl 1 and -ngl 0, for both compute buffers.
+  const auto expect_compute = [](const std::string& case_id, bool flash_attention, uint64_t cuda0, uint64_t host) {
+    const auto& measured = find_case(case_id);
+    EXPECT_EQ(measured.buffers.at("CUDA0").compute, cuda0) << case_id;
+    EXPECT_EQ(measured.buffers.at("CUDA_Host").compute, host) << case_id;
+    for (uint64_t ngl : {1u, 0u}) {
+      const auto b = tiny_llama_c256(flash_attention, ngl);
+      EXPECT_EQ(b.at("CUDA0").compute, cuda0) << "-ngl " << ngl;
+      EXPECT_EQ(b.at("CUDA_Host").compute, host) << "-ngl " << ngl;
+    }
+  };
+  expect_compute("tiny-llama-q4|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl1|off", false, 3708160u, 922624u);
   // Flash attention on: head width 32 has no ggml-cuda kernel, so FLASH_ATTN_EXT runs on the host
   // between GPU splits (Q, K and V copied to CUDA_Host, its output copied back).
-  const auto& on = find_case("tiny-llama-q4|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl0|on");
-  EXPECT_EQ(on.buffers.at("CUDA0").compute, 3446016u);
-  EXPECT_EQ(on.buffers.at("CUDA_Host").compute, 1055744u);
-  for (uint64_t ngl : {1u, 0u}) {
-    const auto b = tiny_llama_c256(true, ngl);
-    EXPECT_EQ(b.at("CUDA0").compute, 3446016u) << "-ngl " << ngl;
-    EXPECT_EQ(b.at("CUDA_Host").compute, 1055744u) << "-ngl " << ngl;
-  }
+  expect_compute("tiny-llama-q4|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl0|on", true, 3446016u, 1055744u);
 }
 
 TEST(LlamaCppCudaBuffers, FlashAttentionWithoutACudaKernelRunsOnTheHost) {
@@ -203,14 +193,7 @@ TEST(LlamaCppCudaBuffers, ExpertsOnTheHostAreCopiedForTheirOps) {
   // CUDA_Host 660,480 B.
   const auto& c = find_case("tiny-qwen3moe|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ot-exps|off");
   EXPECT_EQ(c.buffers.at("CUDA0").compute, 2232320u);
-  const Model& model = cuda().find("tiny-qwen3moe")->model;
-  LlamaCppSettings s;
-  s.n_ctx = 256;
-  s.flash_attn = false;
-  LlamaCppPlacementSettings p;
-  p.n_gpu_layers = 999;
-  p.overrides = parse_overrides("exps=CPU");
-  const auto b = llamacpp_cuda_buffers(model, s, p);
+  const auto b = tiny_c256("tiny-qwen3moe", false, 999, "exps=CPU");
   EXPECT_EQ(b.at("CUDA0").compute, 2232320u);
   EXPECT_EQ(b.at("CUDA_Host").compute, 660480u);
 }
