@@ -7,14 +7,14 @@ import { tinyVocab } from './gguf.mjs';
 
 const V = 512;  // vocabulary (tinyVocab)
 
-function model(arch, name, meta, tensors) {
+export function model(arch, name, meta, tensors) {
   const metadata = { 'general.architecture': arch, 'general.name': name, [`${arch}.vocab_size`]: V, ...tinyVocab(V) };
   for (const [k, v] of Object.entries(meta)) metadata[`${arch}.${k}`] = v;
   return { name, arch, metadata, tensors };
 }
 export const t = (name, ne, type = 'F32') => ({ name, ne, type });
 
-function globals(E, { tied = false, out = 'F16', embd = 'F16' } = {}) {
+export function globals(E, { tied = false, out = 'F16', embd = 'F16' } = {}) {
   const g = [t('token_embd.weight', [E, V], embd), t('output_norm.weight', [E])];
   if (!tied) g.push(t('output.weight', [E, V], out));
   return g;

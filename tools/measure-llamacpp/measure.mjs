@@ -2,7 +2,8 @@
 // Measures what llama.cpp allocates, to the byte, over a grid of settings on tiny GGUF models
 // written here, and writes tests/data/llamacpp-measured.json. README.md says how and why.
 //
-//   cd tools/measure-llamacpp && npm ci && node measure.mjs [--out FILE] [--only ARCH] [--quick]
+//   cd tools/measure-llamacpp && npm ci && node measure.mjs [--out FILE] [--only ARCH] [--quick] [--more]
+//   --more: the architectures of architectures-more.mjs, into tests/data/llamacpp-measured-more.json
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { architectures, repackVariants } from './architectures.mjs';
+import { moreArchitectures } from './architectures-more.mjs';
 import { writeGguf, typeId } from './gguf.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -162,7 +164,8 @@ async function child(work) {
 function writeModels(dir) {
   const quick = args.includes('--quick');
   const only = arg('--only');
-  const all = [...architectures().map((m) => ({ m, small: false })), ...repackVariants().map((m) => ({ m, small: true }))];
+  const all = args.includes('--more') ? moreArchitectures().map((m) => ({ m, small: false }))
+    : [...architectures().map((m) => ({ m, small: false })), ...repackVariants().map((m) => ({ m, small: true }))];
   const models = all.filter(({ m }) => !only || m.arch === only).map(({ m, small }) => {
     const file = path.join(dir, `${m.name}.gguf`);
     const written = writeGguf(file, m.metadata, m.tensors);
@@ -233,7 +236,7 @@ async function main() {
       return o;
     })),
   };
-  const dest = arg('--out', path.join(here, '../../tests/data/llamacpp-measured.json'));
+  const dest = arg('--out', path.join(here, `../../tests/data/llamacpp-measured${args.includes('--more') ? '-more' : ''}.json`));
   fs.mkdirSync(path.dirname(dest), { recursive: true });
   fs.writeFileSync(dest, `${JSON.stringify(out, null, 0).replace(/\{"id"/g, '\n{"id"').replace(/\{"name"/g, '\n{"name"')}\n`);
   fs.rmSync(work, { recursive: true, force: true });

@@ -91,9 +91,19 @@ bool has_attention_tensors(const BlockTensors& b) {
 // llama.cpp set_swa_pattern(n) per architecture (src/llama-model.cpp); layer il is
 // sliding iff il % n < n - 1.
 uint64_t default_swa_pattern(const std::string& arch) {
-  static const std::map<std::string, uint64_t> patterns = {{"gemma2", 2}, {"gemma3", 6}, {"gpt-oss", 2}, {"cohere2", 4}};
+  static const std::map<std::string, uint64_t> patterns = {{"gemma2", 2}, {"gemma3", 6}, {"gpt-oss", 2}, {"cohere2", 4}, {"llama4", 4}};
   auto it = patterns.find(arch);
   return it == patterns.end() ? 0 : it->second;
+}
+
+// The window llama.cpp assumes when a GGUF has no sliding_window key (load_arch_hparams in
+// src/models/llama4.cpp and gemma2.cpp): Llama 4's chunked attention over 8,192-token chunks
+// (convert_hf_to_gguf writes the key only as 0, to turn it off; the chunked layers' cache is
+// sized as a window's, llama-model.cpp create_memory), and Gemma 2's 4,096-token window.
+uint64_t default_sliding_window(const std::string& arch) {
+  if (arch == "llama4") return 8192;
+  if (arch == "gemma2") return 4096;
+  return 0;
 }
 
 StateFamily state_family(const std::string& arch) {
@@ -161,7 +171,8 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
   m.tied_embeddings = globals.find("output.weight") == globals.end();
 
   const uint64_t kv_lora = meta.opt("attention.kv_lora_rank", limits::kHeadDim).value_or(0);
-  const uint64_t window = meta.opt("attention.sliding_window", limits::kWindow).value_or(0);
+  const uint64_t window = meta.raw("attention.sliding_window") ? meta.opt("attention.sliding_window", limits::kWindow).value_or(0)
+                                                               : default_sliding_window(arch);
   const GgufValue* pattern_v = meta.raw("attention.sliding_window_pattern");
   const uint64_t pattern = pattern_v && !pattern_v->is_array() ? meta.opt("attention.sliding_window_pattern", limits::kLayers).value_or(0)
                                                                : default_swa_pattern(arch);
