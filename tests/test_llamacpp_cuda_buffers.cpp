@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "engines/ggml_cuda_support.h"
 #include "engines/llamacpp_cuda_buffers.h"
 #include "engines/llamacpp_measured.h"
 #include "engines/llamacpp_placement.h"
@@ -196,4 +197,58 @@ TEST(LlamaCppCudaBuffers, ExpertsOnTheHostAreCopiedForTheirOps) {
   const auto b = tiny_c256("tiny-qwen3moe", false, 999, "exps=CPU");
   EXPECT_EQ(b.at("CUDA0").compute, 2232320u);
   EXPECT_EQ(b.at("CUDA_Host").compute, 660480u);
+}
+
+TEST(LlamaCppCudaBuffers, RecurrentOpsGgmlCudaSupportsOnlyForSomeShapes) {
+  // ggml-cuda.cu ggml_backend_cuda_device_supports_op (llama.cpp 80fb11ac): SSM_CONV when its
+  // input's channels are a multiple of 128; the Mamba-2 SSM_SCAN for d_state 128 or 256 and a head
+  // width that is a multiple of 16.
+  EXPECT_TRUE(cuda_supports_ssm_conv(512));
+  EXPECT_FALSE(cuda_supports_ssm_conv(320));
+  EXPECT_TRUE(cuda_supports_mamba2_scan(128, 64));
+  EXPECT_TRUE(cuda_supports_mamba2_scan(256, 16));
+  EXPECT_FALSE(cuda_supports_mamba2_scan(32, 64));  // tiny-mamba2
+  EXPECT_FALSE(cuda_supports_mamba2_scan(128, 8));
+  // The loader keeps the weight an unsupported op reads on the host (weight_buft_supported):
+  // Mamba-2's ssm_a {1, n_head} for SSM_SCAN, any ssm_conv1d.weight {d_conv, channels} for
+  // SSM_CONV; Qwen3-Next's ssm_a is read by a MUL (SSM_A_NOSCAN).
+  EXPECT_TRUE(cuda_rejects_weight("mamba2", "blk.0.ssm_a", {1, 6}, 32, 384));
+  EXPECT_FALSE(cuda_rejects_weight("mamba2", "blk.0.ssm_a", {1, 6}, 128, 384));
+  EXPECT_FALSE(cuda_rejects_weight("qwen3next", "blk.0.ssm_a", {4}, 32, 128));
+  EXPECT_TRUE(cuda_rejects_weight("mamba2", "blk.1.ssm_conv1d.weight", {4, 320}, 32, 256));
+  EXPECT_FALSE(cuda_rejects_weight("qwen3next", "blk.1.ssm_conv1d.weight", {4, 256}, 32, 128));
+}
+
+TEST(LlamaCppCudaBuffers, Mamba2ScanWithoutACudaKernelRunsOnTheHost) {
+  // tiny-mamba2 (n_embd 128, d_inner 384, d_state 32, 6 heads of 64, 2 groups, d_conv 4, 3 layers,
+  // tied embeddings), -c 256. ggml-cuda has no SSM_SCAN kernel for d_state 32, so each layer's
+  // ssm_a (24 B) stays on the host and the scan runs on the CPU backend: CUDA_Host holds its copies
+  // of the state cache, x, B, C (strided views of the conv output, each (T - 1) rows of 512
+  // channels plus its own width) and dt, and its output; CUDA0 gets y and the new states back.
+  for (bool flash_attention : {true, false}) {
+    const auto b = tiny_c256("tiny-mamba2", flash_attention, 999);
+    // Hand-worked: the mapped range runs from token_embd (131,072 B) to the end of blk.2.ssm_a,
+    // each tensor at GGUF's 32-B alignment: output_norm 512, then per layer attn_norm 512, ssm_in
+    // 902 rows x 72 B (Q4_0) = 64,944 (64,960), ssm_conv1d 8,192, its bias 2,048, ssm_dt 24 (32),
+    // ssm_a 24 (32), ssm_d 24 (32), ssm_norm 1,536, ssm_out 27,648: 104,992 a layer; blk.2.ssm_a
+    // ends at 131,584 + 2 x 104,992 + 75,768 = 417,336 (measured alike).
+    EXPECT_EQ(b.at("CPU_Mapped").model, 417336u);
+    // Measured "tiny-mamba2|c256|np1|b2048|ub512|fa-on|k-f16|v-f16" and "...|fa-off|...": CUDA0
+    // model 448,384 (three ssm_a fewer, 128 B each), compute 2,640,000 and 2,199,584 on CUDA_Host
+    // (flash attention changes nothing: no attention layer).
+    EXPECT_EQ(b.at("CUDA0").model, 448384u);
+    EXPECT_EQ(b.at("CUDA0").compute, 2640000u);
+    EXPECT_EQ(b.at("CUDA_Host").compute, 2199584u);
+  }
+  EXPECT_EQ(find_case("tiny-mamba2|c256|np1|b2048|ub512|fa-off|k-f16|v-f16").buffers.at("CUDA_Host").compute, 2199584u);
+  // -ngl 1 (the output layer alone on CUDA0) and -ngl 0: the projections and norms with host
+  // weights move to CUDA0 (op_offload, 256 rows), the scan stays on the host beside its cache.
+  // Measured "tiny-mamba2|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl1|off" and "...|ngl0|off":
+  // CUDA0 2,726,784, CUDA_Host 2,150,432.
+  for (uint64_t ngl : {1u, 0u}) {
+    const auto b = tiny_c256("tiny-mamba2", false, ngl);
+    EXPECT_EQ(b.at("CUDA0").compute, 2726784u) << "-ngl " << ngl;
+    EXPECT_EQ(b.at("CUDA_Host").compute, 2150432u) << "-ngl " << ngl;
+  }
+  EXPECT_EQ(find_case("tiny-mamba2|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl0|off").buffers.at("CUDA0").compute, 2726784u);
 }

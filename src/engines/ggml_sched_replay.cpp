@@ -161,7 +161,9 @@ class Scheduler {
   uint64_t copy_bytes(const Source& s, int backend) const {
     if (s.weight) return backend == kSchedGpu ? d_.weight_gpu_bytes(s.id) : d_.weight_cpu_bytes(s.id);
     const auto& src = t(static_cast<size_t>(s.id));
-    return src.view_of >= 0 ? t(static_cast<size_t>(src.view_of)).bytes : src.bytes;  // a view here spans its source
+    // a view's copy has the view's own ggml_nbytes where the graph gives it, else its source's
+    if (src.view_of >= 0 && src.bytes == 0) return t(static_cast<size_t>(src.view_of)).bytes;
+    return src.bytes;
   }
 
   GgmlGraph copy_graph() {

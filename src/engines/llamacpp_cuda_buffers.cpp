@@ -1,10 +1,13 @@
 #include "engines/llamacpp_cuda_buffers.h"
 
 #include <algorithm>
+#include <charconv>
+#include <string>
 #include <vector>
 
 #include "core/checked.h"
 #include "engines/ggml_alloc_replay.h"
+#include "engines/ggml_cuda_support.h"
 #include "engines/ggml_sched_replay.h"
 #include "engines/llamacpp_compute.h"
 #include "engines/llamacpp_graph.h"
@@ -56,6 +59,25 @@ uint64_t cuda_cache_padding(const AttentionSpec& a, const LlamaCppSettings& s) {
     case AttentionKind::Latent: return padding(s.type_k, uint64_t{a.latent_rank} + a.rope_dim);  // K only: V is a view of it
     default: return 0;
   }
+}
+
+// Whether llama.cpp's loader keeps Model::tensors[i] in host memory although its layer is offloaded,
+// because ggml-cuda does not support the op it is read by (engines/ggml_cuda_support.h). A Mamba-2
+// layer's d_inner is its ssm_out's row width, d_state its state per d_inner channel.
+bool cuda_keeps_on_host(const Model& model, std::size_t i) {
+  const NamedTensor& t = model.tensors[i];
+  const bool conv = t.name.ends_with(".ssm_conv1d.weight"), scan = t.name.ends_with(".ssm_a");
+  if ((!conv && !scan) || t.name.rfind("blk.", 0) != 0) return false;
+  const std::size_t dot = t.name.find('.', 4);
+  std::size_t il = 0;
+  if (dot == std::string::npos || std::from_chars(t.name.data() + 4, t.name.data() + dot, il).ec != std::errc()) return false;
+  uint64_t d_inner = 0, d_state = 0;
+  const std::string out = t.name.substr(0, dot) + ".ssm_out.weight";
+  for (const NamedTensor& o : model.tensors)
+    if (o.name == out && !o.ne.empty()) d_inner = o.ne[0];
+  if (d_inner && il < model.layers.size() && model.layers[il].attention.state_values % d_inner == 0)
+    d_state = model.layers[il].attention.state_values / d_inner;
+  return cuda_rejects_weight(model.architecture, t.name, t.ne, d_state, d_inner);
 }
 
 // Whether ggml-cuda has a flash-attention kernel for every attention layer's head width (MLA: not
@@ -161,6 +183,7 @@ LlamaCppBuffers llamacpp_cuda_buffers(const Model& model, const LlamaCppSettings
   for (const HostTensor& h : p.host_tensors) {
     if (h.gguf_index) on_host[*h.gguf_index] = true;
   }
+  for (std::size_t i = 0; i < model.tensors.size(); ++i) on_host[i] = on_host[i] || cuda_keeps_on_host(model, i);
   if (!model.tensors.empty()) {
     // Weights on the GPU, each at its CUDA allocation size (one GPU: every offloaded tensor on CUDA0).
     uint64_t gpu = 0, offset = 0, first = UINT64_MAX, last = 0;

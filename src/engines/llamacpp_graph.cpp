@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "core/checked.h"
+#include "engines/ggml_cuda_support.h"
 #include "engines/llamacpp_graph_builder.h"
+#include "engines/llamacpp_graph_recurrent.h"
 
 namespace vc {
 using namespace llamacpp_graph_detail;
@@ -230,53 +232,82 @@ std::optional<GgmlGraph> mamba2(const Model& m, const LlamaCppGraphInput& in) {
   GgmlGraph& g = b.g;
   const uint64_t T = b.T_, ns = in.seqs;
   b.token_inputs();
-  const int s_copy = g.leaf(checked_mul(ns, kI32));  // which state row each sequence reads
+  const int s_copy_leaf = g.leaf(checked_mul(ns, kI32));  // which state row each sequence reads
   const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
+  const StateCopy s_copy = state_copy_views(g, s_copy_leaf);
 
-  // The conv states of a layer's sequences (build_rs: GET_ROWS of the cache by s_copy, and the
-  // zero rows of states beyond them copied back), viewed as [d_conv - 1, channels, seqs].
-  auto conv_states = [&](const AttentionSpec& a) {
-    const int r = g.node(checked_mul(a.conv_values, checked_mul(ns, kF32)), {g.view(s_copy)});
-    g.write_out({g.node(0, {g.view(s_copy)})});
-    return g.view(r);
-  };
+  // The conv states of a layer's sequences (build_rs), viewed as [d_conv - 1, channels, seqs].
+  auto conv_states = [&](size_t il) { return g.view(gathered_state(b, il, m.layers[il].attention.conv_values, s_copy)); };
   int x = b.embeddings();
-  int conv_rows = conv_states(m.layers[0].attention);
+  b.reads(x, {b.weight("token_embd.weight")}, SchedOp::GetRows);
+  int conv_rows = conv_states(0);
   for (size_t il = 0; il < m.layers.size(); ++il) {
     const AttentionSpec& a = m.layers[il].attention;
     const uint64_t d_inner = shapes[il].d_inner, heads = shapes[il].heads, kernel = shapes[il].kernel;
     const uint64_t channels = a.conv_values / (kernel - 1);  // x, B and C
+    const uint64_t d_state = a.state_values / d_inner, groups = (channels - d_inner) / (2 * d_state);
     const int h = b.norm(x);
+    b.reads(h, {b.blk(il, "attn_norm.weight")});
     const int zxbcdt = b.matmul(checked_add(checked_add(d_inner, channels), heads), h);
+    b.reads(zxbcdt, {b.blk(il, "ssm_in.weight")}, SchedOp::MulMat);
     const int proj = g.view(zxbcdt);
     // CONCAT of the conv states and this ubatch's xBC, transposed: [d_conv - 1 + T/ns, channels, ns]
     const int window = g.node(checked_product({kernel - 1 + T / ns, channels, ns, kF32}), {conv_rows, g.view(g.view(proj))});
-    g.write_out({g.view(window)});  // the last d_conv - 1 columns back into the cache
-    const int conv = b.unary(b.unary(g.node(b.rows(channels), {window})));  // SSM_CONV, + bias, SILU
-    const int xs = g.view(conv);
-    const int dt = b.unary(g.node(b.rows(heads), {g.view(proj)}));  // CONT of dt, + dt_bias
-    // SSM_SCAN writes y and the last states in one tensor.
+    into_cache(b, il, {g.view(window)});  // the last d_conv - 1 columns back into the cache
+    const int conv = g.node(b.rows(channels), {window});  // SSM_CONV
+    b.reads(conv, {b.blk(il, "ssm_conv1d.weight")});
+    g.tensors[static_cast<size_t>(conv)].gpu_unsupported = !cuda_supports_ssm_conv(channels);
+    const int biased = b.unary(conv);
+    b.reads(biased, {b.blk(il, "ssm_conv1d.bias")});
+    const int act = b.unary(biased);  // SILU
+    b.mark(act, SchedOp::Other);
+    // x, B and C: views of the activations, each spanning (T - 1) rows of all channels plus its own
+    // width (ggml_nbytes of a strided view), which is what a copy of one holds.
+    const uint64_t span = checked_product({T - 1, channels, kF32});
+    const int xs = sized_view(g, act, checked_add(span, checked_mul(d_inner, kF32)));
+    const int B = sized_view(g, act, checked_add(span, checked_product({groups, d_state, kF32})));
+    const int C = sized_view(g, act, checked_add(span, checked_product({groups, d_state, kF32})));
+    const int dt_cont = g.node(b.rows(heads), {g.view(proj)});  // CONT of dt
+    b.mark(dt_cont, SchedOp::Other);
+    const int dt = b.unary(dt_cont);  // + dt_bias
+    b.reads(dt, {b.blk(il, "ssm_dt.bias")});
+    // build_rs with SSM_SCAN as its gather: the zero row cleared in the cache, then the scan reads
+    // the whole state cache, x, dt, A, B, C and s_copy, writing y and the last states in one tensor.
+    into_cache(b, il, {});
     const int scan = g.node(checked_add(b.rows(d_inner), checked_product({a.state_values, ns, kF32})),
-                            {xs, dt, g.view(conv), g.view(conv), g.view(s_copy)});
-    g.write_out({g.node(0, {g.view(s_copy)})});  // zero rows of the states beyond the ubatch
-    g.write_out({g.view(scan)});                 // the states back into the cache
-    if (il + 1 < m.layers.size()) conv_rows = conv_states(m.layers[il + 1].attention);
+                            {whole_state(b, il, a.state_values), xs, dt, B, C, s_copy.main});
+    b.reads(scan, {b.blk(il, "ssm_a")}, SchedOp::Other);
+    g.tensors[static_cast<size_t>(scan)].rows = 1;  // a 1-D result
+    g.tensors[static_cast<size_t>(scan)].gpu_unsupported = !cuda_supports_mamba2_scan(d_state, d_inner / heads);
+    extra_states(b, il, a.state_values, s_copy);
+    into_cache(b, il, {sized_view(g, scan, checked_product({a.state_values, ns, kF32}))});  // the states back into the cache
+    if (il + 1 < m.layers.size()) conv_rows = conv_states(il + 1);
     const int z = g.node(b.rows(d_inner), {g.view(proj)});  // CONT of z
-    const int y_view = g.view(scan);
-    const int xd = g.node(b.rows(d_inner), {xs});          // x * D (a view: a new tensor)
-    const int y = b.add_any(y_view, xd);                   // y + x * D, into x * D
-    const int gated = b.glu(d_inner, z, y);                // SWIGLU(z, y)
-    const int normed = b.norm(g.view(gated));              // grouped RMS norm
+    b.mark(z, SchedOp::Other, heads);
+    const int y_view = sized_view(g, scan, b.rows(d_inner));
+    const int xd = g.node(b.rows(d_inner), {xs});  // x * D (a view: a new tensor)
+    b.reads(xd, {b.blk(il, "ssm_d")}, SchedOp::Other, heads);
+    const int y = b.add_any(y_view, xd);    // y + x * D, into x * D
+    b.mark(y, SchedOp::Other, heads);
+    const int gated = b.glu(d_inner, z, y);  // SWIGLU(z, y)
+    b.mark(gated, SchedOp::Other, heads);
+    const int normed = b.norm(g.view(gated));  // grouped RMS norm
+    b.reads(normed, {b.blk(il, "ssm_norm.weight")}, SchedOp::Other, groups);
     int out = b.matmul(m.hidden, g.view(normed));
+    b.reads(out, {b.blk(il, "ssm_out.weight")}, SchedOp::MulMat);
     int residual = x;
     if (il + 1 == m.layers.size()) {
       b.keep_outputs();
       out = b.get_rows(m.hidden, out, out_ids);
+      b.mark(out, SchedOp::GetRows);
       residual = b.get_rows(m.hidden, x, out_ids);
+      b.mark(residual, SchedOp::GetRows);
     }
     x = b.add(out, residual);
+    b.mark(x, SchedOp::Other);
   }
   b.head(x);
+  b.finish_scheduled();
   return std::move(b.g);
 }
 
