@@ -403,6 +403,49 @@ TEST(Families, GraniteHybridDense) {
   }
 }
 
+// Llama 4 Scout's text model (meta-llama/Llama-4-Scout-17B-16E-Instruct config.json, text_config,
+// the keys the mapper reads), worked by hand: 48 layers, all MoE (interleave_moe_layer_step 1),
+// 16 experts of 8,192 (top 1) plus a shared expert of 8,192; 40 query / 8 KV heads of 128.
+//   Attention 5120 x 5120 x 2 + 5120 x 1024 x 2 = 62,914,560; experts 16 x 3 x 5120 x 8192 =
+//   2,013,265,920; shared 3 x 5120 x 8192 = 125,829,120; router 5120 x 16 = 81,920; norms 10,240:
+//   2,202,101,760 a layer, x 48 = 105,700,884,480; untied embedding and head 2 x 202,048 x 5120 =
+//   2,068,971,520; final norm 5,120. Total 107,769,861,120: the Hub's 108,641,793,536 less the
+//   vision tower's 871,932,416 (test_config_tower.cpp).
+//   Layers 3, 7, ... (every 4th, no RoPE) attend to everything; the others within 8,192-token
+//   chunks: 12 full layers, 36 windowed. KV a token in a full layer: 2 x 8 x 128 x 2 B = 4,096 B.
+TEST(Families, Llama4ScoutChunkedAttentionAndSharedExperts) {
+  const std::string config = R"({"architectures":["Llama4ForConditionalGeneration"],"model_type":"llama4",
+    "text_config":{"model_type":"llama4_text","attention_bias":false,"attention_chunk_size":8192,"head_dim":128,
+    "hidden_size":5120,"intermediate_size":8192,"intermediate_size_mlp":16384,"max_position_embeddings":10485760,
+    "num_attention_heads":40,"num_experts_per_tok":1,"num_hidden_layers":48,"num_key_value_heads":8,"num_local_experts":16,
+    "rms_norm_eps":1e-05,"rope_theta":500000.0,"torch_dtype":"bfloat16","use_qk_norm":true,"vocab_size":202048,
+    "interleave_moe_layer_step":1,"tie_word_embeddings":false}})";
+  Model m = from_text(config);
+  EXPECT_EQ(m.params.derived_total, 107'769'861'120u);
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 12u);
+  EXPECT_EQ(m.layer_count(AttentionKind::SlidingWindow), 36u);
+  EXPECT_EQ(m.layers[3].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(m.layers[0].attention.window, 8192u);
+  EXPECT_EQ(m.layers[0].feed_forward.shared_width, 8192u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 12u * 4096);
+  EXPECT_TRUE(m.warnings.empty());
+  // Maverick's layout (interleave_moe_layer_step 2, 128 experts): odd layers MoE, even layers a dense
+  // MLP of intermediate_size_mlp; by hand 24 x (62,914,560 + 128 x 125,829,120 + 125,829,120 +
+  // 655,360 + 10,240) + 24 x (62,914,560 + 3 x 5120 x 16384 + 10,240) + 2,068,971,520 + 5,120 =
+  // 400,711,848,960 (the Hub's Llama-4-Maverick-17B-128E: 401.6B with its 0.87B vision tower).
+  auto maverick = nlohmann::json::parse(config);
+  maverick["text_config"]["interleave_moe_layer_step"] = 2;
+  maverick["text_config"]["num_local_experts"] = 128;
+  const Model mv = model_from_config(maverick, "test config.json");
+  EXPECT_EQ(mv.params.derived_total, 400'711'848'960u);
+  EXPECT_EQ(mv.layers[0].feed_forward.kind, FeedForwardKind::Dense);
+  EXPECT_EQ(mv.layers[1].feed_forward.kind, FeedForwardKind::MoE);
+  // A malformed no_rope_layers names the key.
+  auto bad = nlohmann::json::parse(config);
+  bad["text_config"]["no_rope_layers"] = {1, 1, 1};
+  EXPECT_THROW(model_from_config(bad, "test config.json"), InputError);
+}
+
 // Section 4: GLM-5 (glm_moe_dsa) is MLA + an indexer on every layer: 78 * (1,152 + 256) B/token.
 TEST(Families, Glm5Dsa) {
   Model m = from_published("GLM-5.json");

@@ -46,6 +46,8 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"gemma3", families::map_gemma3},
       {"gemma3_text", families::map_gemma3},
       {"mixtral", families::map_mixtral},
+      {"llama4", families::map_llama4},
+      {"llama4_text", families::map_llama4},
       {"glm4_moe", families::map_glm4_moe},
       {"minimax_m2", families::map_minimax_m2},
       {"nemotron_h", families::map_nemotron_h},

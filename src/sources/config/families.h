@@ -14,6 +14,7 @@ void map_deepseek(ConfigView& cfg);     // deepseek_v2, deepseek_v3, kimi_k2, de
 void map_gpt_oss(ConfigView& cfg);      // gpt_oss: alternating window/full GQA with sinks + MXFP4 experts
 void map_gemma3(ConfigView& cfg);       // gemma3, gemma3_text: 5 local : 1 global
 void map_mixtral(ConfigView& cfg);      // mixtral: GQA + 8 experts
+void map_llama4(ConfigView& cfg);       // llama4, llama4_text: chunked / NoPE full GQA + shared-expert MoE every k-th layer
 void map_glm4_moe(ConfigView& cfg);     // glm4_moe: GQA with biases + shared-expert MoE
 void map_minimax_m2(ConfigView& cfg);   // minimax_m2: GQA + 256 experts
 void map_nemotron_h(ConfigView& cfg);   // nemotron_h: Mamba2 / attention / MLP / MoE by pattern
