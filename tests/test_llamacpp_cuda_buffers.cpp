@@ -252,3 +252,24 @@ TEST(LlamaCppCudaBuffers, Mamba2ScanWithoutACudaKernelRunsOnTheHost) {
   }
   EXPECT_EQ(find_case("tiny-mamba2|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl0|off").buffers.at("CUDA0").compute, 2726784u);
 }
+
+TEST(LlamaCppCudaBuffers, Qwen3NextFusedDeltaNetOnTheGpuWhenEveryLayerIs) {
+  // tiny-qwen3next (8 layers: Gated DeltaNet, one gated full-attention layer in four; routed and
+  // shared experts), -c 256, every layer offloaded: llama.cpp keeps the fused GATED_DELTA_NET
+  // (it runs on its layer's device), ggml-cuda supports every op (SSM_CONV over 256 channels), and
+  // the scheduler replay gives CUDA_Host as the graph inputs and the embedding rows. Measured
+  // "tiny-qwen3next|c256|np1|b2048|ub512|fa-on|k-f16|v-f16" and "...|fa-off|...": CUDA_Host
+  // 400,416 and 791,584 B; CUDA0 1,598,592 and 2,776,192 B, where the replay is 3,072 B low
+  // (12 B a token, not found yet).
+  const auto on = tiny_c256("tiny-qwen3next", true, 999);
+  EXPECT_EQ(on.at("CUDA_Host").compute, 400416u);
+  EXPECT_NEAR(static_cast<double>(on.at("CUDA0").compute), 1598592.0, 1598592.0 * 0.002);
+  const auto off = tiny_c256("tiny-qwen3next", false, 999);
+  EXPECT_EQ(off.at("CUDA_Host").compute, 791584u);
+  EXPECT_NEAR(static_cast<double>(off.at("CUDA0").compute), 2776192.0, 2776192.0 * 0.002);
+  // -ot exps=CPU, flash attention off: the experts' MUL_MAT_ID ops move to CUDA0 with copies of
+  // their tensors. Measured "...|ot-exps|off": CUDA_Host 791,584 B, CUDA0 2,900,096 B (ours -2.1%).
+  const auto ot = tiny_c256("tiny-qwen3next", false, 999, "exps=CPU");
+  EXPECT_EQ(ot.at("CUDA_Host").compute, 791584u);
+  EXPECT_NEAR(static_cast<double>(ot.at("CUDA0").compute), 2900096.0, 2900096.0 * 0.03);
+}

@@ -80,6 +80,19 @@ bool cuda_keeps_on_host(const Model& model, std::size_t i) {
   return cuda_rejects_weight(model.architecture, t.name, t.ne, d_state, d_inner);
 }
 
+// The Gated DeltaNet graphs (qwen3next, kimi-linear) carry llama.cpp's fused GATED_DELTA_NET op,
+// which llama_context::resolve_fused_ops keeps only where the scheduler runs it on its layer's
+// device. With a layer on the host, the op's offloaded neighbours take it to the GPU, the check
+// fails and llama.cpp reserves the chunked decomposition instead (delta-net-base.cpp
+// build_delta_net_chunking), which is not transcribed: those placements keep the older rule.
+bool fused_delta_net_holds(const Model& model, const LlamaCppPlacement& p) {
+  if (model.architecture != "qwen3next" && model.architecture != "kimi-linear") return true;
+  for (std::size_t il = 0; il < model.layers.size() && il < p.layer_device.size(); ++il) {
+    if (model.layers[il].attention.kind == AttentionKind::LinearState && p.layer_device[il] == "CPU") return false;
+  }
+  return true;
+}
+
 // Whether ggml-cuda has a flash-attention kernel for every attention layer's head width (MLA: not
 // claimed). Where it has none the scheduler runs the op on the CPU backend.
 bool cuda_runs_flash_attention(const Model& model, const LlamaCppSettings& s) {
@@ -221,7 +234,7 @@ LlamaCppBuffers llamacpp_cuda_buffers(const Model& model, const LlamaCppSettings
   // device runs each op, what is copied between them, and each device's packing.
   const LlamaCppGraphInput reserve = reserved_graph(model, settings, m);
   if (!model.tensors.empty()) {
-    if (auto graph = llamacpp_graph(model, reserve); graph && graph->scheduled) {
+    if (auto graph = llamacpp_graph(model, reserve); graph && graph->scheduled && fused_delta_net_holds(model, p)) {
       const auto output_backend = p.output_device == "CPU" ? kSchedCpu : kSchedGpu;
       auto tensor = [&](int w) -> const NamedTensor& {
         if (w == kTiedOutputWeight) {

@@ -5,7 +5,9 @@
 // shared expert; the output rows picked after the final norm.
 #include <optional>
 
+#include "engines/ggml_cuda_support.h"
 #include "engines/llamacpp_graph_builder.h"
+#include "engines/llamacpp_graph_recurrent.h"
 
 namespace vc::llamacpp_graph_detail {
 namespace {
@@ -36,22 +38,35 @@ std::optional<GdnShape> gdn_shape(const Model& m, size_t il) {
 }
 
 // One Gated DeltaNet layer (build_layer_attn_linear) from its normed input to its output
-// projection (a reshape of it), in the order its nodes run.
-int gdn_layer(Builder& b, const GdnShape& s, const AttentionSpec& a, int h, int s_copy) {
+// projection (a reshape of it), in the order its nodes run, with the weights and caches each
+// reads (ggml_sched_replay.h). llama.cpp runs the fused GATED_DELTA_NET where the scheduler puts
+// it on the layer's device (llama_context::resolve_fused_ops); covered only then.
+int gdn_layer(Builder& b, size_t il, const GdnShape& s, const AttentionSpec& a, int h, const StateCopy& s_copy) {
   GgmlGraph& g = b.g;
   const uint64_t T = b.T_, ns = b.in_.seqs;
-  const int conv_rows = b.state_rows(a.conv_values, s_copy);
+  const int conv_rows = gathered_state(b, il, a.conv_values, s_copy);
   const int qkv = b.matmul(s.channels, h);
+  b.reads(qkv, {b.blk(il, "attn_qkv.weight")}, SchedOp::MulMat);
   // CONCAT of the conv states and the transposed ubatch: [d_conv - 1 + T/ns, channels, ns]; its
   // last d_conv - 1 columns go back into the cache.
   const int window = g.node(checked_product({s.kernel - 1 + T / ns, s.channels, ns, kF32}), {g.view(conv_rows), g.view(g.view(qkv))});
-  g.write_out({g.view(window)});
-  const int recurrent = b.state_rows(a.state_values, s_copy);
-  const int act = b.unary(g.node(b.rows(s.channels), {window}));  // SSM_CONV, SiLU in place
+  b.mark(window, SchedOp::Other);
+  into_cache(b, il, {g.view(window)});
+  const int recurrent = gathered_state(b, il, a.state_values, s_copy);
+  const int conv = g.node(b.rows(s.channels), {window});  // SSM_CONV
+  b.reads(conv, {b.blk(il, "ssm_conv1d.weight")});
+  g.tensors[static_cast<size_t>(conv)].gpu_unsupported = !cuda_supports_ssm_conv(s.channels);
+  const int act = b.unary(conv);  // SiLU in place
+  b.mark(act, SchedOp::Other);
   // q and k: an L2 norm (over a view: a new tensor), repeated to the value heads where fewer.
   auto query_or_key = [&] {
     int n = g.node(b.rows(s.k_heads * s.head_k), {g.view(act)});
-    if (s.k_heads != s.v_heads) n = g.view(g.node(b.rows(s.v_heads * s.head_k), {g.view(n)}));
+    b.mark(n, SchedOp::Other, s.k_heads);
+    if (s.k_heads != s.v_heads) {
+      const int r = g.node(b.rows(s.v_heads * s.head_k), {g.view(n)});  // REPEAT
+      b.mark(r, SchedOp::Other, s.v_heads);
+      n = g.view(r);
+    }
     return n;
   };
   const int q = query_or_key();
@@ -59,17 +74,39 @@ int gdn_layer(Builder& b, const GdnShape& s, const AttentionSpec& a, int h, int 
   // beta and alpha from one projection: alpha made contiguous, + dt bias, softplus, x A (in
   // place); beta made contiguous, sigmoid (in place).
   const int ba = b.matmul(2 * s.v_heads, h);
-  const int gate = b.unary(b.unary(b.unary(g.node(b.rows(s.v_heads), {g.view(g.view(ba))}))));
-  const int beta = b.unary(g.node(b.rows(s.v_heads), {g.view(g.view(ba))}));
+  b.reads(ba, {b.blk(il, "ssm_ba.weight")}, SchedOp::MulMat);
+  const int alpha = g.node(b.rows(s.v_heads), {g.view(g.view(ba))});
+  b.mark(alpha, SchedOp::Other);
+  const int biased = b.unary(alpha);
+  b.reads(biased, {b.blk(il, "ssm_dt.bias")});
+  const int softplus = b.unary(biased);
+  b.mark(softplus, SchedOp::Other);
+  const int gate = b.unary(softplus);
+  b.reads(gate, {b.blk(il, "ssm_a")});
+  const int beta_in = g.node(b.rows(s.v_heads), {g.view(g.view(ba))});
+  b.mark(beta_in, SchedOp::Other, s.k_heads);
+  const int beta = b.unary(beta_in);
+  b.mark(beta, SchedOp::Other, s.k_heads);
   // GATED_DELTA_NET writes the output and the new states in one tensor.
   const int scan = g.node(checked_add(b.rows(s.d_inner), checked_product({a.state_values, ns, kF32})),
                           {q, k, g.view(act), g.view(gate), g.view(beta), g.view(recurrent)});
-  g.write_out({g.view(scan)});  // the new states into the cache
+  b.mark(scan, SchedOp::Other);
+  g.tensors[static_cast<size_t>(scan)].rows = 1;
+  into_cache(b, il, {sized_view(g, scan, checked_product({a.state_values, ns, kF32}))});  // the new states
   // The gated norm: RMS norm of the output (over a view), weight, times SiLU(z) (over a reshape).
-  const int normed = b.unary(g.node(b.rows(s.d_inner), {g.view(scan)}));
+  const int rms = g.node(b.rows(s.d_inner), {sized_view(g, scan, b.rows(s.d_inner))});
+  b.mark(rms, SchedOp::Other, s.v_heads);
+  const int normed = b.unary(rms);
+  b.reads(normed, {b.blk(il, "ssm_norm.weight")}, SchedOp::Other, s.v_heads);
   const int z = b.matmul(s.d_inner, h);
-  const int gated = g.node(b.rows(s.d_inner), {normed, g.node(b.rows(s.d_inner), {g.view(z)})}, normed);
-  return g.view(b.matmul(b.m_.hidden, g.view(gated)));
+  b.reads(z, {b.blk(il, "attn_gate.weight")}, SchedOp::MulMat);
+  const int silu = g.node(b.rows(s.d_inner), {g.view(z)});
+  b.mark(silu, SchedOp::Other, s.v_heads);
+  const int gated = g.node(b.rows(s.d_inner), {normed, silu}, normed);
+  b.mark(gated, SchedOp::Other, s.v_heads);
+  const int out = b.matmul(b.m_.hidden, g.view(gated));
+  b.reads(out, {b.blk(il, "ssm_out.weight")}, SchedOp::MulMat);
+  return g.view(out);
 }
 
 struct AttentionInputs {
@@ -78,31 +115,69 @@ struct AttentionInputs {
 
 // A full-attention layer (build_layer_attn): the query projection holds query and output gate per
 // head; Q and K are RMS-normed (over views: new tensors) and rotated in place.
-int gated_attention(Builder& b, const AttentionSpec& a, int h, const AttentionInputs& in) {
+int gated_attention(Builder& b, size_t il, const AttentionSpec& a, int h, const AttentionInputs& in) {
   GgmlGraph& g = b.g;
   const uint64_t heads = a.query_heads, q_width = heads * a.head_dim_k, kv_width = uint64_t{a.kv_heads} * a.head_dim_k;
+  const uint64_t cells = b.in_.kv_cells;
   const int q_full = b.matmul(2 * q_width, h);
-  const int q_normed = b.unary(g.node(b.rows(q_width), {g.view(g.view(q_full))}));
-  const int q = g.node(b.bytes(q_normed), {q_normed, in.pos}, q_normed);
+  b.reads(q_full, {b.blk(il, "attn_q.weight")}, SchedOp::MulMat);
+  // RMS_NORM over the query half, MUL by the norm weight (in place), ROPE (in place).
+  auto normed_rope = [&](int input, uint64_t width, uint64_t head_count, const char* norm) {
+    const int rms = g.node(b.rows(width), {input});
+    b.mark(rms, SchedOp::Other, head_count);
+    const int n = b.unary(rms);
+    b.reads(n, {b.blk(il, norm)}, SchedOp::Other, head_count);
+    const int r = g.node(b.bytes(n), {n, in.pos}, n);
+    b.mark(r, SchedOp::Rope, head_count);
+    return r;
+  };
+  const int q = normed_rope(g.view(g.view(q_full)), q_width, heads, "attn_q_norm.weight");
   const int v = b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h);
-  const int k_normed = b.unary(g.node(b.rows(kv_width), {g.view(b.matmul(kv_width, h))}));
-  const int k = g.node(b.bytes(k_normed), {k_normed, in.pos}, k_normed);
-  g.write_out({g.view(k), in.k_idx});
+  b.reads(v, {b.blk(il, "attn_v.weight")}, SchedOp::MulMat);
+  const int k_proj = b.matmul(kv_width, h);
+  b.reads(k_proj, {b.blk(il, "attn_k.weight")}, SchedOp::MulMat);
+  const int k = normed_rope(g.view(k_proj), kv_width, a.kv_heads, "attn_k_norm.weight");
+  into_cache(b, il, {g.view(k), in.k_idx});
+  const int k_cache = b.cache_view(il, b.in_.type_k, kv_width, cells);
+  // The gate half made contiguous, then its sigmoid (in place).
+  auto gate = [&] {
+    const int c = g.node(b.rows(q_width), {g.view(g.view(q_full))});
+    b.mark(c, SchedOp::Other);
+    const int sg = b.unary(c);
+    b.mark(sg, SchedOp::Other);
+    return sg;
+  };
   if (b.in_.flash_attn) {
     // V into its cache row by row; FLASH_ATTN_EXT writes every head's output, whose reshape (a
     // view) the gate multiplies: the product goes into the gate's tensor.
-    g.write_out({g.view(g.view(v)), in.v_idx});
-    const int fa = g.node(b.rows(heads * a.head_dim_v), {g.view(g.view(q)), in.mask});
-    const int gate = b.unary(g.node(b.rows(q_width), {g.view(g.view(q_full))}));  // CONT of the gate half, sigmoid
-    return b.matmul(b.m_.hidden, b.add_any(g.view(fa), gate));
+    into_cache(b, il, {g.view(g.view(v)), in.v_idx});
+    const int v_cache = b.cache_view(il, b.in_.type_v, uint64_t{a.kv_heads} * a.head_dim_v, cells);
+    const int fa = g.node(b.rows(heads * a.head_dim_v), {g.view(g.view(q)), k_cache, v_cache, in.mask});
+    b.mark(fa, SchedOp::FlashAttn, heads);
+    g.tensors[static_cast<size_t>(fa)].gpu_unsupported = !cuda_has_flash_attn_kernel(a.head_dim_k, a.head_dim_v, b.in_.type_k, b.in_.type_v);
+    const int sigmoid = gate();
+    const int gated = b.add_any(g.view(fa), sigmoid);
+    b.mark(gated, SchedOp::Other);
+    const int out = b.matmul(b.m_.hidden, gated);
+    b.reads(out, {b.blk(il, "attn_output.weight")}, SchedOp::MulMat);
+    return out;
   }
-  g.write_out({g.view(g.view(g.view(v))), in.v_idx});  // the transposed V cache
-  const int kq = g.node(checked_product({b.in_.kv_cells, b.T_, heads, kF32}), {g.view(g.view(q))});
+  into_cache(b, il, {g.view(g.view(g.view(v))), in.v_idx});  // the transposed V cache
+  const int kq = g.node(checked_product({cells, b.T_, heads, kF32}), {k_cache, g.view(g.view(q))});
+  b.mark(kq, SchedOp::MulMat, heads);
   const int sm = g.node(b.bytes(kq), {kq, in.mask}, kq);
-  const int kqv = g.node(b.rows(heads * a.head_dim_v), {sm});
+  b.mark(sm, SchedOp::Other, heads);
+  const int v_cache = b.cache_view(il, b.in_.type_v, uint64_t{a.kv_heads} * a.head_dim_v, cells);
+  const int kqv = g.node(b.rows(heads * a.head_dim_v), {v_cache, sm});
+  b.mark(kqv, SchedOp::MulMat, heads);
   const int merged = g.node(b.bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
-  const int gate = b.unary(g.node(b.rows(q_width), {g.view(g.view(q_full))}));  // CONT of the gate half, sigmoid
-  return b.matmul(b.m_.hidden, g.node(b.bytes(merged), {merged, gate}, merged));
+  b.mark(merged, SchedOp::Other);
+  const int sigmoid = gate();
+  const int gated = g.node(b.bytes(merged), {merged, sigmoid}, merged);
+  b.mark(gated, SchedOp::Other);
+  const int out = b.matmul(b.m_.hidden, gated);
+  b.reads(out, {b.blk(il, "attn_output.weight")}, SchedOp::MulMat);
+  return out;
 }
 
 }  // namespace
@@ -146,35 +221,53 @@ std::optional<GgmlGraph> qwen3next_graph(const Model& m, const LlamaCppGraphInpu
   }
   const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
 
+  const StateCopy states = s_copy >= 0 ? state_copy_views(g, s_copy) : StateCopy{};
   int x = b.embeddings();
+  b.reads(x, {b.weight("token_embd.weight")}, SchedOp::GetRows);
   for (size_t il = 0; il < m.layers.size(); ++il) {
     const int h = b.norm(x);
-    const int att = shapes[il] ? gdn_layer(b, *shapes[il], m.layers[il].attention, h, s_copy) : gated_attention(b, m.layers[il].attention, h, inputs);
+    b.reads(h, {b.blk(il, "attn_norm.weight")});
+    const int att = shapes[il] ? gdn_layer(b, il, *shapes[il], m.layers[il].attention, h, states) : gated_attention(b, il, m.layers[il].attention, h, inputs);
     const int residual = b.add_any(att, x);  // into the attention output, or into x when that is a view
+    b.mark(residual, SchedOp::Other);
     const int post = b.norm(residual);
+    b.reads(post, {b.blk(il, "post_attention_norm.weight")});
     const FeedForwardSpec& ff = m.layers[il].feed_forward;
     int out = -1;
     if (ff.kind == FeedForwardKind::Dense) {
-      out = b.dense_ffn(ff.dense_width, post);
+      out = b.dense_ffn(ff.dense_width, post, il);
     } else {
       // Softmax routing, weights normalised, no scale (build_layer_ffn).
-      out = b.moe_ffn(ff, post, {.normalize = true});
+      out = b.moe_ffn(ff, post, {.normalize = true}, il);
       if (ff.shared_width) {
         // The shared expert times sigmoid(ffn_gate_inp_shexp x): one value per token.
-        const int shared = b.dense_ffn(ff.shared_width, post);
-        const int shared_gate = b.unary(b.matmul(1, post));
-        out = b.add(out, g.node(b.bytes(shared), {shared, shared_gate}, shared));
+        const int shared = b.dense_ffn(ff.shared_width, post, il, "_shexp");
+        const int shared_logit = b.matmul(1, post);
+        b.reads(shared_logit, {b.blk(il, "ffn_gate_inp_shexp.weight")}, SchedOp::MulMat);
+        const int shared_gate = b.unary(shared_logit);
+        b.mark(shared_gate, SchedOp::Other);
+        const int gated = g.node(b.bytes(shared), {shared, shared_gate}, shared);
+        b.mark(gated, SchedOp::Other);
+        out = b.add(out, gated);
+        b.mark(out, SchedOp::Other);
       }
     }
     x = b.add(out, residual);
+    b.mark(x, SchedOp::Other);
   }
   // The final norm of every token (kept for the MTP head), then the output rows, then the logits.
   const int normed = b.norm(x);
+  b.reads(normed, {b.weight("output_norm.weight")});
   g.mark_output(normed);
   b.keep_outputs();
   const int rows = b.get_rows(m.hidden, normed, out_ids);
+  b.mark(rows, SchedOp::GetRows);
   g.mark_output(rows);
-  g.mark_output(b.matmul(m.vocab, rows));
+  const int logits = b.matmul(m.vocab, rows);
+  const int out_w = b.weight("output.weight", false);
+  b.reads(logits, {out_w >= 0 ? out_w : kTiedOutputWeight}, SchedOp::MulMat);
+  g.mark_output(logits);
+  b.finish_scheduled();
   return std::move(b.g);
 }
 
