@@ -446,6 +446,25 @@ TEST(Families, Llama4ScoutChunkedAttentionAndSharedExperts) {
   EXPECT_THROW(model_from_config(bad, "test config.json"), InputError);
 }
 
+// GLM-5.2 (zai-org/GLM-5.2 config.json indexer_types): only the 21 "full" layers (0, 1, 2 and every
+// 4th from 6) keep a lightning indexer; the 57 "shared" ones reuse the previous full layer's top-k
+// and have no indexer weights or index keys (llama.cpp src/models/glm-dsa.cpp). By hand:
+//   cache per token at f16: 78 x (512 + 64) x 2 B + 21 x 128 x 2 B = 89,856 + 5,376 = 95,232 B
+//   (every layer indexed: 109,824 B, 15% more);
+//   indexer weights a layer: q_lora 2048 x 32 heads x 128 = 8,388,608, wk 6144 x 128 = 786,432,
+//   k_norm 256, weights_proj 6144 x 32 = 196,608: 9,371,904; GLM-5.1's geometry is otherwise the
+//   same (the mapper reads no key that differs), so 5.2 has 57 x 9,371,904 = 534,198,528 fewer.
+TEST(Families, Glm52SharedIndexers) {
+  const Model& m52 = cat("glm-5.2");
+  size_t indexed = 0;
+  for (const auto& l : m52.layers) indexed += l.attention.index_key_dim ? 1 : 0;
+  EXPECT_EQ(indexed, 21u);
+  EXPECT_NE(m52.layers[6].attention.index_key_dim, 0u);
+  EXPECT_EQ(m52.layers[7].attention.index_key_dim, 0u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m52), 95'232u);
+  EXPECT_EQ(cat("glm-5.1").params.derived_total - m52.params.derived_total, 534'198'528u);
+}
+
 // Section 4: GLM-5 (glm_moe_dsa) is MLA + an indexer on every layer: 78 * (1,152 + 256) B/token.
 TEST(Families, Glm5Dsa) {
   Model m = from_published("GLM-5.json");

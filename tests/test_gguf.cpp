@@ -439,5 +439,37 @@ TEST(Gguf, LatentWithIndexerKeys) {
   EXPECT_EQ(m.layers[0].attention.index_topk, 2048u);
 }
 
+// GLM-5.2's indexer layout as llama.cpp reads a glm-dsa GGUF (src/models/glm-dsa.cpp): without
+// attention.indexer.types, a model trained to 1M tokens or more keeps index keys on layers 0 and 1
+// and every 4th from 2 (GLM_5_2_DEFAULT_INDEXER_TYPES); below 1M (GLM-5, 5.1) on every layer; with
+// the key, where it says. Eight hand-made layers: 0, 1, 2 and 6 by default.
+TEST(Gguf, GlmDsaIndexerTypes) {
+  auto dsa = [](uint32_t trained_context, const std::vector<uint32_t>& types) {
+    GgufWriter w;
+    w.str("general.architecture", "glm-dsa");
+    w.u32("glm-dsa.block_count", 8);
+    w.u32("glm-dsa.embedding_length", 64);
+    w.u32("glm-dsa.attention.head_count", 4);
+    w.u32("glm-dsa.attention.kv_lora_rank", 32);
+    w.u32("glm-dsa.rope.dimension_count", 16);
+    w.u32("glm-dsa.attention.indexer.key_length", 32);
+    w.u32("glm-dsa.attention.indexer.top_k", 64);
+    w.u32("glm-dsa.context_length", trained_context);
+    if (!types.empty()) w.u32_array("glm-dsa.attention.indexer.types", types);
+    w.tensor("token_embd.weight", {64, 32}, GgufWriter::F16, 4096);
+    for (int l = 0; l < 8; ++l) w.tensor("blk." + std::to_string(l) + ".attn_kv_a_mqa.weight", {64, 48}, GgufWriter::F16, 6144);
+    MemorySource src(whole_file(w));
+    Model m = model_from_gguf({read_gguf(src)});
+    std::vector<uint32_t> indexed;
+    for (uint32_t il = 0; il < m.layers.size(); ++il) {
+      if (m.layers[il].attention.index_key_dim) indexed.push_back(il);
+    }
+    return indexed;
+  };
+  EXPECT_EQ(dsa(1048576, {}), (std::vector<uint32_t>{0, 1, 2, 6}));
+  EXPECT_EQ(dsa(202752, {}), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(dsa(1048576, {1, 0, 0, 0, 0, 0, 0, 1}), (std::vector<uint32_t>{0, 7}));
+}
+
 }  // namespace
 }  // namespace vc

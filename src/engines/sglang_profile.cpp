@@ -89,6 +89,10 @@ uint64_t request_state_bytes(const AttentionSpec& a, uint64_t tp, uint64_t ssm_b
 PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_t value_bytes, uint64_t ssm_bytes, bool dsa_packed_fp8) {
   PoolGeometry g;
   const uint64_t layers = ceil_div(model.layers.size(), pp);  // the first (largest) stage
+  // A sparse-attention (DSA) model packs every layer's latent, also the layers whose indexer is
+  // shared with an earlier one (GLM-5.2: indexer_types "shared"), which keep no index keys.
+  bool dsa = false;
+  for (const auto& layer : model.layers) dsa = dsa || layer.attention.index_key_dim != 0;
   for (uint64_t i = 0; i < layers; ++i) {
     const LayerConfig& layer = model.layers[i];
     if (layer.parallel_mixer && layer.parallel_mixer->kind == AttentionKind::LinearState)
@@ -108,7 +112,7 @@ PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_
         // fp8 key of index_head_dim with a 4-byte scale per 128 values. DSA with an fp8_e4m3 cache
         // packs the latent as fp8 with a 4-byte scale per 128 and keeps the rope part in bf16
         // (memory_pool.py MLATokenToKVPool override_kv_cache_dim: 512 + 16 + 128 = 656 B).
-        uint64_t b = a.index_key_dim && dsa_packed_fp8 ? uint64_t{a.latent_rank} + a.latent_rank / 128 * 4 + uint64_t{a.rope_dim} * 2
+        uint64_t b = dsa && dsa_packed_fp8 ? uint64_t{a.latent_rank} + a.latent_rank / 128 * 4 + uint64_t{a.rope_dim} * 2
                                                        : checked_mul(uint64_t{a.latent_rank} + a.rope_dim, value_bytes);
         if (a.index_key_dim) b = checked_add(b, a.index_key_dim + a.index_key_dim / 128 * 4);
         g.full_bytes = checked_add(g.full_bytes, b);

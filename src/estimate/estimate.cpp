@@ -62,7 +62,8 @@ Line cache_line(const Group& g, const CacheLayout& layout, const Scenario& s) {
       break;
     case AttentionKind::Latent: {
       line.id = "cache.latent";
-      line.label = fmt::format("Latent attention cache ({} layers)", g.layers);
+      line.label = a.index_key_dim ? fmt::format("Latent attention cache with index keys ({} layers)", g.layers)
+                                   : fmt::format("Latent attention cache ({} layers)", g.layers);
       const uint64_t implied = a.values_per_token();
       std::string values = s.latent_values
                                ? fmt::format("{} values (--latent-values; the config implies {})", format_count(*s.latent_values), implied)

@@ -159,14 +159,14 @@ std::vector<bool> qwen_moe_layers(ConfigView& cfg, uint64_t layers) {
   return moe;
 }
 
-std::vector<std::string> read_layer_types(ConfigView& cfg, uint64_t count, const std::vector<std::string>& accepted) {
-  auto types = cfg.str_list("layer_types", limits::kLayers);
-  if (types.size() != count) cfg.fail("layer_types", fmt::format("has {} entries but num_hidden_layers is {}", types.size(), count));
+std::vector<std::string> read_layer_types(ConfigView& cfg, uint64_t count, const std::vector<std::string>& accepted, const std::string& key) {
+  auto types = cfg.str_list(key, limits::kLayers);
+  if (types.size() != count) cfg.fail(key, fmt::format("has {} entries but num_hidden_layers is {}", types.size(), count));
   for (const auto& t : types) {
     if (std::find(accepted.begin(), accepted.end(), t) == accepted.end()) {
       std::string names;
       for (const auto& a : accepted) names += (names.empty() ? "" : ", ") + a;
-      cfg.fail("layer_types", fmt::format("holds '{}'; accepted: {}", t, names));
+      cfg.fail(key, fmt::format("holds '{}'; accepted: {}", t, names));
     }
   }
   return types;

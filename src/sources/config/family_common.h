@@ -77,7 +77,9 @@ uint64_t mtp_copied_vocab(ConfigView& cfg, uint64_t count, bool family_default, 
 // (i + 1) % decoder_sparse_step == 0.
 std::vector<bool> qwen_moe_layers(ConfigView& cfg, uint64_t layers);
 
-// Layer kinds from a layer_types list of `count` strings; each must be one of `accepted`.
-std::vector<std::string> read_layer_types(ConfigView& cfg, uint64_t count, const std::vector<std::string>& accepted);
+// Layer kinds from a list of `count` strings under `key` (layer_types unless named); each must be one
+// of `accepted`.
+std::vector<std::string> read_layer_types(ConfigView& cfg, uint64_t count, const std::vector<std::string>& accepted,
+                                          const std::string& key = "layer_types");
 
 }  // namespace vc::families

@@ -3,6 +3,9 @@
 // (q_lora_rank null: a plain q_proj) and routes greedily (no e_score_correction_bias). Every layer
 // is multi-head latent attention caching one vector of kv_lora_rank + qk_rope_head_dim values (576), not num_key_value_heads per-head K/V. V3.2 and
 // GLM-5 add a lightning indexer on every layer: one more key of index_head_dim values per token.
+// GLM-5.2 and 5.3 keep it only on the layers indexer_types calls "full" (21 of 78); a "shared"
+// layer reuses the previous full layer's top-k and has neither indexer weights nor cached index
+// keys (llama.cpp src/models/glm-dsa.cpp GLM_5_2_DEFAULT_INDEXER_TYPES and is_indexer_full).
 // The first first_k_dense_replace layers are dense; the rest carry n_routed_experts plus
 // n_shared_experts of moe_intermediate_size each. num_nextn_predict_layers MTP layers ship in the
 // checkpoint but are not in the decoding stack: counted as Mtp, not as layers.
@@ -44,15 +47,23 @@ void map_deepseek(ConfigView& cfg) {
   // noaux_tc routing (V3 onwards) adds e_score_correction_bias, one value per expert.
   const bool router_bias = cfg.str("topk_method", "noaux_tc") == "noaux_tc";
 
-  uint64_t attn = mla_params(hidden, heads, q_lora, kv_lora, nope, rope, v_dim);
+  const uint64_t mla = mla_params(hidden, heads, q_lora, kv_lora, nope, rope, v_dim);
+  uint64_t indexer = 0;
   if (index_dim) {  // indexer: wq_b, wk, k_norm (weight and bias), weights_proj
-    attn = checked_add(attn, checked_product({q_lora ? q_lora : hidden, index_heads, index_dim}));
-    attn = checked_add(attn, checked_add(checked_mul(hidden, index_dim), 2 * index_dim));
-    attn = checked_add(attn, checked_mul(hidden, index_heads));
+    indexer = checked_product({q_lora ? q_lora : hidden, index_heads, index_dim});
+    indexer = checked_add(indexer, checked_add(checked_mul(hidden, index_dim), 2 * index_dim));
+    indexer = checked_add(indexer, checked_mul(hidden, index_heads));
   }
+  std::vector<bool> own_indexer(layers, index_dim != 0);
+  if (index_dim && cfg.has("indexer_types")) {
+    const auto types = read_layer_types(cfg, layers, {"full", "shared"}, "indexer_types");
+    for (uint64_t il = 0; il < layers; ++il) own_indexer[il] = types[il] == "full";
+  }
+  // MTP layers (numbered after the stack) keep their own indexer.
+  auto has_indexer = [&](uint64_t il) { return il >= layers ? index_dim != 0 : static_cast<bool>(own_indexer[il]); };
   auto is_sparse = [&](uint64_t il) { return il >= first_dense && il % freq == 0; };
   auto layer_params = [&](ParamTally& t, uint64_t il) {
-    t.add_always_active(ParamClass::Attention, attn);
+    t.add_always_active(ParamClass::Attention, has_indexer(il) ? checked_add(mla, indexer) : mla);
     if (is_sparse(il)) tally_glu_moe(t, hidden, moe, router_bias);
     else t.add_always_active(ParamClass::DenseMlp, glu_params(hidden, dense_width));
     t.add_always_active(ParamClass::Norms, 2 * hidden);
@@ -66,7 +77,7 @@ void map_deepseek(ConfigView& cfg) {
     a.latent_rank = static_cast<uint32_t>(kv_lora);
     a.query_heads = static_cast<uint32_t>(heads);
     a.rope_dim = static_cast<uint32_t>(rope);
-    a.index_key_dim = static_cast<uint32_t>(index_dim);
+    a.index_key_dim = has_indexer(il) ? static_cast<uint32_t>(index_dim) : 0;
     a.index_topk = static_cast<uint32_t>(index_topk);
     layer.feed_forward = is_sparse(il) ? moe_spec(moe) : dense_spec(dense_width);
     layer_params(tally, il);

@@ -106,6 +106,19 @@ uint64_t default_sliding_window(const std::string& arch) {
   return 0;
 }
 
+// Whether layer il keeps its own sparse-attention indexer (weights and cached index keys); the
+// others reuse an earlier layer's top-k. attention.indexer.types when the GGUF has it; else
+// llama.cpp's default for glm-dsa models trained to 1M tokens or more (GLM-5.2: layers 0 and 1 and
+// every 4th from 2; src/models/glm-dsa.cpp GLM_5_2_DEFAULT_INDEXER_TYPES); else every layer.
+bool indexer_is_full(const Meta& meta, const std::string& arch, uint64_t il, uint64_t trained_context) {
+  if (const GgufValue* types = meta.raw("attention.indexer.types"); types && types->is_array()) {
+    if (il >= types->items.size()) throw InputError(arch + ".attention.indexer.types", "has fewer entries than layers");
+    return types->items[il].as_u64().value_or(0) != 0;
+  }
+  if (arch == "glm-dsa" && trained_context >= 1048576) return il < 2 || il % 4 == 2;
+  return true;
+}
+
 StateFamily state_family(const std::string& arch) {
   if (arch == "kimi-linear" || arch == "kimi-k3") return StateFamily::KDA;
   if (starts(arch, "qwen3next") || starts(arch, "qwen35")) return StateFamily::GatedDeltaNet;
@@ -209,6 +222,7 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
         attn.head_dim_k = static_cast<uint32_t>(meta.opt("attention.key_length_mla", limits::kHeadDim).value_or(0));
         attn.head_dim_v = static_cast<uint32_t>(meta.opt("attention.value_length_mla", limits::kHeadDim).value_or(0));
         attn.index_key_dim = static_cast<uint32_t>(meta.opt("attention.indexer.key_length", limits::kHeadDim).value_or(0));
+        if (attn.index_key_dim && !indexer_is_full(meta, arch, il, m.max_context)) attn.index_key_dim = 0;
         attn.index_topk = static_cast<uint32_t>(meta.opt("attention.indexer.top_k", limits::kWindow).value_or(0));
       } else {
         if (heads == 0) throw InputError(f.label + ": " + arch + ".attention.head_count", fmt::format("is 0 for layer {}, which has attention tensors", il));
