@@ -71,15 +71,14 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
   };
   CacheInputs caches[2];
   int pos = -1;
-  auto rotation_matrix = [&](uint64_t side) { return side ? g.leaf(checked_product({side, side, kF32})) : -1; };
   for (const auto& l : m.layers) {
     const AttentionSpec& a = l.attention;
     CacheInputs& c = caches[a.kind == AttentionKind::SlidingWindow ? 1 : 0];
     if (c.mask >= 0) continue;
     const uint64_t cells = a.kind == AttentionKind::SlidingWindow ? in.swa_cells : in.kv_cells;
-    c.k_rot = rotation_matrix(in.k_rotation);
+    c.k_rot = b.rotation_matrix(in.k_rotation);
     if (pos < 0) pos = g.leaf(checked_mul(b.T_, kI32));
-    c.v_rot = rotation_matrix(in.v_rotation);
+    c.v_rot = b.rotation_matrix(in.v_rotation);
     c.k_idx = g.leaf(checked_mul(b.T_, kI64));
     c.v_idx = b.v_idx(a);
     c.mask = b.mask(cells);
@@ -114,21 +113,15 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       b.mark(r, SchedOp::Rope, head_count);
       return r;
     };
-    // A rotated cache (llama_mul_mat_hadamard): the tensor reshaped to rows of the matrix's side
-    // (a view), multiplied by the matrix (a new f32 tensor of the same size), reshaped back.
-    auto rotate = [&](int t, int matrix) {
-      if (matrix < 0) return t;
-      return g.view(g.node(b.data_bytes(t), {matrix, g.view(t)}));
-    };
     int q = q_or_k(heads * a.head_dim_k, "q", heads);
     if (s.q_scale) q = b.unary(q);
-    q = rotate(q, c.k_rot);
+    q = b.rotate(q, c.k_rot);
     int k = -1, v = -1;
-    auto key = [&] { k = rotate(q_or_k(uint64_t{a.kv_heads} * a.head_dim_k, "k", a.kv_heads), c.k_rot); };
+    auto key = [&] { k = b.rotate(q_or_k(uint64_t{a.kv_heads} * a.head_dim_k, "k", a.kv_heads), c.k_rot); };
     auto value = [&] {
       const int p = b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h);
       b.reads(p, {b.blk(il, "attn_v.weight")}, SchedOp::MulMat);
-      v = rotate(g.view(p), c.v_rot);
+      v = b.rotate(g.view(p), c.v_rot);
     };
     // build_attn adds Q, V, K to the graph in that order; with a window cache (build_attn for
     // llm_graph_input_attn_kv_iswa) Q, K, V.
@@ -165,7 +158,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       const int kqv = g.node(b.rows(heads * a.head_dim_v), {v_cache, sm});
       merged = g.node(b.bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
     }
-    int att = b.matmul(m.hidden, rotate(merged, c.v_rot));  // the output rotated back
+    int att = b.matmul(m.hidden, b.rotate(merged, c.v_rot));  // the output rotated back
     b.reads(att, {b.blk(il, "attn_output.weight")}, SchedOp::MulMat);
     int residual = x;
     const bool last = il + 1 == m.layers.size();
@@ -316,12 +309,12 @@ std::optional<GgmlGraph> mamba2(const Model& m, const LlamaCppGraphInput& in) {
 std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphInput& in) {
   if (model.layers.empty() || in.seqs == 0 || in.tokens % in.seqs != 0 || in.outputs == 0 || in.outputs > in.tokens) return std::nullopt;
   if (const auto style = decoder_style(model.architecture)) return softmax_decoder(model, in, *style);
+  if (model.architecture == "gpt-oss") return gpt_oss_graph(model, in);
   if (in.k_rotation || in.v_rotation) return std::nullopt;  // transcribed for the decoders above only
   if (model.architecture == "mamba2") return mamba2(model, in);
   if (model.architecture == "deepseek2") return deepseek2_graph(model, in);
   if (model.architecture == "kimi-linear") return kimi_linear_graph(model, in);
   if (model.architecture == "qwen3next") return qwen3next_graph(model, in);
-  if (model.architecture == "gpt-oss") return gpt_oss_graph(model, in);
   return std::nullopt;
 }
 

@@ -13,18 +13,21 @@ std::vector<uint64_t> block_tensor_shape(const Model& m, size_t il, const std::s
   return {};
 }
 
+uint64_t cache_row_bytes(const std::string& type, uint64_t values) {
+  const QuantFormat* f = QuantTable::builtin().find_type(type);
+  return f ? f->row_bytes(values) : checked_mul(values, kF16);
+}
+
+int Builder::cache_view(size_t il, const std::string& type, uint64_t row_values, uint64_t cells) {
+  const uint64_t streams = in_.kv_unified ? 1 : in_.seqs;
+  return g.cache_view(static_cast<int>(il), checked_product({cache_row_bytes(type, row_values), cells, streams}));
+}
+
 // llm_graph_context::build_moe_ffn (llama-graph.cpp) with separate gate and up experts and a
 // SiLU-gated product, in the order its nodes run: router logits, their softmax or sigmoid (in
 // place), the top-k argsort, the chosen weights (GET_ROWS), optional normalising and scaling,
 // then the chosen experts' gate and up (MUL_MAT_ID, n_used rows per token), their product, the
 // down projection (n_used x n_embd per token), weighted in place, and the sum of its n_used views.
-int Builder::cache_view(size_t il, const std::string& type, uint64_t row_values, uint64_t cells) {
-  const QuantFormat* f = QuantTable::builtin().find_type(type);
-  const uint64_t row = f ? f->row_bytes(row_values) : checked_mul(row_values, kF16);
-  const uint64_t streams = in_.kv_unified ? 1 : in_.seqs;
-  return g.cache_view(static_cast<int>(il), checked_product({row, cells, streams}));
-}
-
 int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing, size_t il) {
   const uint64_t used = f.experts_per_token;
   const bool annotate = il != SIZE_MAX;
@@ -32,8 +35,10 @@ int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing,
   const int router = matmul(f.experts, x);
   if (annotate) reads(router, {blk(il, "ffn_gate_inp.weight")}, SchedOp::MulMat);
   const int probs = unary(router);
+  if (annotate) reads(probs, {blk(il, "ffn_gate_inp.bias", false)});  // gpt-oss: the router's bias
   // The selection bias is an ADD over probs, which has a second consumer: never in place.
   const int select = routing.selection_bias ? g.node(bytes(probs), {probs}, probs) : probs;
+  if (annotate && routing.selection_bias) reads(select, {blk(il, "exp_probs_b.bias")});
   const int top_k = g.view(g.node(rows(f.experts), {select}));  // ARGSORT (i32), its first n_used
   int weights = g.node(checked_product({used, T_, kF32}), {g.view(probs), top_k});
   if (routing.softmax_chosen) weights = g.view(g.node(bytes(weights), {g.view(weights)}));
@@ -48,7 +53,11 @@ int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing,
   auto experts_matmul = [&](uint64_t w, int in, const char* name) {
     const int out = g.node(rows(w), {in, top_k});  // MUL_MAT_ID
     if (annotate) reads(out, {blk(il, std::string(name) + ".weight")}, SchedOp::MulMatId);
-    return routing.expert_biases ? g.node(rows(w), {out, top_k}, out) : out;
+    if (!routing.expert_biases) return out;
+    // ADD_ID of the chosen experts' biases: ggml_nrows, n_used rows per token.
+    const int biased = g.node(rows(w), {out, top_k}, out);
+    if (annotate) reads(biased, {blk(il, std::string(name) + ".bias")}, SchedOp::Other, used);
+    return biased;
   };
   const int gate = experts_matmul(width, input, "ffn_gate_exps");
   const int up = experts_matmul(width, input, "ffn_up_exps");
@@ -78,13 +87,14 @@ int Builder::residual_ffn(size_t il, int att, int x, int out_ids, const MoeRouti
   }
   const int ffn_in = add(att, residual);
   const int f = norm(ffn_in);
+  reads(f, {blk(il, "ffn_norm.weight")});
   const FeedForwardSpec& ff = m_.layers[il].feed_forward;
   int out = -1;
   if (ff.kind == FeedForwardKind::Dense) {
-    out = dense_ffn(ff.dense_width, f);
+    out = dense_ffn(ff.dense_width, f, il);
   } else {
-    out = moe_ffn(ff, f, routing);
-    if (ff.shared_width) out = add(out, dense_ffn(ff.shared_width, f));
+    out = moe_ffn(ff, f, routing, il);
+    if (ff.shared_width) out = add(out, dense_ffn(ff.shared_width, f, il, "_shexp"));
   }
   return add(out, ffn_in);
 }

@@ -18,6 +18,9 @@ namespace llamacpp_graph_detail {
 
 constexpr uint64_t kF32 = 4, kF16 = 2, kI32 = 4, kI64 = 8;
 
+// Bytes of one cache row of `values` values at a cache type (-ctk/-ctv: F16, Q8_0, ...).
+uint64_t cache_row_bytes(const std::string& type, uint64_t values);
+
 // How build_moe_ffn weighs the chosen experts: nodes between the router and the experts.
 struct MoeRouting {
   bool selection_bias = false;  // exp_probs_b (DeepSeek V3): a bias added to choose, not to weigh
@@ -63,6 +66,12 @@ class Builder {
     return id;
   }
   int glu(uint64_t width, int gate, int up) { return g.node(rows(width), {gate, up}); }  // not in place
+  // A quantized cache's Hadamard matrix (build_input_k_rot / build_input_v_rot): an f32 input,
+  // side x side; -1 where the cache is not rotated (side 0).
+  int rotation_matrix(uint64_t side) { return side ? g.leaf(checked_product({side, side, kF32})) : -1; }
+  // A tensor rotated by such a matrix (llama_mul_mat_hadamard): reshaped to rows of the matrix's
+  // side (a view), multiplied by the matrix (a new f32 tensor of the same size), reshaped back.
+  int rotate(int t, int matrix) { return matrix < 0 ? t : g.view(g.node(data_bytes(t), {matrix, g.view(t)})); }
   // build_ffn with a SiLU-gated pair (LLM_FFN_SILU, LLM_FFN_PAR): gate, up, their product, down.
   // `il`/`prefix`: the layer and name prefix of its weights ("ffn", or "ffn" with suffix "_shexp").
   int dense_ffn(uint64_t width, int x, size_t il = SIZE_MAX, const std::string& suffix = "") {
@@ -76,7 +85,7 @@ class Builder {
     }
     return down;
   }
-  // build_moe_ffn's routed experts (engines/llamacpp_graph_moe.cpp): the sum of the chosen
+  // build_moe_ffn's routed experts (engines/llamacpp_graph_builder.cpp): the sum of the chosen
   // experts' outputs, weighted.
   int moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing, size_t il = SIZE_MAX);
   // build_rs for one layer's recurrent state: the ubatch's sequences' rows (GET_ROWS by s_copy),
