@@ -273,3 +273,69 @@ TEST(LlamaCppCudaBuffers, Qwen3NextFusedDeltaNetOnTheGpuWhenEveryLayerIs) {
   EXPECT_EQ(ot.at("CUDA_Host").compute, 791584u);
   EXPECT_NEAR(static_cast<double>(ot.at("CUDA0").compute), 2900096.0, 2900096.0 * 0.03);
 }
+
+namespace {
+
+// Our per-buffer figures for a case of the CUDA file, with its settings, -ngl and -ot.
+LlamaCppBuffers ours_for(const MeasuredLlamaCppCase& c) {
+  LlamaCppPlacementSettings p;
+  p.n_gpu_layers = c.n_gpu_layers;
+  if (!c.override_tensor.empty()) p.overrides = parse_overrides(c.override_tensor);
+  return llamacpp_cuda_buffers(cuda().find(c.model)->model, c.settings, p);
+}
+
+// Both compute buffers of case `id`: the file holds `cuda0` and `host`, and ours equal them.
+void expect_compute(const std::string& id, uint64_t cuda0, uint64_t host) {
+  const auto& c = find_case(id);
+  EXPECT_EQ(c.buffers.at("CUDA0").compute, cuda0) << id;
+  EXPECT_EQ(c.buffers.at("CUDA_Host").compute, host) << id;
+  const auto b = ours_for(c);
+  EXPECT_EQ(b.at("CUDA0").compute, cuda0) << id;
+  EXPECT_EQ(b.at("CUDA_Host").compute, host) << id;
+}
+
+}  // namespace
+
+TEST(LlamaCppCudaBuffers, MlaGraphWithoutFlashAttentionKeepsTheHostToTheInputs) {
+  // tiny-deepseek2 (MLA: kv_lora 96 + rope 32 per cached row, one dense layer then 8 experts
+  // choosing 2 and a shared one), -c 256 -fa off, every layer on CUDA0: 256 tokens. The CPU backend
+  // (CUDA_Host) holds only the graph inputs and the embedding rows: token ids 256 x 4 = 1,024,
+  // input embeddings 256 x 128 x 4 = 131,072, the GET_ROWS rows 131,072, positions 1,024, K row
+  // indices (one cache, no V indices: V is a view of K) 256 x 8 = 2,048, the f32 mask 256 x 256 x 4
+  // = 262,144, output ids 1,024: 529,408 B, as measured
+  // ("tiny-deepseek2|c256|np1|b2048|ub512|fa-off|k-f16|v-f16").
+  const auto& c = find_case("tiny-deepseek2|c256|np1|b2048|ub512|fa-off|k-f16|v-f16");
+  EXPECT_EQ(c.buffers.at("CUDA_Host").compute, 529408u);
+  EXPECT_EQ(ours_for(c).at("CUDA_Host").compute, 529408u);
+}
+
+TEST(LlamaCppCudaBuffers, MlaFlashAttentionWithoutACudaKernelRunsOnTheHost) {
+  // tiny-deepseek2's absorbed attention reads K rows of 128 (kv_lora + rope) and V rows of 96:
+  // fattn.cu has no kernel for K and V of different widths other than 576/512, so FLASH_ATTN_EXT
+  // runs on the CPU backend, with Q, the cache as K and its latent view as V copied to CUDA_Host.
+  // Measured, every layer offloaded: CUDA_Host 1,315,776 B ("...|fa-on|k-f16|v-f16" at -c 256);
+  // -ngl 0 and -ngl 1 (op_offload still runs every layer's ops on CUDA0, with copies of their
+  // weights): CUDA0 1,885,184, CUDA_Host 1,315,840; without flash attention 3,117,312 and 529,408.
+  const auto& full = find_case("tiny-deepseek2|c256|np1|b2048|ub512|fa-on|k-f16|v-f16");
+  EXPECT_EQ(full.buffers.at("CUDA_Host").compute, 1315776u);
+  EXPECT_EQ(ours_for(full).at("CUDA_Host").compute, 1315776u);
+  for (const char* ngl : {"ngl0", "ngl1"}) {
+    expect_compute(std::string("tiny-deepseek2|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|") + ngl + "|on", 1885184u, 1315840u);
+    expect_compute(std::string("tiny-deepseek2|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|") + ngl + "|off", 3117312u, 529408u);
+  }
+}
+
+TEST(LlamaCppCudaBuffers, GptOssBiasesSinksAndExpertsFollowTheirWeights) {
+  // tiny-gpt-oss (head width 64: ggml-cuda has a flash-attention kernel; biases added by ADD and
+  // ADD_ID, sinks read by the attention), -c 256, measured per case:
+  // - every layer offloaded: CUDA0 1,583,104, CUDA_Host 535,552 (the inputs: f16 masks of both caches);
+  expect_compute("tiny-gpt-oss|c256|np1|b2048|ub512|fa-on|k-f16|v-f16", 1583104u, 535552u);
+  // - -ngl 0: each op runs on CUDA0 with a copy of its weights, the caches' writes on the host;
+  expect_compute("tiny-gpt-oss|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl0|on", 1443840u, 535552u);
+  expect_compute("tiny-gpt-oss|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ngl0|off", 2426880u, 1055744u);
+  // - -ot exps=CPU: the MXFP4 experts' MUL_MAT_ID ops (256 tokens >= 32) copied to CUDA0.
+  expect_compute("tiny-gpt-oss|c256|np1|b2048|ub512|fa-on|k-f16|v-f16|ot-exps|on", 1446912u, 535552u);
+  // K q8_0 with V f16: no kernel for two types, so the attention runs on the host, reading the
+  // rotated (Hadamard) quantized K and the f16 V copied from CUDA0 (-c 4096).
+  expect_compute("tiny-gpt-oss|c4096|np1|b2048|ub512|fa-on|k-q8_0|v-f16", 2672640u, 7149568u);
+}

@@ -49,6 +49,9 @@ struct GgmlGraph {
     int cache_layer = -1;
     uint64_t rows = 0;
     bool gpu_unsupported = false;  // ggml-cuda's supports_op says no (a flash-attention head width)
+    // Its allocation where the GPU runs it, when ggml-cuda's buffer type asks for more than
+    // ggml_nbytes (get_alloc_size: flash attention's F16 copies of a quantized K and V); 0: bytes.
+    uint64_t gpu_bytes = 0;
   };
   std::vector<Tensor> tensors;  // leafs and nodes, nodes in execution order
   bool scheduled = false;       // every node carries what ggml_sched_replay reads

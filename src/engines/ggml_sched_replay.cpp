@@ -193,6 +193,7 @@ class Scheduler {
         if (t(next).leaf) continue;
         GgmlGraph::Tensor n = t(next);
         n.buffer = backend_[next];
+        if (n.buffer == kSchedGpu && n.gpu_bytes) n.bytes = n.gpu_bytes;
         if (n.view_of >= 0) n.view_of = map[static_cast<size_t>(n.view_of)];
         const bool reads = is_node(next);
         for (size_t j = 0; j < n.parents.size(); ++j) {

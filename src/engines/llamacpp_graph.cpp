@@ -149,6 +149,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       const int fa = g.node(b.rows(heads * a.head_dim_v), {qp, k_cache, v_cache, c.mask});
       b.mark(fa, SchedOp::FlashAttn, heads);
       g.tensors[static_cast<size_t>(fa)].gpu_unsupported = !cuda_has_flash_attn_kernel(a.head_dim_k, a.head_dim_v, in.type_k, in.type_v);
+      b.cuda_flash_attn_bytes(fa, uint64_t{a.kv_heads} * a.head_dim_k, uint64_t{a.kv_heads} * a.head_dim_v, cells, false);
       merged = g.view(fa);
     } else {
       into_cache({g.view(g.view(v)), c.v_idx});  // into the transposed V cache

@@ -1,5 +1,6 @@
 #include "engines/llamacpp_graph_builder.h"
 
+#include <cctype>
 #include <vector>
 
 #include "model/quant.h"
@@ -21,6 +22,27 @@ uint64_t cache_row_bytes(const std::string& type, uint64_t values) {
 int Builder::cache_view(size_t il, const std::string& type, uint64_t row_values, uint64_t cells) {
   const uint64_t streams = in_.kv_unified ? 1 : in_.seqs;
   return g.cache_view(static_cast<int>(il), checked_product({cache_row_bytes(type, row_values), cells, streams}));
+}
+
+// ggml-cuda.cu ggml_backend_cuda_buffer_type_get_alloc_size asks fattn.cu
+// ggml_cuda_flash_attn_ext_get_alloc_size for a FLASH_ATTN_EXT node: its output, then (each at
+// 128 B) an F16 copy of every K value when K is not F16 and of every V value when V is not F16
+// (none when V is a view of K's rows), which the MMA and tile kernels read. The vector kernel,
+// which reads quantized K and V directly, is chosen only for one or two tokens per stream.
+void Builder::cuda_flash_attn_bytes(int fa, uint64_t k_values, uint64_t v_values, uint64_t cells, bool v_in_k) {
+  const uint64_t streams = in_.kv_unified ? 1 : in_.seqs;
+  if (T_ / streams <= 2) return;
+  auto converted = [](const std::string& type) {
+    std::string t = type;
+    for (auto& ch : t) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return t != "F16";
+  };
+  constexpr uint64_t kCudaAlignment = 128;
+  auto pad = [](uint64_t b) { return checked_mul(ceil_div(b, kCudaAlignment), kCudaAlignment); };
+  uint64_t end = bytes(fa);
+  if (converted(in_.type_k)) end = checked_add(pad(end), checked_product({k_values, cells, streams, kF16}));
+  if (converted(in_.type_v) && !v_in_k) end = checked_add(pad(end), checked_product({v_values, cells, streams, kF16}));
+  if (end != bytes(fa)) g.tensors[static_cast<size_t>(fa)].gpu_bytes = end;
 }
 
 // llm_graph_context::build_moe_ffn (llama-graph.cpp) with separate gate and up experts and a

@@ -136,6 +136,9 @@ class Builder {
   void mark(int t, SchedOp op, uint64_t row_groups = 1) { reads(t, {}, op, row_groups); }
   // The K or V rows of layer `il`'s cache an attention op reads: every cell of every stream.
   int cache_view(size_t il, const std::string& type, uint64_t row_values, uint64_t cells);
+  // What FLASH_ATTN_EXT node `fa` takes where ggml-cuda runs it, reading K rows of `k_values`
+  // and V rows of `v_values` over `cells` per stream (V a view of K's rows: MLA).
+  void cuda_flash_attn_bytes(int fa, uint64_t k_values, uint64_t v_values, uint64_t cells, bool v_in_k);
   // The graph carries the scheduler's annotations when every weight it names was found.
   void finish_scheduled() { g.scheduled = !missing_weight_; }
   bool missing_weight_ = false;

@@ -100,6 +100,7 @@ int mla_attention(Builder& b, size_t il, int h, const MlaInputs& inputs) {
     const int fa = g.node(checked_product({latent, heads, T, kF32}), {q_heads, k_cache, v_cache, inputs.mask});
     b.mark(fa, SchedOp::FlashAttn, heads);
     g.tensors[static_cast<size_t>(fa)].gpu_unsupported = !cuda_has_mla_flash_attn_kernel(latent + rope, latent, heads, in.type_k);
+    b.cuda_flash_attn_bytes(fa, latent + rope, latent, cells, true);
     const int mla = project(a.head_dim_v * heads, g.view(fa), "attn_v_b.weight");
     merged = g.view(g.node(b.bytes(mla), {g.view(mla)}));
   } else {

@@ -90,6 +90,7 @@ std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput&
       const int fa = g.node(b.rows(heads * a.head_dim_v), {g.view(g.view(q)), k_cache, v_cache, c.mask});
       b.reads(fa, {sinks}, SchedOp::FlashAttn, heads);
       g.tensors[static_cast<size_t>(fa)].gpu_unsupported = !cuda_has_flash_attn_kernel(a.head_dim_k, a.head_dim_v, in.type_k, in.type_v);
+      b.cuda_flash_attn_bytes(fa, kv_width, v_width, c.cells, false);
       merged = g.view(fa);
     } else {
       into_cache({g.view(g.view(g.view(v))), c.v_idx});  // into the transposed V cache
