@@ -339,3 +339,17 @@ TEST(LlamaCppCudaBuffers, GptOssBiasesSinksAndExpertsFollowTheirWeights) {
   // rotated (Hadamard) quantized K and the f16 V copied from CUDA0 (-c 4096).
   expect_compute("tiny-gpt-oss|c4096|np1|b2048|ub512|fa-on|k-q8_0|v-f16", 2672640u, 7149568u);
 }
+
+TEST(LlamaCppCudaBuffers, FlashAttentionOnCudaHoldsF16CopiesOfAQuantizedCache) {
+  // tiny-qwen3 (head width 64: ggml-cuda runs the attention), -c 4096 -ctk q8_0 -ctv q8_0, 512
+  // tokens: the MMA kernel reads F16, so ggml-cuda's buffer type sizes each FLASH_ATTN_EXT node
+  // as its output (64 x 4 heads x 512 x 4 = 524,288 B) plus F16 copies of K and V
+  // (2 KV heads x 64 x 4,096 cells x 2 B = 1,048,576 B each, at 128 B: fattn.cu
+  // ggml_cuda_flash_attn_ext_get_alloc_size). CUDA0 then peaks at 7,909,376 B as measured
+  // ("tiny-qwen3|c4096|np1|b2048|ub512|fa-on|k-q8_0|v-q8_0"); without the copies the replay gave
+  // 7,254,016 (-8.3%). CUDA_Host, the inputs, is the same either way: 4,765,696.
+  expect_compute("tiny-qwen3|c4096|np1|b2048|ub512|fa-on|k-q8_0|v-q8_0", 7909376u, 4765696u);
+  // F16 caches need no copy: the node is its output alone (the f16 case of the same model).
+  const auto& f16 = find_case("tiny-qwen3|c4096|np1|b2048|ub512|fa-on|k-f16|v-f16");
+  EXPECT_EQ(ours_for(f16).at("CUDA0").compute, f16.buffers.at("CUDA0").compute);
+}
