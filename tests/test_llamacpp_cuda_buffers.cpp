@@ -353,3 +353,18 @@ TEST(LlamaCppCudaBuffers, FlashAttentionOnCudaHoldsF16CopiesOfAQuantizedCache) {
   const auto& f16 = find_case("tiny-qwen3|c4096|np1|b2048|ub512|fa-on|k-f16|v-f16");
   EXPECT_EQ(ours_for(f16).at("CUDA0").compute, f16.buffers.at("CUDA0").compute);
 }
+
+TEST(LlamaCppCudaBuffers, KimiLinearHostBufferFromTheScheduler) {
+  // tiny-kimi-linear (three KDA layers, then one MLA layer of head widths 128/96; a dense first
+  // layer, then routed plus shared experts), -c 256, every layer offloaded: the fused
+  // GATED_DELTA_NET stays on CUDA0, the MLA flash attention has no ggml-cuda kernel at 128/96 and
+  // runs on the host. Measured "tiny-kimi-linear|c256|np1|b2048|ub512|fa-on|k-f16|v-f16" and
+  // "...|fa-off|...": CUDA_Host 1,314,784 and 528,416 B (exact); CUDA0 1,468,544 and 2,780,288 B,
+  // where the replay is 131,072 B over (the size of the embedding rows' copy; not found yet).
+  const auto on = tiny_c256("tiny-kimi-linear", true, 999);
+  EXPECT_EQ(on.at("CUDA_Host").compute, 1314784u);
+  EXPECT_NEAR(static_cast<double>(on.at("CUDA0").compute), 1468544.0, 1468544.0 * 0.1);
+  const auto off = tiny_c256("tiny-kimi-linear", false, 999);
+  EXPECT_EQ(off.at("CUDA_Host").compute, 528416u);
+  EXPECT_NEAR(static_cast<double>(off.at("CUDA0").compute), 2780288.0, 2780288.0 * 0.05);
+}
