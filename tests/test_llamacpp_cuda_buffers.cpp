@@ -368,3 +368,21 @@ TEST(LlamaCppCudaBuffers, KimiLinearHostBufferFromTheScheduler) {
   EXPECT_EQ(off.at("CUDA_Host").compute, 528416u);
   EXPECT_NEAR(static_cast<double>(off.at("CUDA0").compute), 2780288.0, 2780288.0 * 0.05);
 }
+
+TEST(LlamaCppCudaBuffers, Qwen3NextRotatedCacheAttentionOnTheHost) {
+  // tiny-qwen3next, -c 4096, -fa on, -ctk q8_0 -ctv f16: the quantized K cache is rotated (Q and K
+  // by its Hadamard matrix, a graph input), and K and V of different types have no ggml-cuda
+  // flash-attention kernel, so the attention runs on the host. Measured
+  // "tiny-qwen3next|c4096|np1|b2048|ub512|fa-on|k-q8_0|v-f16": CUDA_Host 7,141,408 B (exact),
+  // CUDA0 2,949,248 B (ours 12 B a token low, as unrotated).
+  const Model& model = cuda().find("tiny-qwen3next")->model;
+  LlamaCppSettings s;
+  s.n_ctx = 4096;
+  s.flash_attn = true;
+  s.type_k = "Q8_0";
+  LlamaCppPlacementSettings p;
+  p.n_gpu_layers = 999;
+  const auto b = llamacpp_cuda_buffers(model, s, p);
+  EXPECT_EQ(b.at("CUDA_Host").compute, 7141408u);
+  EXPECT_EQ(b.at("CUDA0").compute, 2949248u - 6144u);
+}

@@ -311,11 +311,11 @@ std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphI
   if (model.layers.empty() || in.seqs == 0 || in.tokens % in.seqs != 0 || in.outputs == 0 || in.outputs > in.tokens) return std::nullopt;
   if (const auto style = decoder_style(model.architecture)) return softmax_decoder(model, in, *style);
   if (model.architecture == "gpt-oss") return gpt_oss_graph(model, in);
+  if (model.architecture == "qwen3next") return qwen3next_graph(model, in);
   if (in.k_rotation || in.v_rotation) return std::nullopt;  // transcribed for the decoders above only
   if (model.architecture == "mamba2") return mamba2(model, in);
   if (model.architecture == "deepseek2") return deepseek2_graph(model, in);
   if (model.architecture == "kimi-linear") return kimi_linear_graph(model, in);
-  if (model.architecture == "qwen3next") return qwen3next_graph(model, in);
   return std::nullopt;
 }
 

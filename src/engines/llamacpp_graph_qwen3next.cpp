@@ -110,7 +110,7 @@ int gdn_layer(Builder& b, size_t il, const GdnShape& s, const AttentionSpec& a, 
 }
 
 struct AttentionInputs {
-  int pos = -1, k_idx = -1, v_idx = -1, mask = -1;
+  int pos = -1, k_idx = -1, v_idx = -1, mask = -1, k_rot = -1, v_rot = -1;
 };
 
 // A full-attention layer (build_layer_attn): the query projection holds query and output gate per
@@ -131,12 +131,14 @@ int gated_attention(Builder& b, size_t il, const AttentionSpec& a, int h, const 
     b.mark(r, SchedOp::Rope, head_count);
     return r;
   };
-  const int q = normed_rope(g.view(g.view(q_full)), q_width, heads, "attn_q_norm.weight");
-  const int v = b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h);
-  b.reads(v, {b.blk(il, "attn_v.weight")}, SchedOp::MulMat);
+  // build_attn rotates Q and K by K's Hadamard matrix and V by V's where the cache is quantized.
+  const int q = b.rotate(normed_rope(g.view(g.view(q_full)), q_width, heads, "attn_q_norm.weight"), in.k_rot);
+  const int v_proj = b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h);
+  b.reads(v_proj, {b.blk(il, "attn_v.weight")}, SchedOp::MulMat);
+  const int v = in.v_rot >= 0 ? b.rotate(g.view(v_proj), in.v_rot) : v_proj;
   const int k_proj = b.matmul(kv_width, h);
   b.reads(k_proj, {b.blk(il, "attn_k.weight")}, SchedOp::MulMat);
-  const int k = normed_rope(g.view(k_proj), kv_width, a.kv_heads, "attn_k_norm.weight");
+  const int k = b.rotate(normed_rope(g.view(k_proj), kv_width, a.kv_heads, "attn_k_norm.weight"), in.k_rot);
   into_cache(b, il, {g.view(k), in.k_idx});
   const int k_cache = b.cache_view(il, b.in_.type_k, kv_width, cells);
   // The gate half made contiguous, then its sigmoid (in place).
@@ -155,8 +157,9 @@ int gated_attention(Builder& b, size_t il, const AttentionSpec& a, int h, const 
     const int fa = g.node(b.rows(heads * a.head_dim_v), {g.view(g.view(q)), k_cache, v_cache, in.mask});
     b.mark(fa, SchedOp::FlashAttn, heads);
     g.tensors[static_cast<size_t>(fa)].gpu_unsupported = !cuda_has_flash_attn_kernel(a.head_dim_k, a.head_dim_v, b.in_.type_k, b.in_.type_v);
+    const int back = in.v_rot >= 0 ? b.rotate(g.view(fa), in.v_rot) : -1;  // rotated back
     const int sigmoid = gate();
-    const int gated = b.add_any(g.view(fa), sigmoid);
+    const int gated = b.add_any(back >= 0 ? back : g.view(fa), sigmoid);
     b.mark(gated, SchedOp::Other);
     const int out = b.matmul(b.m_.hidden, gated);
     b.reads(out, {b.blk(il, "attn_output.weight")}, SchedOp::MulMat);
@@ -172,8 +175,9 @@ int gated_attention(Builder& b, size_t il, const AttentionSpec& a, int h, const 
   b.mark(kqv, SchedOp::MulMat, heads);
   const int merged = g.node(b.bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
   b.mark(merged, SchedOp::Other);
+  const int back = in.v_rot >= 0 ? b.rotate(merged, in.v_rot) : -1;  // rotated back
   const int sigmoid = gate();
-  const int gated = g.node(b.bytes(merged), {merged, sigmoid}, merged);
+  const int gated = back >= 0 ? b.add_any(back, sigmoid) : g.node(b.bytes(merged), {merged, sigmoid}, merged);
   b.mark(gated, SchedOp::Other);
   const int out = b.matmul(b.m_.hidden, gated);
   b.reads(out, {b.blk(il, "attn_output.weight")}, SchedOp::MulMat);
@@ -207,7 +211,9 @@ std::optional<GgmlGraph> qwen3next_graph(const Model& m, const LlamaCppGraphInpu
   auto recurrent_inputs = [&] { s_copy = g.leaf(checked_mul(in.seqs, kI32)); };
   auto attention_inputs = [&] {
     const AttentionSpec& a = m.layers[*first_attention].attention;
+    inputs.k_rot = b.rotation_matrix(in.k_rotation);  // read by Q's rotation before RoPE reads the positions
     inputs.pos = g.leaf(checked_mul(b.T_, kI32));
+    inputs.v_rot = b.rotation_matrix(in.v_rotation);
     inputs.k_idx = g.leaf(checked_mul(b.T_, kI64));
     inputs.v_idx = b.v_idx(a);
     inputs.mask = b.mask(in.kv_cells);
