@@ -385,4 +385,9 @@ TEST(LlamaCppCudaBuffers, Qwen3NextRotatedCacheAttentionOnTheHost) {
   const auto b = llamacpp_cuda_buffers(model, s, p);
   EXPECT_EQ(b.at("CUDA_Host").compute, 7141408u);
   EXPECT_EQ(b.at("CUDA0").compute, 2949248u - 6144u);
+  // -ctk q8_0 -ctv q8_0: one type, so the attention runs on CUDA0, whose node ggml-cuda sizes as its
+  // output plus F16 copies of the quantized K and V (fattn.cu get_alloc_size). Measured
+  // "...|fa-on|k-q8_0|v-q8_0": CUDA0 9,783,424 B (ours again 12 B a token low).
+  s.type_v = "Q8_0";
+  EXPECT_EQ(llamacpp_cuda_buffers(model, s, p).at("CUDA0").compute, 9783424u - 6144u);
 }

@@ -157,6 +157,7 @@ int gated_attention(Builder& b, size_t il, const AttentionSpec& a, int h, const 
     const int fa = g.node(b.rows(heads * a.head_dim_v), {g.view(g.view(q)), k_cache, v_cache, in.mask});
     b.mark(fa, SchedOp::FlashAttn, heads);
     g.tensors[static_cast<size_t>(fa)].gpu_unsupported = !cuda_has_flash_attn_kernel(a.head_dim_k, a.head_dim_v, b.in_.type_k, b.in_.type_v);
+    b.cuda_flash_attn_bytes(fa, kv_width, uint64_t{a.kv_heads} * a.head_dim_v, cells, false);  // F16 copies of a quantized cache on CUDA0
     const int back = in.v_rot >= 0 ? b.rotate(g.view(fa), in.v_rot) : -1;  // rotated back
     const int sigmoid = gate();
     const int gated = b.add_any(back >= 0 ? back : g.view(fa), sigmoid);
