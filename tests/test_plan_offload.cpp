@@ -84,7 +84,8 @@ TEST(PlanOffload, HotExpertCacheFollowsTheZipfModel) {
   for (const auto& l : k.f.layers) hot += l.attention + l.dense + l.shared + l.other;
   const uint64_t slot = k.f.routed_total() / 896;
   const Box box = cpu_box(k.e.context_bytes() + hot + 100 * slot, 19'000'000'000, 5'000'000'000);
-  OffloadOptions on;
+  OffloadOptions on;  // the hot cache an SSD-streaming engine keeps (--hot-cache on)
+  on.hot_cache = true;
   on.skew = 1.0;
   const OffloadPlan p = offload_plan(k.f, box, on, 8192, 1);
   ASSERT_TRUE(p.fits);
@@ -133,4 +134,33 @@ TEST(PlanOffload, PlanFallsBackToOffloadWhenCardsAreShort) {
   // The cache and always-active weights go to the GPU before any expert.
   EXPECT_EQ(p.offload->tiers[0].cache, p.estimate.context_bytes());
   EXPECT_GT(p.decode.expected_tok_s, 0.0);
+}
+
+TEST(PlanOffload, TheDefaultHasNoHotExpertCache) {
+  // llama.cpp, vLLM and SGLang keep no hot-expert cache (docs/plan.md), so the rule's default
+  // offload gives each tier the share of experts it holds: h of n per layer serve h / n of the
+  // routed reads (Zipf s = 0), whatever --expert-skew's default says.
+  Scenario s;
+  s.quant = "UD-IQ1_S";
+  Box box = box_of("H200");  // 141 GB: the cache, the always-active weights and some of the 896 experts per layer
+  box.ram_bytes = 768'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  const Plan p = make_plan(kimi_k3(), s, box, PlanOptions{});
+  ASSERT_TRUE(p.offload);
+  ASSERT_GT(p.offload->tiers[0].experts_per_layer, 0u);
+  ASSERT_LT(p.offload->tiers[0].experts_per_layer, 896u);
+  EXPECT_FALSE(p.offload->hot_cache);
+  EXPECT_EQ(p.offload->skew, 0.0);
+  for (const auto& t : p.offload->tiers) {
+    EXPECT_NEAR(t.hit_rate, static_cast<double>(t.experts_per_layer) / static_cast<double>(p.offload->experts), 1e-12) << t.tier;
+  }
+  // Asked for (--hot-cache on), the GPU's experts are the hottest: Zipf s = 1 gives them more.
+  PlanOptions on;
+  on.hot_cache = true;
+  const Plan q = make_plan(kimi_k3(), s, box, on);
+  ASSERT_TRUE(q.offload);
+  ASSERT_GT(q.offload->tiers[0].experts_per_layer, 0u);
+  EXPECT_NEAR(q.offload->tiers[0].hit_rate, zipf_mass(q.offload->tiers[0].experts_per_layer, 896, 1.0), 1e-12);
+  EXPECT_GT(q.offload->tiers[0].hit_rate, p.offload->tiers[0].hit_rate);
+  EXPECT_GT(q.decode.expected_tok_s, p.decode.expected_tok_s);
 }

@@ -105,6 +105,13 @@ TEST(ApiParity, PlanTakesTheSpeedFlags) {
   const json one = with({{"engine-command", "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -ngl 0"}});
   const json two = with({{"engine-command", "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -ngl 0"}, {"sockets", "2"}});
   EXPECT_GT(two["decode"]["expected_tok_s"].get<double>(), one["decode"]["expected_tok_s"].get<double>());
+  // --threads (or the command's -t) is stated with the CPU's cost; the fitted data keeps one cost per
+  // layer whatever the threads (docs/performance.md), so the figure stays.
+  for (const json& t : {with({{"engine-command", "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -ngl 0"}, {"threads", "12"}}),
+                        with({{"engine-command", "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -ngl 0 -t 12"}})}) {
+    EXPECT_EQ(t["decode"]["expected_tok_s"], one["decode"]["expected_tok_s"]);
+    EXPECT_NE(t["decode"]["assumption"].get<std::string>().find("12 CPU threads"), std::string::npos) << t["decode"];
+  }
 }
 
 TEST(ApiParity, CheckWithEveryEngineAndTheSpeedFlags) {
@@ -158,6 +165,8 @@ TEST(ApiParity, BadSpeedFlagsAreTheCliRefusals) {
   expect_same_refusal("plan", p("n-cpu-moe", "99999"), "n-cpu-moe", "4096");
   expect_same_refusal("plan", p("experts-per-token", "0"), "experts-per-token", "1024");
   expect_same_refusal("plan", p("sockets", "9"), "sockets", "8");
+  expect_same_refusal("plan", p("threads", "0"), "threads", "4096");
+  expect_same_refusal("plan", p("expert-skew", "0.8"), "expert-skew", "--hot-cache on");
   expect_same_refusal("plan", p("engine-command", "ollama run qwen3"), "engine-command", "llama-server");
   // A vLLM command is planned (docs/plan.md); one whose TP needs more GPUs than the box has is refused.
   expect_same_refusal("plan", p("engine-command", "vllm serve Qwen/Qwen3-30B-A3B -tp 2"), "engine-command", "TP 2 x PP 1 = 2 ranks");

@@ -131,7 +131,23 @@ TEST(ServerPlanApi, BadBoxesNameTheField) {
   bad("plan", {{"model", "kimi-k3"}, {"split", "diagonal"}}, "split");
   bad("plan", {{"model", "kimi-k3"}, {"hot-cache", "maybe"}}, "hot-cache");
   bad("plan", {{"model", "kimi-k3"}, {"expert-skew", "9"}}, "expert-skew");
+  // A skew is the hot-expert cache's, which is off by default (no llama.cpp, vLLM or SGLang cache).
+  bad("plan", {{"model", "kimi-k3"}, {"expert-skew", "0.8"}}, "expert-skew");
+  bad("plan", {{"model", "kimi-k3"}, {"expert-skew", "0.8"}, {"hot-cache", "off"}}, "expert-skew");
+  const std::vector<std::pair<std::string, std::string>> offloaded = {{"model", "kimi-k3"}, {"quant", "UD-IQ1_S"}, {"gpu", "RTX 4090"}, {"ram", "768GB"}};
+  const json plain = ok("plan", offloaded);
+  EXPECT_EQ(plain["offload"]["hot_cache"], false);
+  EXPECT_EQ(plain["offload"]["skew"], 0.0);
+  auto hot = offloaded;
+  hot.emplace_back("hot-cache", "on");
+  hot.emplace_back("expert-skew", "0.8");
+  const json cached = ok("plan", hot);
+  EXPECT_EQ(cached["offload"]["hot_cache"], true);
+  EXPECT_EQ(cached["offload"]["skew"], 0.8);
   bad("plan", {{"model", "kimi-k3"}, {"efficiency", "150"}}, "efficiency");
+  bad("plan", {{"model", "kimi-k3"}, {"threads", "0"}}, "threads");
+  bad("plan", {{"model", "kimi-k3"}, {"threads", "lots"}}, "threads");
+  bad("plan", {{"model", "kimi-k3"}, {"threads", "5000"}}, "threads");
   bad("plan", {{"model", "kimi-k3"}, {"seqs", "0"}}, "seqs");
   bad("plan", {{"gpu", "H200x8"}}, "model");                                  // required
   bad("plan", {{"model", "/etc/passwd"}}, "model");                           // catalogue ids only

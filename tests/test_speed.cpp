@@ -186,6 +186,33 @@ TEST(SpeedEstimate, AFasterGpuPaysLessPerLayer) {
   EXPECT_NE(e.assumption.find("dense BF16 TFLOPS"), std::string::npos) << e.assumption;
 }
 
+TEST(SpeedEstimate, TheCpuCostPerLayerCountsThreadsOnlyWhenTheDataHasACostPerThread) {
+  // CPU only: all 4 layers on the CPU. kFactors' one cost per layer (10 us) holds whatever the
+  // threads; with a cost of 2 us a thread, 16 threads pay 32 us a layer: 4 x (32 - 10) us more.
+  TinyMoe m;
+  Box cpu;
+  cpu.ram_bandwidth = 100'000'000'000;
+  SpeedSettings s;
+  s.depth = 999;
+  const SpeedData plain(kFactors);
+  const SpeedEstimate none = decode_speed(token_reads(m.model, m.f, cpu, s), plain);
+  s.threads = 16;
+  const SpeedEstimate given = decode_speed(token_reads(m.model, m.f, cpu, s), plain);
+  EXPECT_EQ(given.seconds, none.seconds);
+  EXPECT_NE(given.assumption.find("16 CPU threads: the CPU's cost per layer is one fitted figure"), std::string::npos) << given.assumption;
+  std::string json = kFactors;
+  json.insert(json.rfind('}'), R"(, "cpu_layer_us_per_thread": 2)");
+  const SpeedData per_thread(json);
+  const SpeedEstimate scaled = decode_speed(token_reads(m.model, m.f, cpu, s), per_thread);
+  EXPECT_NEAR(scaled.seconds - none.seconds, 4 * (32 - 10) * 1e-6, 1e-12);
+  EXPECT_NE(scaled.assumption.find("2.0 us a thread x 16 threads"), std::string::npos) << scaled.assumption;
+  // Without a thread count the row's cost stays.
+  s.threads.reset();
+  EXPECT_EQ(decode_speed(token_reads(m.model, m.f, cpu, s), per_thread).seconds, none.seconds);
+  s.threads = 0;
+  EXPECT_THROW(token_reads(m.model, m.f, cpu, s), InputError);
+}
+
 TEST(SpeedEstimate, PrefillCopiesRamWeightsOncePerUbatch) {
   TinyMoe m;
   const SpeedData data(kFactors);
@@ -207,6 +234,17 @@ TEST(SpeedEstimate, CpuOnlyPrefillUsesTheRamRate) {
   const SpeedEstimate e = prefill_speed(token_reads(m.model, m.f, cpu, s), data);
   // 2,002,097,152 FLOPs / (100 GB/s x 20 FLOP per byte/s = 2 TFLOP/s) = 1.001 ms -> 998.95 tok/s.
   EXPECT_NEAR(e.tok_s, 998.952, 0.01);
+  // With a rate per thread in the data and the run's threads: 4 x 50 GFLOP/s = 200 GFLOP/s, so
+  // 2,002,097,152 / 2e11 = 10.0105 ms -> 99.895 tok/s; without threads the RAM rate stays.
+  std::string json = kFactors;
+  json.insert(json.rfind('}'), R"(, "cpu_prefill_gflops_per_thread": 50)");
+  const SpeedData per_thread(json);
+  EXPECT_NEAR(prefill_speed(token_reads(m.model, m.f, cpu, s), per_thread).tok_s, 998.952, 0.01);
+  s.threads = 4;
+  const SpeedEstimate threaded = prefill_speed(token_reads(m.model, m.f, cpu, s), per_thread);
+  EXPECT_NEAR(threaded.tok_s, 99.8953, 0.001);
+  EXPECT_NE(threaded.assumption.find("50.0 GFLOP/s a thread x 4 threads"), std::string::npos) << threaded.assumption;
+  EXPECT_NEAR(prefill_speed(token_reads(m.model, m.f, cpu, s), data).tok_s, 998.952, 0.01);  // no rate per thread: threads change nothing
 }
 
 TEST(SpeedData, TheMostSpecificRowWins) {
@@ -245,6 +283,14 @@ TEST(SpeedFlags, NCpuMoeInAPastedCommand) {
   ASSERT_EQ(after.placement.overrides.size(), 4u);
   EXPECT_EQ(after.placement.overrides[3].first, "blk\\.2\\.ffn_(up|down|gate)_exps");
   EXPECT_EQ(after.placement.overrides[3].second, "CPU");
+  // llama.cpp common/arg.cpp: -t / --threads N, -1 (the default) meaning cpu_get_num_math(); -tb is prefill's.
+  EXPECT_EQ(parse_engine_command("llama-server -m x.gguf -t 16 -tb 32").threads, 16u);
+  EXPECT_EQ(parse_engine_command("llama-server -m x.gguf --threads=8").threads, 8u);
+  EXPECT_FALSE(parse_engine_command("llama-server -m x.gguf -t -1").threads);
+  EXPECT_FALSE(parse_engine_command("llama-server -m x.gguf").threads);
+  EXPECT_THROW(parse_engine_command("llama-server -m x.gguf -t 0"), InputError);
+  EXPECT_THROW(parse_engine_command("llama-server -m x.gguf -t many"), InputError);
+  for (const auto& n : parse_engine_command("llama-server -m x.gguf -t 16 -tb 32").notes) EXPECT_EQ(n.find("ignored"), std::string::npos) << n;
   const EngineRun all = parse_engine_command("llama-server -m x.gguf --cpu-moe");
   ASSERT_EQ(all.placement.overrides.size(), 1u);
   EXPECT_THROW(parse_engine_command("llama-server -m x.gguf --n-cpu-moe lots"), InputError);
@@ -307,7 +353,7 @@ TEST(SpeedValidate, ACaseReadsItsSocketCount) {
       {"id": "one", "source": "https://x", "quote": "q", "model": "llama-3.1-8b", "quant": "Q4_K_M", "gpu": "none", "engine": "llamacpp",
        "backend": "cpu", "test": "tg128", "kind": "decode", "measured_tok_s": 10, "set_aside": false, "ram_gbps": 100},
       {"id": "two", "source": "https://x", "quote": "q", "model": "llama-3.1-8b", "quant": "Q4_K_M", "gpu": "none", "engine": "llamacpp",
-       "backend": "cpu", "test": "tg128", "kind": "decode", "measured_tok_s": 10, "set_aside": false, "ram_gbps": 100, "settings": {"sockets": 2}}]})";
+       "backend": "cpu", "test": "tg128", "kind": "decode", "measured_tok_s": 10, "set_aside": false, "ram_gbps": 100, "settings": {"sockets": 2, "threads": 32}}]})";
   }
   const auto rows = validate_speed(path);
   ASSERT_EQ(rows.size(), 2u);
@@ -315,6 +361,9 @@ TEST(SpeedValidate, ACaseReadsItsSocketCount) {
   EXPECT_EQ(ram(rows[0]), 100'000'000'000u);
   EXPECT_EQ(ram(rows[1]), static_cast<uint64_t>(100e9 * (1.0 + SpeedData::builtin().second_socket_gain)));
   EXPECT_GT(rows[1].estimate, rows[0].estimate);
+  // A case's thread count travels to the reads (fit.py's per-thread refit reads it); none: null.
+  EXPECT_TRUE(rows[0].reads.at("threads").is_null());
+  EXPECT_EQ(rows[1].reads.at("threads"), 32);
   std::remove(path.c_str());
 }
 

@@ -293,6 +293,13 @@ EngineRun parse_engine_command(const std::string& command) {
         for (auto& o : cpu_moe_overrides(std::nullopt)) r.placement.overrides.push_back(o);
       } else if (flag == "--n-cpu-moe" || flag == "-ncmoe") {
         add_n_cpu_moe(r.placement, number(flag, take(), 0, 4096));
+      } else if (flag == "-t" || flag == "--threads") {
+        // common/arg.cpp: -1 (the default) is cpu_get_num_math(), the physical cores.
+        const std::string v = take();
+        if (v == "-1") r.threads.reset();
+        else r.threads = number(flag, v, 1, kMaxCpuThreads);
+      } else if (flag == "-tb" || flag == "--threads-batch") {
+        (void)take();  // prompt-processing threads: the decode speed reads -t
       } else if (flag == "--no-mmproj-offload" || flag == "--mmproj-offload") {
         // read with the flags below by estimate's companions (engines/companions.h)
       } else if (flag == "-md" || flag == "--model-draft") {

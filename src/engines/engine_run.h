@@ -36,8 +36,12 @@ struct EngineRun {
   SglangSettings sglang;
   ServingParallel parallel;        // vLLM / SGLang data and expert parallelism (TP and PP: vllm.kv, sglang)
   SpeculativeFlags speculative;    // llama.cpp
+  std::optional<uint64_t> threads; // llama.cpp -t / --threads (none, or -t -1: its default, the physical cores)
   std::vector<std::string> notes;  // flags ignored, assumptions
 };
+
+// The most CPU threads accepted for llama.cpp's -t and vramcalc's --threads.
+inline constexpr uint64_t kMaxCpuThreads = 4096;
 
 // The longest pasted command line accepted (the CLI's --engine-command, the API's engine-command).
 inline constexpr size_t kMaxEngineCommandBytes = 8192;

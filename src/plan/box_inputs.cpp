@@ -25,12 +25,13 @@ const std::vector<InputField<BoxInputs>>& BoxInputs::fields() {
       {"per-device", &B::per_device, "Fixed memory per device added to the rule's figures (engines count their own runtime memory); auto: 0"},
       {"efficiency", &B::efficiency, "Achieved share of peak memory bandwidth during decode"},
       {"compute-efficiency", &B::compute_efficiency, "Achieved share of peak BF16 compute during prefill"},
-      {"expert-skew", &B::expert_skew, "Zipf exponent of expert popularity (0 = uniform)"},
-      {"hot-cache", &B::hot_cache, "on: keep the hottest experts in the fastest tier; off: experts land in no particular order (the rule engine)"},
+      {"expert-skew", &B::expert_skew, "Zipf exponent of expert popularity for --hot-cache on (0 = uniform)"},
+      {"hot-cache", &B::hot_cache, "off: experts land in no particular order, each tier serves the share it holds (llama.cpp, vLLM, SGLang); on: the hottest experts in the fastest tier, as SSD-streaming engines that keep a hot-expert cache"},
       {"engine-command", &B::engine_command, "A pasted engine command: llama.cpp (llama-server ... -ngl, -ts, -ot, --n-cpu-moe: its placement sets the speed), vLLM (vllm serve ... -tp, -pp, --enable-expert-parallel, --gpu-memory-utilization, --max-model-len, --kv-cache-dtype) or SGLang (python -m sglang.launch_server ... --tp, --pp-size, --ep, --mem-fraction-static, --context-length): its flags set the engine, the split and the per-device answer", "", false},
       {"n-cpu-moe", &B::n_cpu_moe, "Keep the routed experts of the first N layers in RAM, as llama.cpp's --n-cpu-moe (implies --engine llamacpp)", "", false},
       {"experts-per-token", &B::experts_per_token, "Active routed experts per token for the speed (default: the model's config)", "", false},
       {"sockets", &B::sockets, "CPU sockets reading RAM; --ram-gbps is one socket's (a second adds a measured share, data/speed_efficiency.json)"},
+      {"threads", &B::threads, "CPU threads computing the layers held in RAM, as llama.cpp's -t (default: a pasted command's -t, else the engine's: the physical cores)", "", false},
       {"spec-method", &B::spec_method, "Speculative decoding for the engines' decode speed: mtp (the model's MTP/NEXTN head), eagle, draft (a draft model)", "", false},
       {"spec-tokens", &B::spec_tokens, "Tokens drafted per verification step (llama.cpp --draft-max, vLLM num_speculative_tokens, SGLang --speculative-num-steps); mtp: 1", "", false},
       {"spec-acceptance", &B::spec_acceptance, "Share of drafted tokens the target accepts, e.g. 0.7 (mtp default 0.85: DeepSeek-V3 report)", "", false},
@@ -132,6 +133,10 @@ PlanOptions BoxInputs::to_options() const {
   o.expert_skew = static_cast<double>(skew_milli) / 1000.0;
   if (hot_cache != "on" && hot_cache != "off") throw InputError("--hot-cache", "'" + hot_cache + "': accepted: on, off");
   o.hot_cache = hot_cache == "on";
+  // A skew other than the default's 1 or the uniform 0 means a hot cache was meant; with it off
+  // the skew would be silently unused.
+  if (!o.hot_cache && skew_milli != 0 && skew_milli != 1000)
+    throw InputError("--expert-skew", "is the hot-expert cache's Zipf exponent; give --hot-cache on with it (the default, off, places experts uniformly)");
   o.sockets = static_cast<uint32_t>(parse_count(sockets, "--sockets", 1, 8));
   if (!experts_per_token.empty()) o.experts_per_token = static_cast<uint32_t>(parse_count(experts_per_token, "--experts-per-token", 1, 1024));
   // A llama.cpp placement (pasted command, --n-cpu-moe) is llama.cpp's: the engine follows it.
@@ -162,6 +167,8 @@ PlanOptions BoxInputs::to_options() const {
     o.n_cpu_moe = parse_count(n_cpu_moe, "--n-cpu-moe", 0, 4096);
     add_n_cpu_moe(o.command->placement, *o.n_cpu_moe);
   }
+  if (!threads.empty()) o.threads = static_cast<uint32_t>(parse_count(threads, "--threads", 1, kMaxCpuThreads));
+  else if (o.command && o.command->threads) o.threads = static_cast<uint32_t>(*o.command->threads);
   o.speculative = speculative_inputs(*this, o.command);
   return o;
 }

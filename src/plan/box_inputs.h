@@ -23,13 +23,14 @@ struct BoxInputs {
   std::string efficiency = "60%";
   std::string compute_efficiency = "40%";
   std::string expert_skew = "1.0";
-  std::string hot_cache = "on";
+  std::string hot_cache = "off";
   // The engines' speed (src/speed/): a llama.cpp command whose placement to use, --n-cpu-moe,
   // the active experts per token and the CPU sockets reading RAM.
   std::string engine_command;
   std::string n_cpu_moe;
   std::string experts_per_token;
   std::string sockets = "1";
+  std::string threads;  // CPU threads (llama.cpp -t); empty: a pasted command's -t, else the engine's default
   // Speculative decoding (speed/speculative.h), only when asked for: these, vLLM's
   // --speculative-config JSON, or the draft flags of a pasted llama.cpp command.
   std::string spec_method;

@@ -164,7 +164,8 @@ EngineCommand llamacpp(const Plan& p) {
       c.notes.push_back(fmt::format("llama.cpp keeps one tensor per layer for all experts, so the GPU takes whole layers of experts ({} of {} MoE layers) "
                                     "rather than the hottest experts: its hit rate is the uniform share, not the higher share of the most-used experts{}",
                                     on_gpu, moe, p.options.engine == EngineKind::LlamaCpp ? " (the speed above is computed for this placement)"
-                                                                                          : " (the rule's speed assumes hottest-first; --engine llamacpp computes this placement's)"));
+                                                 : p.options.hot_cache ? " (the rule's speed assumes hottest-first, as --hot-cache on asked; --engine llamacpp computes this placement's)"
+                                                                       : " (the rule's speed counts the uniform share too; --engine llamacpp adds llama.cpp's measured costs)"));
     }
     c.notes.push_back("weights stay memory-mapped (default --mmap): the page cache in RAM holds the experts read most, SSD serves the rest");
   }

@@ -42,6 +42,7 @@ void apply_engine_speed(Plan& p, const Model& model) {
   s.engine = to_string(p.options.engine);
   s.experts_per_token = p.options.experts_per_token;
   s.sockets = p.options.sockets;
+  s.threads = p.options.threads;
   s.depth = p.estimate.scenario.context;
   if (p.options.engine == EngineKind::LlamaCpp) {
     // The placement llama.cpp makes for the command this plan prints (or the one pasted).

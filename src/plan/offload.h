@@ -9,7 +9,9 @@
 // n experts ranked by use). With h experts per layer in a tier, that tier serves
 // H(h, s) / H(n, s) of routed reads (H the generalized harmonic number). s = 0 is uniform
 // routing, which is also what "hot cache off" means: experts land in tiers in no particular
-// order, so a tier serves the share of experts it holds.
+// order, so a tier serves the share of experts it holds. Off is the default: llama.cpp (whole
+// expert tensors by -ot / --n-cpu-moe), vLLM and SGLang keep no hot-expert cache; on is for the
+// SSD-streaming engines that keep the hot experts in VRAM and RAM.
 //
 // Decode: seconds per token = sum over tiers of bytes read from that tier / its bandwidth (the
 // pure upper bound), times 1 / efficiency for the expected figure.
@@ -24,7 +26,7 @@ namespace vc {
 
 struct OffloadOptions {
   double skew = 1.0;             // Zipf exponent of expert popularity
-  bool hot_cache = true;         // place experts hottest first (false: as if s = 0)
+  bool hot_cache = false;        // place experts hottest first (false, the default: as if s = 0)
   uint64_t per_device_fixed = 0; // per-process context on each GPU
   uint32_t efficiency_bp = 6000; // achieved share of peak bandwidth for the expected tok/s
 };
@@ -50,7 +52,7 @@ struct OffloadPlan {
   uint64_t experts = 0;        // routed experts per MoE layer
   uint64_t expert_slot = 0;    // bytes of one expert index across all MoE layers
   double skew = 0;
-  bool hot_cache = true;
+  bool hot_cache = false;
   double weights_seconds = 0;  // weights only: the plain bytes-over-bandwidth arithmetic
   double seconds = 0;          // weights + cache reads, per token
   double upper_tok_s = 0;

@@ -433,8 +433,13 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
     p.decode.upper_tok_s = p.offload->upper_tok_s;
     p.decode.expected_tok_s = p.offload->expected_tok_s;
     p.decode.formula = p.offload->formula;
-    p.decode.assumption = fmt::format("offload: routed reads served by tier per a Zipf(s = {}) popularity over {} experts{}; one sequence, full context",
-                                      p.offload->skew, p.offload->experts, options.hot_cache ? ", hottest experts in the fastest tier" : " (hot cache off: uniform)");
+    p.decode.assumption = options.hot_cache
+                              ? fmt::format("offload: routed reads served by tier per a Zipf(s = {}) popularity over {} experts, hottest experts in the fastest tier "
+                                            "(--hot-cache on: an engine that keeps a hot-expert cache); one sequence, full context",
+                                            p.offload->skew, p.offload->experts)
+                              : fmt::format("offload: each tier serves the share of the {} experts per layer it holds (no hot-expert cache, as llama.cpp, vLLM "
+                                            "and SGLang; --hot-cache on for an engine that keeps one); one sequence, full context",
+                                            p.offload->experts);
     p.decode.source = kBandwidthSource;
     const auto& o = *p.offload;
     std::string hits;
@@ -444,8 +449,8 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
     p.lines.push_back(Line{"plan.offload.hit_rate", "Routed expert reads served by each tier", 0,
                            fmt::format("hit(tier) = H(h_before + h, s) / H(n, s) - H(h_before, s) / H(n, s), H(h, s) = Σ i^-s for i ≤ h, s = {}: {}", o.skew, hits),
                            o.hot_cache ? "expert popularity within a layer is Zipf with skew s; the hottest experts sit in the fastest tier; a token's k picks are independent draws"
-                                       : "hot cache off: experts land in tiers in no particular order, so a tier serves the share of experts it holds (s = 0)",
-                           "docs/plan.md (hot-expert model); --expert-skew sets s"});
+                                       : "no hot-expert cache (the default): experts land in tiers in no particular order, so a tier serves the share of experts it holds (s = 0)",
+                           "docs/plan.md (hot-expert model); --hot-cache on with --expert-skew s for an engine that keeps hot experts"});
   }
   p.lines.push_back(Line{"plan.decode", "Decode speed", 0, p.decode.formula, p.decode.assumption, p.decode.source});
   if (p.split) p.lines.push_back(Line{"plan.prefill", "Prefill speed", 0, p.prefill.formula, p.prefill.assumption, p.prefill.source});

@@ -25,12 +25,13 @@ struct PlanOptions {
   uint64_t per_device_fixed = 0;          // per-process context on each device (bytes)
   uint32_t efficiency_bp = 6000;          // achieved share of peak memory bandwidth (decode)
   uint32_t compute_efficiency_bp = 4000;  // achieved share of peak dense BF16 compute (prefill)
-  double expert_skew = 1.0;
-  bool hot_cache = true;
+  double expert_skew = 1.0;               // Zipf skew of the hot-expert cache (used only with hot_cache)
+  bool hot_cache = false;                 // off: the uniform share, as llama.cpp, vLLM and SGLang place experts
   EngineKind engine = EngineKind::Rule;   // whose per-device figures decide fits, solvers and the command
   std::optional<EngineRun> command;       // a pasted engine command: its placement (-ngl, -ot, --n-cpu-moe) sets the engine's speed
   std::optional<uint32_t> experts_per_token;  // engines' speed: fewer (or more) active experts than the config
   uint32_t sockets = 1;                   // engines' speed: CPU sockets reading RAM (--ram-gbps is one socket's)
+  std::optional<uint32_t> threads;        // engines' speed: CPU threads (--threads, else a pasted -t; none: the engine's default)
   std::optional<uint64_t> n_cpu_moe;      // --n-cpu-moe N as given (the command above carries its overrides)
   std::optional<SpeculativeSettings> speculative;  // engines' decode with a drafter, when asked for
 };

@@ -69,7 +69,9 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
   out += "\n" + p.verdict + "\n";
   if (p.offload && !p.llamacpp_offload) {  // llama.cpp's offload is in its device table above
     const auto& o = *p.offload;
-    if (p.options.engine == EngineKind::Rule) out += fmt::format("\nOffload ({} experts per MoE layer, Zipf skew {}{}):\n", o.experts, o.skew, o.hot_cache ? ", hottest first" : ", hot cache off");
+    if (p.options.engine == EngineKind::Rule)
+      out += o.hot_cache ? fmt::format("\nOffload ({} experts per MoE layer, hot-expert cache on: Zipf skew {}, hottest first):\n", o.experts, o.skew)
+                         : fmt::format("\nOffload ({} experts per MoE layer, no hot-expert cache: each tier serves the share it holds; --hot-cache on for an engine that keeps one):\n", o.experts);
     else out += fmt::format("\nOffload tiers (what holds the bytes; the speed below follows {}'s own placement, with no hot-expert cache):\n", to_string(p.options.engine));
     out += fmt::format("{:<5} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>12} {:>10}\n", "tier", "capacity", "cache", "weights", "experts", "exp/layer", "hit rate", "read/token", "GB/s");
     for (const auto& t : o.tiers) {

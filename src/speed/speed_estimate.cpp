@@ -2,12 +2,24 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/units.h"
 
 namespace vc {
 namespace {
 
 std::string gbps(uint64_t b) { return format_grouped(static_cast<double>(b) / 1e9, 0); }
+
+// What the given thread count does to the CPU's cost per layer (nothing while the data keeps one
+// cost for every thread count: the fit found none that holds, docs/performance.md).
+std::string cpu_threads_note(const TokenReads& t, const SpeedData& data) {
+  const bool cpu = std::any_of(t.memories.begin(), t.memories.end(), [](const MemoryRead& m) { return !m.is_gpu() && (m.layers || m.moe_layers); });
+  if (!t.threads || !cpu) return "";
+  if (data.cpu_layer_us_per_thread > 0)
+    return fmt::format("; the CPU's cost per layer is {:.1f} us a thread x {} threads", data.cpu_layer_us_per_thread, *t.threads);
+  return fmt::format("; {} CPU threads: the CPU's cost per layer is one fitted figure whatever the threads (no cost per thread held on the measured runs)", *t.threads);
+}
 
 void finish(SpeedEstimate& e, const SpeedRange& r) {
   e.tok_s = e.seconds > 0 ? 1.0 / e.seconds : 0;
@@ -32,7 +44,10 @@ SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
     }
     const double move = read ? static_cast<double>(read) / (static_cast<double>(m.bandwidth) * f.bandwidth_share) : 0;
     const double scale = data.layer_cost_scale(m.is_gpu(), m.tflops);
-    const double layer_us = f.layer_us * scale, moe_layer_us = f.moe_layer_us * scale;
+    // The CPU's cost per layer grows with the threads that synchronise per operation, when the data
+    // carries that cost and the run says how many threads (speed/speed_data.h).
+    const bool per_thread = !m.is_gpu() && t.threads && data.cpu_layer_us_per_thread > 0;
+    const double layer_us = per_thread ? data.cpu_layer_us_per_thread * *t.threads : f.layer_us * scale, moe_layer_us = f.moe_layer_us * scale;
     const double fixed = (m.layers * layer_us + m.moe_layers * moe_layer_us) * 1e-6;
     e.seconds += move + fixed;
     terms += fmt::format("{}{}: {} / ({} GB/s x {:.2f}) + {} layers x {:.1f} us{} = {:.2f} ms", terms.empty() ? "" : "; ", m.name, format_bytes(read), gbps(m.bandwidth),
@@ -51,8 +66,8 @@ SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
   finish(e, t.offload ? data.decode_offload : data.decode_on_device);
   e.formula = unknown ? "unknown: a memory that is read has no known bandwidth (name the GPU with --gpu, give --ram-gbps)"
                       : fmt::format("s/token = {} = {:.2f} ms -> {:.2f} tok/s", terms, e.seconds * 1e3, e.tok_s);
-  e.assumption = fmt::format("{}; one sequence; {} reads its cache to the current depth; the fixed costs and shares are {}'s on each backend and memory{}",
-                             t.placement, t.layers ? "every layer" : "the model", t.engine,
+  e.assumption = fmt::format("{}; one sequence; {} reads its cache to the current depth; the fixed costs and shares are {}'s on each backend and memory{}{}",
+                             t.placement, t.layers ? "every layer" : "the model", t.engine, cpu_threads_note(t, data),
                              data.layer_reference_tflops > 0 && data.layer_compute_share > 0
                                  ? fmt::format(", a GPU's cost per layer scaled by {:.0f}% x {:.1f} TFLOPS / its dense BF16 TFLOPS + {:.0f}%", data.layer_compute_share * 100,
                                                data.layer_reference_tflops, (1 - data.layer_compute_share) * 100)
@@ -73,6 +88,7 @@ SpeedEstimate prefill_speed(const TokenReads& t, const SpeedData& data) {
     if (m.prefill_flops <= 0) continue;
     double rate = 0;
     if (m.is_gpu()) rate = m.tflops * 1e12 * data.prefill_for(t.engine, m.backend, m.memory).compute_share;
+    else if (t.threads && data.cpu_prefill_gflops_per_thread > 0) rate = *t.threads * data.cpu_prefill_gflops_per_thread * 1e9;
     else rate = static_cast<double>(m.bandwidth) * data.cpu_flops_per_ram_byte;
     if (rate <= 0) {
       unknown = true;
@@ -95,8 +111,14 @@ SpeedEstimate prefill_speed(const TokenReads& t, const SpeedData& data) {
   finish(e, data.prefill_range);
   e.formula = unknown ? "unknown: a device that computes has no known compute rate or host link"
                       : fmt::format("s/token = {} = {:.3f} ms -> {:.0f} tok/s", terms, e.seconds * 1e3, e.tok_s);
+  const bool cpu_computes = std::any_of(t.memories.begin(), t.memories.end(), [](const MemoryRead& m) { return !m.is_gpu() && m.prefill_flops > 0; });
   e.assumption = "long prompt, batched; 2 FLOPs per active parameter plus attention over the context" +
-                 std::string(copies ? "; weights held in RAM are copied to the GPU once per ubatch" : "");
+                 std::string(copies ? "; weights held in RAM are copied to the GPU once per ubatch" : "") +
+                 (!cpu_computes ? std::string()
+                  : t.threads && data.cpu_prefill_gflops_per_thread > 0
+                      ? fmt::format("; the CPU computes at {:.1f} GFLOP/s a thread x {} threads", data.cpu_prefill_gflops_per_thread, *t.threads)
+                      : fmt::format("; the CPU computes at {:.2f} FLOP per byte/s of RAM bandwidth{}", data.cpu_flops_per_ram_byte,
+                                    data.cpu_prefill_gflops_per_thread > 0 ? " (give --threads for its rate per thread)" : ""));
   e.source = data.source;
   return e;
 }

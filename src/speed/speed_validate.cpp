@@ -34,7 +34,7 @@ nlohmann::json reads_json(const TokenReads& t) {
                     {"tflops", m.tflops}, {"host_link", m.host_link}, {"prefill_flops", m.prefill_flops}});
   }
   return {{"engine", t.engine}, {"memories", mems}, {"handoffs", t.handoffs}, {"tensor_parallel", t.tensor_parallel}, {"layers", t.layers},
-          {"ubatch", t.ubatch}, {"offload", t.offload}, {"placement", t.placement}};
+          {"ubatch", t.ubatch}, {"offload", t.offload}, {"placement", t.placement}, {"threads", t.threads ? nlohmann::json(*t.threads) : nlohmann::json()}};
 }
 
 SpeedRow run_case(const nlohmann::json& c) {
@@ -64,6 +64,7 @@ SpeedRow run_case(const nlohmann::json& c) {
   if (st.contains("tp")) s.tensor_parallel = st.at("tp").get<uint32_t>();
   if (st.contains("gpu_experts")) s.gpu_experts = st.at("gpu_experts").get<uint32_t>();
   if (st.contains("sockets")) s.sockets = st.at("sockets").get<uint32_t>();
+  if (st.contains("threads")) s.threads = st.at("threads").get<uint32_t>();
   if (st.contains("experts_per_token")) s.experts_per_token = st.at("experts_per_token").get<uint32_t>();
   s.depth = c.value("depth", uint64_t{0});
   // tgN: N tokens generated after the depth, so the cache holds depth + N/2 on average; ppN and

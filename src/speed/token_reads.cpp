@@ -9,6 +9,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "engines/engine_run.h"
 #include "speed/speed_data.h"
 
 namespace vc {
@@ -174,6 +175,7 @@ TokenReads token_reads(const Model& model, const Footprint& f, const Box& box, c
   if (s.tensor_parallel == 0 || s.tensor_parallel > 64) throw InputError("--tensor-parallel-size", "must be 1 to 64");
   if (s.experts_per_token && *s.experts_per_token == 0) throw InputError("--experts-per-token", "must be at least 1");
   if (s.ubatch == 0) throw InputError("-ub", "must be at least 1");
+  if (s.threads && (*s.threads == 0 || *s.threads > kMaxCpuThreads)) throw InputError("--threads", "must be 1 to 4096");
   if (!s.backend.empty() && s.backend != "cuda" && s.backend != "rocm" && s.backend != "vulkan" && s.backend != "metal" && s.backend != "cpu")
     throw InputError("--backend", "'" + s.backend + "': accepted: cuda, rocm, vulkan, metal, cpu");
   const std::string family = speed_engine_family(s.engine);
@@ -226,6 +228,7 @@ TokenReads token_reads(const Model& model, const Footprint& f, const Box& box, c
   t.engine = family;
   t.memories = std::move(b.mems);
   t.ubatch = s.ubatch;
+  t.threads = s.threads;
   // Prefill work per prompt token, placed with the layers' compute.
   const double dense_flops = 2.0 * params_share(model, s.experts_per_token);
   double attn = 0;

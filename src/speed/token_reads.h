@@ -27,6 +27,7 @@ struct SpeedSettings {
   uint32_t gpu_experts = 0;             // ktransformers: experts per layer kept on the GPU
   std::optional<uint32_t> experts_per_token;  // fewer (or more) active experts than the config
   uint32_t sockets = 1;                 // CPU sockets; box.ram_bandwidth is one socket's
+  std::optional<uint32_t> threads;      // CPU threads (llama.cpp -t); none: the engine's default
   uint64_t depth = 0;                   // tokens already in the cache
   uint64_t prompt = 512;                // prefill: prompt tokens
   uint64_t ubatch = 512;                // llama.cpp -ub: weights in RAM cross PCIe once per ubatch
@@ -56,6 +57,7 @@ struct TokenReads {
   uint32_t layers = 0;
   uint64_t ubatch = 512;
   bool offload = false;              // weights read from RAM beside a GPU
+  std::optional<uint32_t> threads;   // CPU threads, when given (the per-thread cost reads it)
   std::string placement;             // what went where, in words
 };
 

@@ -296,6 +296,22 @@ for prompt, tps in [(969, 1179.6), (3846, 3079.9)]:
                  "| Prefill (tok/s) | 14.8 | 1179.6 | 2966.6 | 3079.9 | 2971.2 |", "qwen3-30b-a3b", "BF16", "Qwen3-30B-A3B-Instruct-2507 BF16", "rtx-5090",
                  "ktransformers", "cuda", f"prefill{prompt}", tps, settings={"gpu_experts": 28, "cpu_infer": 16}, engine_version="0.5.2", **KT2))
 
+# --- Fifth collection (issue 18, 2026-12-01): CPU-only llama-bench tables that print the thread count (llama-bench's
+# "threads" column: llama.cpp's default, the performance cores), for the CPU's cost per layer against threads.
+# Llama-3.2-3B-Instruct-Q4_K_M.gguf (1.87 GiB). Shares by the hash below, fixed before any estimate was read.
+for key, source, cpu, ram_gbps, ram_note, rows in [
+    ("geerling53-i5-4278u", GEERLING + "/issues/53", "Intel Core i5-4278U (MacBook Pro 2014)", 25.6,
+     "the issue's title: 8GB DDR3L-1600; two channels (the i5-4278U's two, 2 x 12.8 GB/s)",
+     [("pp512", 17.70, "|           pp512 |         17.70 ± 0.08 |"), ("tg128", 7.68, "|           tg128 |          7.68 ± 0.03 |")]),
+    ("sbc107-i3-1315u", "https://github.com/geerlingguy/sbc-reviews/issues/107", "Intel Core i3-1315U (Framework Laptop 12)", 41.6,
+     "one DDR5-5200 SO-DIMM, the Framework Laptop 12's single slot (64 bits x 5,200 MT/s)",
+     [("pp512", 28.67, "|           pp512 |         28.67 ± 0.18 |"), ("tg128", 11.05, "|           tg128 |         11.05 ± 0.08 |")]),
+]:
+    for test, tps, tail in rows:
+        R.append(rec(f"{key}-llama-3.2-3b-{test}", source, "| llama 3B Q4_K - Medium         |   1.87 GiB |     3.21 B | CPU        |       2 " + tail,
+                     *L32, "none", "llamacpp", "cpu", test, tps, settings={"threads": 2}, ram_gbps=ram_gbps, ram_note=ram_note, cpu=cpu,
+                     note="llama-bench -n 128 -p 512,4096 -pg 4096,128; threads as the table prints them"))
+
 # --- Our own llama-bench runs on one NVIDIA H200 (llama.cpp 80fb11ac, CUDA 13; tools/measure-llamacpp/gpu-run.sh,
 # rows in tests/data/llamacpp-h200-bench.json): full-size models of published geometries with zero weights, so
 # every kernel reads and computes the bytes real weights would. Uniform Q4_K with a Q6_K head matches the

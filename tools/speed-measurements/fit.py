@@ -4,7 +4,9 @@
     build/vramcalc validate --speed tests/data/speed-measurements.json --json > /tmp/speed.json
     python3 tools/speed-measurements/fit.py /tmp/speed.json   # rewrites data/speed_efficiency.json
     (--dry-run: print the fitted share's accuracy only; --fixed-layer-cost: one cost per layer on
-    every GPU, the model before issue 18's scaling)
+    every GPU, the model before issue 18's scaling; --refit-cpu-layer: llama.cpp's CPU cost per
+    layer alone; --refit-cpu-per-thread: that cost as a cost per thread times each run's threads,
+    over the fitted runs whose thread count the measurements record)
 
 The set-aside share (fixed by the hash rule in build.py) is never read here. The model is the one
 src/speed/speed_estimate.cpp computes:
@@ -15,8 +17,11 @@ src/speed/speed_estimate.cpp computes:
               of the fixed cost per layer is small kernels that run faster on a faster GPU, the rest
               launch and synchronisation, which do not (reference: the RTX 4090's dense BF16)
               + handoffs * handoff_us + (TP > 1) * layers * tp_allreduce_us
+              (on the CPU, layer_us is cpu_layer_us_per_thread * threads where both are known)
   prefill s = sum_gpu flops / (tflops * compute_share[engine, backend])
               + RAM-held bytes / (PCIe * pcie_share) / ubatch  +  CPU flops / (RAM bytes/s * cpu_flops_per_ram_byte)
+              (or CPU flops / (threads * cpu_prefill_gflops_per_thread) where both are known;
+              --refit-cpu-prefill-per-thread fits that rate on the fitted CPU-only runs with threads)
 
 Parameters are found by minimising the squared log error (Nelder-Mead, pure Python) with a weak
 pull toward round defaults so a parameter few runs inform stays plausible. The printed range is
@@ -145,6 +150,66 @@ def refit_cpu_layer(names, decode, decode_seconds, params, doc, default):
         f.write("\n")
 
 
+def refit_cpu_per_thread(names, decode, decode_seconds, params, doc, default, per_thread):
+    """--refit-cpu-per-thread: the CPU's cost per layer as a cost per thread times the run's threads
+    (ggml's threads synchronise per operation), fitted alone on the fitted share's runs that record
+    their threads, every other constant as data/speed_efficiency.json holds it. Prints the fit; the
+    set-aside share is scored by `vramcalc validate --speed` once the value is in the data."""
+    x = current_params(names, doc, default)
+    runs = [r for r in decode if r["reads"].get("threads") and any(m["backend"] == "cpu" and m["layers"] for m in r["reads"]["memories"])]
+    print(f"fitted-share decode runs with CPU layers and a recorded thread count: {len(runs)}", file=sys.stderr)
+    if not runs:
+        return
+
+    def loss(v):
+        per_thread[0] = math.exp(v)
+        p = params(x)
+        e = sum((math.log(1.0 / decode_seconds(r, p)) - math.log(r["measured_tok_s"])) ** 2 for r in runs)
+        per_thread[0] = 0.0
+        return e
+
+    lo, hi = math.log(0.01), math.log(1000.0)
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(200):
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        if loss(a) < loss(b):
+            hi = b
+        else:
+            lo = a
+    best = (lo + hi) / 2
+    p = params(x)
+    before = sum((math.log(1.0 / decode_seconds(r, p)) - math.log(r["measured_tok_s"])) ** 2 for r in runs)
+    print(f"cpu_layer_us_per_thread: {math.exp(best):.2f} us (squared log error {before:.4f} with one cost per layer -> {loss(best):.4f})", file=sys.stderr)
+    for r in runs:
+        old = r["measured_tok_s"] * decode_seconds(r, p)
+        per_thread[0] = math.exp(best)
+        new = r["measured_tok_s"] * decode_seconds(r, p)
+        per_thread[0] = 0.0
+        print(f"  {r['id']} ({r['reads']['threads']} threads): measured / estimate {old:.2f} -> {new:.2f}", file=sys.stderr)
+
+
+def refit_cpu_prefill_per_thread(prefill, doc):
+    """--refit-cpu-prefill-per-thread: CPU-only prefill as each thread's GFLOP/s times the threads, on
+    the fitted share's CPU-only prefill runs that record their threads. With the CPU the only device,
+    s/token = flops / (threads * rate), so the least-squares log fit is the geometric mean of
+    flops * measured / threads over the runs. Rewrites the value unless --dry-run."""
+    runs = [r for r in prefill if r["reads"].get("threads") and all(m["backend"] == "cpu" for m in r["reads"]["memories"])]
+    print(f"fitted-share CPU-only prefill runs with a recorded thread count: {len(runs)}", file=sys.stderr)
+    if not runs:
+        return
+    rates = [sum(m["prefill_flops"] for m in r["reads"]["memories"]) * r["measured_tok_s"] / r["reads"]["threads"] / 1e9 for r in runs]
+    g = math.exp(sum(math.log(v) for v in rates) / len(rates))
+    for r, v in zip(runs, rates):
+        print(f"  {r['id']} ({r['reads']['threads']} threads): {v:.1f} GFLOP/s a thread", file=sys.stderr)
+    print(f"cpu_prefill_gflops_per_thread: {g:.1f}", file=sys.stderr)
+    if "--dry-run" in sys.argv:
+        return
+    doc["cpu_prefill_gflops_per_thread"] = round(g, 1)
+    with open(os.path.join(ROOT, "data", "speed_efficiency.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
 def main():
     rows = json.load(open(sys.argv[1]))["rows"]
     fitted = [r for r in rows if r["part"] == "fitted" and r["reads"]]
@@ -160,6 +225,7 @@ def main():
     doc0 = json.load(open(os.path.join(ROOT, "data", "speed_efficiency.json")))
     ref_tflops = doc0["layer_reference_tflops"]
     layer_c = [0.0]  # the compute share of the per-layer costs, scanned below
+    per_thread = [doc0.get("cpu_layer_us_per_thread", 0.0)]  # the CPU's cost per layer per thread (0: off)
     x0 = [math.log(default[n[0]]) for n in names]
 
     def params(x):
@@ -175,7 +241,10 @@ def main():
             if m["layers"] or m["moe_layers"]:
                 c = layer_c[0]
                 speed = (1 - c) + c * ref_tflops / m["tflops"] if m["backend"] != "cpu" and m["tflops"] > 0 else 1.0
-                s += (m["layers"] * p[("layer", t["engine"], m["backend"])] + m["moe_layers"] * p[("moe", t["engine"])]) * speed * 1e-6
+                layer = p[("layer", t["engine"], m["backend"])]
+                if m["backend"] == "cpu" and per_thread[0] > 0 and t.get("threads"):
+                    layer = per_thread[0] * t["threads"]
+                s += (m["layers"] * layer + m["moe_layers"] * p[("moe", t["engine"])]) * speed * 1e-6
         s += t["handoffs"] * p[("handoff",)] * 1e-6
         if t["tensor_parallel"] > 1:
             s += t["layers"] * p[("tp",)] * 1e-6
@@ -187,6 +256,12 @@ def main():
         prior = sum(0.02 * (v - math.log(default[n[0]])) ** 2 for n, v in zip(names, x))
         return err + prior
 
+    if "--refit-cpu-prefill-per-thread" in sys.argv:
+        refit_cpu_prefill_per_thread(prefill, doc0)
+        return
+    if "--refit-cpu-per-thread" in sys.argv:
+        refit_cpu_per_thread(names, decode, decode_seconds, params, doc0, default, per_thread)
+        return
     if "--refit-cpu-layer" in sys.argv:
         refit_cpu_layer(names, decode, decode_seconds, params, doc0, default)
         return
@@ -236,7 +311,9 @@ def main():
                 link = m["host_link"]
             if m["prefill_flops"] <= 0:
                 continue
-            if m["backend"] == "cpu":
+            if m["backend"] == "cpu" and t.get("threads") and doc0.get("cpu_prefill_gflops_per_thread"):
+                s += m["prefill_flops"] / (t["threads"] * doc0["cpu_prefill_gflops_per_thread"] * 1e9)
+            elif m["backend"] == "cpu":
                 s += m["prefill_flops"] / (m["bandwidth"] * p[("cpu",)])
             else:
                 s += m["prefill_flops"] / (m["tflops"] * 1e12 * min(p[("compute", t["engine"], m["backend"], m["memory"])], 4.0))
