@@ -122,6 +122,38 @@ TEST(ConfigTower, PublishedTotalsIncludeTheTower) {
   EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
 }
 
+TEST(ConfigTower, Qwen2VlTowerIsCountedFromItsEmbedDimAndMlpRatio) {
+  // Qwen/Qwen2-VL-7B-Instruct's published config.json (huggingface.co/Qwen/Qwen2-VL-7B-Instruct), the
+  // keys the count reads. Tower by hand (transformers' Qwen2VisionTransformerPretrainedModel):
+  // Conv3d 3 x 2 x 14^2 x 1280 = 1,505,280 (no bias); 32 blocks x (2 LayerNorms 5,120 + qkv 1280 x
+  // 3840 + 3840 = 4,919,040 + proj 1280^2 + 1280 = 1,639,680 + fc1 1280 x 5120 + 5120 = 6,558,720 +
+  // fc2 5120 x 1280 + 1280 = 6,554,880) = 32 x 19,677,440 = 629,678,080; PatchMerger LayerNorm 2,560
+  // + 5120^2 + 5120 = 26,219,520 + 5120 x 3584 + 3584 = 18,353,664: 44,575,744. Tower 675,759,104
+  // (the model card's "675M" ViT). With the Qwen2-7B text model by hand (2 x 152,064 x 3584
+  // untied + 28 layers x (q 3584^2 + 3584, k and v 3584 x 512 + 512, o 3584^2, MLP 3 x 3584 x
+  // 18,944, 2 norms) = 28 x 233,057,792 + final norm 3,584 = 7,615,616,512) that is
+  // 8,291,375,616: the Hub page's 8.29B.
+  const nlohmann::json config = nlohmann::json::parse(R"({
+    "architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl",
+    "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
+    "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768, "tie_word_embeddings": false,
+    "use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 28, "torch_dtype": "bfloat16",
+    "vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3, "hidden_size": 3584,
+      "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14, "temporal_patch_size": 2}})");
+  Model scratch;
+  ConfigView view(config, "config.json", scratch);
+  const std::optional<TowerSpec> t = config_tower(view, 3584);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->kind, "Qwen2-VL");
+  EXPECT_EQ(t->encoder_params, 1'505'280u + 629'678'080u);
+  EXPECT_EQ(t->projector_params, 44'575'744u);
+  EXPECT_EQ(t->spatial_merge, 2u);  // its images take Qwen2.5-VL's processor bounds (--image-size)
+  const Model m = model_from_config(config, "Qwen2-VL-7B-Instruct/config.json");
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Vision), 675'759'104u);
+  EXPECT_EQ(m.params.total(), 8'291'375'616u);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+}
+
 // meta-llama/Llama-4-Scout-17B-16E-Instruct's published config.json, the keys the count reads.
 nlohmann::json llama4_scout() {
   return nlohmann::json::parse(R"({

@@ -190,6 +190,33 @@ TowerSpec qwen_vl(Keys& k, uint64_t text_hidden, bool qwen3) {
                                                     : "qwen2_5_vl/modeling_qwen2_5_vl.py (Qwen2_5_VisionTransformerPretrainedModel)"));
 }
 
+// Qwen2-VL (Qwen2VisionTransformerPretrainedModel): the Conv3d patch embedding without bias over
+// temporal_patch_size frames, blocks of LayerNorms, fused qkv and proj with biases and a
+// two-matrix MLP of embed_dim x mlp_ratio with biases, then the PatchMerger (LayerNorm over
+// embed_dim, two linears with biases over spatial_merge_size^2 patches). Its vision_config names
+// the encoder width embed_dim and the output width hidden_size.
+TowerSpec qwen2_vl(Keys& k, uint64_t text_hidden) {
+  TowerSpec t;
+  t.kind = "Qwen2-VL";
+  t.hidden = k.need("embed_dim", limits::kHidden);
+  t.ffn = checked_mul(t.hidden, k.get_or("mlp_ratio", 4, 64));
+  t.layers = k.need("depth", limits::kLayers);
+  t.heads = k.need("num_heads", limits::kHeads);
+  t.patch = k.need("patch_size", 4096);
+  t.channels = k.get_or("in_chans", 3, 64);
+  t.text_hidden = k.get_or("hidden_size", text_hidden, limits::kHidden);
+  const uint64_t frames = k.get_or("temporal_patch_size", 2, 64);
+  const uint64_t merge = k.get_or("spatial_merge_size", 2, 64);
+  t.spatial_merge = merge;
+  const uint64_t merged = checked_product({merge, merge, t.hidden});
+  Terms enc, proj;
+  enc.add(fmt::format("patch embedding {} x {} x {}^2 x {}", t.channels, frames, t.patch, t.hidden), checked_product({t.channels, frames, t.patch, t.patch, t.hidden}));
+  add_blocks(enc, t.layers, t.hidden, t.hidden, t.ffn, {});
+  proj.add(fmt::format("merger: LayerNorm {}, {} x {} + bias, {} x {} + bias", t.hidden, merged, merged, merged, t.text_hidden),
+           checked_add(2 * t.hidden, checked_add(linear(merged, merged, true), linear(merged, t.text_hidden, true))));
+  return finish(t, enc, proj, std::string(kTransformers) + "qwen2_vl/modeling_qwen2_vl.py (Qwen2VisionTransformerPretrainedModel, PatchMerger)");
+}
+
 // Kimi K2.5 (MoonViT): a SigLIP-sized encoder with an init_pos_emb_height x width grid of learned
 // positions (interpolated per image) and a "patchmerger" projector: LayerNorm, then two linears
 // over merge_kernel_size patches.
@@ -282,6 +309,7 @@ std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden) {
   std::optional<TowerSpec> t;
   if (type == "siglip_vision_model" && !siglip_head && root.value("model_type", "").rfind("gemma3", 0) == 0) t = siglip(cfg, k, text_hidden);
   else if (type == "pixtral") t = pixtral(cfg, k, text_hidden);
+  else if (type == "qwen2_vl") t = qwen2_vl(k, text_hidden);
   else if (type == "qwen2_5_vl") t = qwen_vl(k, text_hidden, false);
   else if (type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "qwen3_5" || type == "qwen3_5_moe") t = qwen_vl(k, text_hidden, true);
   else if (k.has("vt_hidden_size") && projector == "patchmerger") t = moonvit(cfg, k, text_hidden, false);
@@ -308,7 +336,7 @@ void count_config_tower(ConfigView& cfg) {
   const std::optional<TowerSpec> t = config_tower(cfg, m.hidden);
   if (!t) {
     cfg.warn(std::string(kTowerNotCountedWarning) +
-             "this vision_config's layout is not modelled (counted: Gemma 3 SigLIP, Pixtral, Qwen2.5-VL, Qwen3-VL / Qwen3.5, Kimi K2.5 and Kimi-VL MoonViT, "
+             "this vision_config's layout is not modelled (counted: Gemma 3 SigLIP, Pixtral, Qwen2-VL, Qwen2.5-VL, Qwen3-VL / Qwen3.5, Kimi K2.5 and Kimi-VL MoonViT, "
              "Llama 4); "
              "the parameters leave it out");
     return;
