@@ -41,6 +41,7 @@ Command add_estimate(CLI::App& app) {
             EngineRequest request = engine_request(model, o->flags.to_scenario(), o->engine, ScenarioFlags::given(*sub));
             read_command_lora_adapters(request.command, AdapterReads::AnyPath);  // SGLang's --lora-paths: rank and modules
             if (!o->engine.command.empty()) o->extras.fill_from_command(o->engine.command);
+            o->extras.take_speculative_draft();
             const Extras extras = load_extras(o->extras, spec, request);  // image tokens grow the context
             const Estimate e = estimate(model, request.scenario);
             const EngineAnswer answer = run_engine(request);

@@ -147,9 +147,11 @@ void place_companions(const EngineRequest& r, const EngineRun& run, EngineAnswer
     case EngineKind::Rule: place_rule(r, c, a); break;
     case EngineKind::Vllm:
     case EngineKind::Sglang:
-      a.notes.push_back(fmt::format("{} answer: the mmproj, draft and LoRA lines are not placed per device yet (the vision tower of a "
-                                    "safetensors checkpoint is in its weights); see components",
-                                    to_string(a.engine)));
+      // The drafter is the engine's own (it changes the KV pool); a projector or adapter file is not placed.
+      if (c.tower || !c.loras.empty())
+        a.notes.push_back(fmt::format("{} answer: the mmproj and LoRA file lines are not placed per device yet (the vision tower of a "
+                                      "safetensors checkpoint is in its weights); see components",
+                                      to_string(a.engine)));
       return;
   }
   if (c.tower) {

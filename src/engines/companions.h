@@ -6,13 +6,16 @@
 //             --no-mmproj-offload; the draft as llama-server loads it (-ngld, -cd, -ctkd/-ctvd, one
 //             sequence, the target's -ts); each adapter tensor beside the layer it modifies
 //   rule      every line on the first device
-//   vllm, sglang  not placed yet (a note says so): their towers are in the checkpoint's weights
+//   vllm, sglang  the drafter of `speculative` (engines/serving_speculative.h) is placed by the
+//             engine itself, since it changes the KV pool; mmproj and llama.cpp-style adapters
+//             are not placed (a note says so): their towers are in the checkpoint's weights
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engines/serving_speculative.h"
 #include "estimate/vision_tower.h"
 #include "sources/companion_files.h"
 
@@ -31,6 +34,7 @@ struct Companions {
   std::optional<uint64_t> draft_gpu_layers;  // llama.cpp -ngld (none: all layers where the target offloads)
   uint64_t draft_context = 0;                // -cd (0: the target's context per sequence)
   std::string draft_cache_type = "F16";      // -ctkd / -ctvd
+  ServingSpeculative speculative;            // vLLM / SGLang: the method and its settings (draft: the model above)
   std::vector<AdapterFile> loras;
   bool empty() const { return !tower && !draft && loras.empty(); }
 };

@@ -12,6 +12,7 @@
 #include "core/units.h"
 #include "engines/serving_dtype.h"
 #include "engines/serving_parallel.h"
+#include "engines/serving_speculative.h"
 #include "engines/sglang_lora_adapters.h"
 
 namespace vc {
@@ -198,6 +199,22 @@ class ParallelFlags {
   std::string ep_moe_;  // --enable-ep-moe as given
 };
 
+// SGLang's draft as server_args.py settles it: EAGLE without a draft path on a model with MTP
+// layers drafts with them (the draft path becomes the model's own), STANDALONE and EAGLE3 need
+// one, and a draft path without an algorithm is unused.
+void settle_sglang_draft(ServingSpeculative& s, const std::string& draft, std::vector<std::string>& notes) {
+  if (!s.on()) {
+    if (!draft.empty()) notes.push_back("--speculative-draft-model-path without --speculative-algorithm: SGLang loads no draft");
+    if (s.steps || s.topk || s.draft_tokens) notes.push_back("--speculative-num-* without --speculative-algorithm: SGLang drafts nothing");
+    return;
+  }
+  s.draft = draft;
+  if (s.method == "eagle" && draft.empty()) s.method = "mtp";
+  if (s.method == "mtp" && !draft.empty()) s.draft.clear();  // NEXTN with a separate NextN checkpoint: the same layers, taken from the model
+  if (s.needs_draft() && s.draft.empty())
+    throw InputError("--speculative-draft-model-path", "is needed for --speculative-algorithm " + sglang_algorithm_name(s.method) + " (the draft model's path)");
+}
+
 }  // namespace
 
 std::string serving_parallel_spellings(bool sglang) {
@@ -237,6 +254,7 @@ EngineRun parse_engine_command(const std::string& command) {
   }
   bool enable_lora = false;
   std::optional<uint64_t> max_loras;
+  std::string sglang_draft;  // --speculative-draft-model-path
   const bool serving = r.engine == EngineKind::Vllm || r.engine == EngineKind::Sglang;
   ParallelFlags parallel(r.engine);
   for (++i; i < w.size(); ++i) {
@@ -358,6 +376,16 @@ EngineRun parse_engine_command(const std::string& command) {
         set_sglang_lora_targets(g.lora, names);
       } else if (flag == "--max-loaded-loras" || flag == "--lora-backend" || flag == "--lora-eviction-policy" || flag == "--max-lora-chunk-size") take();
       else if (flag == "--enable-lora-overlap-loading") continue;
+      else if (flag == "--speculative-algorithm" || flag == "--speculative-algo") {
+        r.serving_speculative.method = sglang_speculative_method(take());
+        r.serving_speculative.source_flag = "--speculative-algorithm";
+      } else if (flag == "--speculative-draft-model-path") sglang_draft = take();
+      else if (flag == "--speculative-num-steps") r.serving_speculative.steps = number(flag, take(), 1, 64);
+      else if (flag == "--speculative-eagle-topk") r.serving_speculative.topk = number(flag, take(), 1, 64);
+      else if (flag == "--speculative-num-draft-tokens") r.serving_speculative.draft_tokens = number(flag, take(), 1, 1024);
+      else if (flag == "--speculative-draft-model-revision" || flag == "--speculative-token-map" || flag == "--speculative-attention-mode" ||
+               flag == "--speculative-accept-threshold-single" || flag == "--speculative-accept-threshold-acc")
+        take();
       else if (flag == "--trust-remote-code" || flag == "--enable-metrics" || flag == "--enable-p2p-check") continue;
       else if (flag == "--host" || flag == "--port" || flag == "--served-model-name") take();
       else r.notes.push_back("ignored " + flag + " (not mapped onto SGLang's memory profile)");
@@ -379,10 +407,12 @@ EngineRun parse_engine_command(const std::string& command) {
         while (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0) ++i;
       } else if (flag == "--max-cpu-loras" || flag == "--lora-dtype") take();
       else if (flag == "--fully-sharded-loras") r.notes.push_back("--fully-sharded-loras: LoRA slots taken unsharded (the larger figure)");
+      else if (flag == "--speculative-config") r.serving_speculative = parse_vllm_speculative_config(take(), "--speculative-config");
       else r.notes.push_back("ignored " + flag + " (not mapped onto vLLM's memory budget)");
     }
   }
   if (serving) parallel.finish(r);
+  if (r.engine == EngineKind::Sglang) settle_sglang_draft(r.serving_speculative, sglang_draft, r.notes);
   if (r.engine == EngineKind::Sglang) {
     // SGLang turns LoRA on with --enable-lora or --lora-paths (8 slots by default), and refuses it
     // without adapters unless both the rank and the target modules are given (server_args.py).

@@ -11,6 +11,7 @@
 #include "engines/llamacpp_placement.h"
 #include "engines/llamacpp_profile.h"
 #include "engines/serving_parallel.h"
+#include "engines/serving_speculative.h"
 #include "engines/sglang_profile.h"
 #include "engines/vllm_budget.h"
 #include "estimate/estimate.h"
@@ -37,6 +38,7 @@ struct EngineRun {
   ServingParallel parallel;        // vLLM / SGLang data and expert parallelism (TP and PP: vllm.kv, sglang)
   SpeculativeFlags speculative;    // llama.cpp
   std::optional<uint64_t> threads; // llama.cpp -t / --threads (none, or -t -1: its default, the physical cores)
+  ServingSpeculative serving_speculative;  // vLLM --speculative-config, SGLang --speculative-* (its draft: estimate's companions)
   std::vector<std::string> notes;  // flags ignored, assumptions
 };
 

@@ -4,10 +4,13 @@
 // allows at the scenario's context are numbers of the answer.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "core/checked.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
 #include "engines/serving_dtype.h"
+#include "engines/serving_speculative.h"
 #include "engines/sglang_profile.h"
 #include "engines/vllm_profile.h"
 #include "model/layer_memory.h"
@@ -19,12 +22,41 @@ constexpr const char* kVersion = "SGLang (python/sglang/srt/server_args.py _hand
 constexpr const char* kSource = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py";
 
 AllocKind kind_of(const std::string& id) {
-  if (id == "sglang.weights" || id == "sglang.lora") return AllocKind::Weights;
-  if (id == "sglang.kv") return AllocKind::Kv;
+  if (id == "sglang.weights" || id == "sglang.lora" || id == "sglang.draft_weights") return AllocKind::Weights;
+  if (id == "sglang.kv" || id == "sglang.draft_kv") return AllocKind::Kv;
   if (id == "sglang.state") return AllocKind::State;
   if (id == "sglang.runtime" || id == "sglang.nccl") return AllocKind::RuntimeReserve;
   if (id == "sglang.reserve") return AllocKind::Activation;
   return AllocKind::Other;
+}
+
+// The drafter of --speculative-algorithm (engines/serving_speculative.h) in SGLang's settings.
+std::optional<Drafter> set_drafter(const EngineRequest& r, SglangSettings& ss, EngineAnswer& a) {
+  const ServingSpeculative& spec = r.companions.speculative;
+  if (!spec.on()) {
+    if (r.command && r.command->serving_speculative.on())
+      a.notes.push_back("the command's speculative decoding is not counted here: `estimate` adds its drafter's weights and cache");
+    return std::nullopt;
+  }
+  Drafter d = serving_drafter(*r.model, r.companions.draft.get(), spec, ss.dtype);
+  ss.speculative_algorithm = sglang_algorithm_name(spec.method);
+  a.settings.push_back({"speculative_algorithm", ss.speculative_algorithm});
+  if (spec.method == "ngram") {
+    a.notes.push_back("NGRAM speculative decoding drafts from the prompt: no draft model, no draft pool");
+    return d;
+  }
+  ss.draft_weights = ceil_div(d.weight_bytes, ss.tensor_parallel);
+  ss.drafter_layers = d.layers;
+  const SglangSpecShape shape = sglang_spec_shape(spec, *r.model);
+  ss.spec_steps = shape.steps;
+  ss.spec_topk = shape.topk;
+  ss.spec_draft_tokens = shape.draft_tokens;
+  a.settings.push_back({"speculative_num_steps", shape.steps});
+  a.settings.push_back({"speculative_eagle_topk", shape.topk});
+  a.settings.push_back({"speculative_num_draft_tokens", shape.draft_tokens});
+  a.notes.push_back(fmt::format("drafter: {} ({}; {}), at the target's TP {}; its CUDA graphs and activations come out of what is left", d.name,
+                                d.weight_formula, d.layers_formula, ss.tensor_parallel));
+  return d;
 }
 
 }  // namespace
@@ -57,6 +89,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     a.settings.push_back({"max_lora_rank", sglang_lora_rank(ss.lora)});
   }
   for (const auto& n : run.notes) a.notes.push_back(n);
+  const std::optional<Drafter> drafter = set_drafter(r, ss, a);
 
   if (ss.card_bytes == 0) {
     // No card: what the scenario needs on each rank; SGLang itself sizes its pool from the card.
@@ -68,14 +101,23 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
       per_token = checked_add(per_token, token_cache_bytes(model.layers[i], layout).total());
       state = checked_add(state, state_bytes(model.layers[i], StateLayout::F32).total());
     }
-    const uint64_t need = checked_add(checked_product({per_token, context, s.sequences}), checked_mul(state, s.sequences));
+    uint64_t draft_per_token = 0;
+    if (drafter) {
+      for (const auto& l : drafter->layers) draft_per_token = checked_add(draft_per_token, token_cache_bytes(l, layout).total());
+    }
+    const uint64_t need = checked_add(checked_product({checked_add(per_token, draft_per_token), context, s.sequences}), checked_mul(state, s.sequences));
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
       d.add(even_weights_line(w.bytes, tp, pp, kSource));
+      if (ss.draft_weights)
+        d.add({AllocKind::Weights, "Draft weights per GPU", ss.draft_weights, fmt::format("{} / tp {}", drafter->weight_formula, tp),
+               "the draft worker loads at the target's TP", kSglangSpecSource});
       const LoraSlots lora = sglang_lora_pool(model, ss.lora, tp, serving_dtype_bytes(ss.dtype));
       if (lora.bytes) d.add({AllocKind::Weights, sglang_lora_label(ss.lora), lora.bytes, lora.formula, lora.assumption, kSglangLoraSource});
-      d.add(scenario_kv_line(need, fmt::format("{} B per token x {} tokens x {} sequence(s)", per_token, context, s.sequences),
+      d.add(scenario_kv_line(need,
+                             fmt::format("{} B per token{} x {} tokens x {} sequence(s)", per_token,
+                                         draft_per_token ? fmt::format(" + {} B the draft's", draft_per_token) : "", context, s.sequences),
                              "SGLang sizes its token pool from mem_fraction_static x the card", kSource));
       a.devices.push_back(std::move(d));
     }

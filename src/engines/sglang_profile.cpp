@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "engines/serving_dtype.h"
+#include "engines/serving_speculative.h"
 
 namespace vc {
 namespace {
@@ -168,6 +169,9 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
     double reserved = 512 + 1.5 * static_cast<double>(std::max<uint64_t>(chunk ? chunk : 16384, 2048)) + 2.0 * static_cast<double>(graph_bs) +
                       static_cast<double>(ranks) / 8.0 * 1024;
     if (gpu_mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+    // Speculative decoding: the draft model and its larger CUDA graphs (6 GiB for a standalone
+    // draft, 2 GiB for EAGLE heads and MTP; nothing for n-gram lookup).
+    if (!s.speculative_algorithm.empty() && s.speculative_algorithm != "NGRAM") reserved += s.speculative_algorithm == "STANDALONE" ? 6 * 1024 : 2 * 1024;
     p.reserved_mib = static_cast<uint64_t>(reserved);
     p.mem_fraction_static = std::round((static_cast<double>(gpu_mib) - reserved) / static_cast<double>(gpu_mib) * 1000.0) / 1000.0;
     p.mem_fraction_chosen = true;
@@ -203,7 +207,21 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
     p.state_pool_bytes = checked_mul(p.state_slots + 1, g.state_bytes);
     if (p.state_slots == 0) p.notes.push_back("SGLang refuses to start: \"Not enough GPU memory for hybrid (mamba/linear-attention) state cache\"");
   }
+  // EAGLE / STANDALONE / NEXTN: the draft's cache comes out of the same share, priced as the
+  // target's bytes a token x draft layers / target layers (pool_configurator.py).
+  const bool drafting = !s.drafter_layers.empty();
+  if (drafting) {
+    Model drafter;
+    drafter.layers = s.drafter_layers;
+    const PoolGeometry d = pool_geometry(drafter, s.tensor_parallel, 1, value_bytes, ssm_bytes, s.kv_cache_dtype == "fp8_e4m3");
+    p.draft_token_bytes = d.full_bytes + d.window_bytes;
+  }
+  const uint64_t draft_layers = s.drafter_layers.size();
+  const uint64_t stage_layers = ceil_div(model.layers.size(), s.pipeline_parallel);
+  if (drafting && (g.window_bytes || g.state_bytes))
+    throw InputError("--speculative-algorithm", "with a sliding-window or hybrid recurrent model is not modelled (SGLang sizes those pools its own way)");
   uint64_t tokens = 0;
+  uint64_t sizing_cell = 0;  // the bytes a token the pool is sized with (scaled for a draft)
   if (g.full_bytes && g.window_bytes) {
     // HybridSWAPoolConfigurator: window layers get swa_full_tokens_ratio x the full layers' tokens.
     p.token_bytes = g.full_bytes + static_cast<uint64_t>(std::ceil(s.swa_full_tokens_ratio * static_cast<double>(g.window_bytes)));
@@ -211,7 +229,10 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
     tokens = static_cast<uint64_t>(std::floor(static_cast<double>(available) / cell));
   } else {
     p.token_bytes = g.full_bytes + g.window_bytes;
-    tokens = available / p.token_bytes;
+    sizing_cell = drafting ? static_cast<uint64_t>(static_cast<double>(p.token_bytes) *
+                                                   (1.0 + static_cast<double>(draft_layers) / static_cast<double>(stage_layers)))
+                           : p.token_bytes;
+    tokens = available / sizing_cell;
   }
   if (s.max_total_tokens) tokens = std::min(tokens, *s.max_total_tokens);
   tokens = tokens / s.page_size * s.page_size;
@@ -234,6 +255,12 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   if (g.state_bytes) p.max_running_requests = std::min(p.max_running_requests, p.state_slots / (s.disable_radix_cache ? 1 : 3));
   // req_to_token_pool: (max_num_reqs + 1) x context_len int32 slots, allocated beside the pool.
   const uint64_t req_map = checked_product({max_num_reqs + 1, context, 4});
+  if (drafting) {
+    // The draft worker's pool: the target's tokens and room for the drafted and verified tokens.
+    p.draft_pool_tokens = checked_add(checked_add(tokens, checked_product({max_num_reqs, s.spec_steps, s.spec_topk})),
+                                      checked_add(checked_mul(max_num_reqs, s.spec_draft_tokens), 100));
+    p.draft_pool_bytes = checked_mul(p.draft_pool_tokens, p.draft_token_bytes);
+  }
 
   // 5. Lines: they add up to the card.
   const std::string pool_label = p.swa_tokens ? fmt::format("Token pool: {} full-attention tokens, {} window tokens", tokens, p.swa_tokens)
@@ -269,6 +296,10 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                      p.state_slots ? fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights{} - {} state slots x {} B) / {} B a token) = {} tokens",
                                                  p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.state_slots, p.state_bytes_per_request,
                                                  p.token_bytes, tokens)
+                   : drafting ? fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights{}) / ({} B a token x (1 + {} draft layers / {} layers) "
+                                            "= {} B)) = {} tokens",
+                                            p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.token_bytes, draft_layers, stage_layers,
+                                            sizing_cell, tokens)
                                    : fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights{}) / {} B a token) = {} tokens",
                                                  p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.token_bytes, tokens),
                      p.mem_fraction_chosen ? fmt::format("mem_fraction_static chosen by SGLang: (card {} MiB - reserved {} MiB) / card", gpu_mib, p.reserved_mib)
@@ -284,7 +315,22 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                                          s.mamba_full_memory_ratio, g.state_bytes),
                        kStatePool});
   }
-  const uint64_t used = checked_add(checked_add(checked_add(checked_add(p.runtime_before_weights, p.weights), p.lora.bytes), p.token_pool_bytes), p.state_pool_bytes);
+  if (drafting || s.draft_weights) {
+    p.lines.push_back({"sglang.draft_weights", "Draft weights per GPU", s.draft_weights,
+                       fmt::format("the drafter's weights / tp {}", s.tensor_parallel),
+                       "the draft worker loads after the target's token pool, at the target's TP: out of what mem_fraction_static leaves", kSglangSpecSource});
+    p.lines.push_back({"sglang.draft_kv", fmt::format("Draft token pool: {} tokens", p.draft_pool_tokens), p.draft_pool_bytes,
+                       fmt::format("({} target tokens + {} requests x ({} steps x top-k {} + {} draft tokens) + 100) x {} B a draft token", tokens,
+                                   max_num_reqs, s.spec_steps, s.spec_topk, s.spec_draft_tokens, p.draft_token_bytes),
+                       "the draft worker's own pool (draft_runner_cache_size): the target's tokens plus room for drafted and verified ones",
+                       kSglangSpecSource});
+  }
+  const uint64_t used = checked_add(checked_add(checked_add(checked_add(checked_add(p.runtime_before_weights, p.weights), p.lora.bytes), p.token_pool_bytes),
+                                                p.state_pool_bytes),
+                                    checked_add(s.draft_weights, p.draft_pool_bytes));
+  if (used > s.card_bytes)
+    p.notes.push_back("the draft's weights and pool do not fit in what mem_fraction_static leaves: SGLang runs out of memory loading the draft "
+                      "(lower --mem-fraction-static)");
   const uint64_t rest = s.card_bytes > used ? s.card_bytes - used : 0;
   const uint64_t req_line = std::min(req_map, rest);
   p.lines.push_back({"sglang.req_to_token", "Request-to-token map", req_line, fmt::format("({} requests + 1) x {} tokens x 4 B", max_num_reqs, context),

@@ -7,6 +7,11 @@
 //   divided by the bytes a token takes over all layers (model_runner.py profile_max_num_token,
 //   model_executor/pool_configurator.py). With LoRA on, its memory pool (sglang_lora.h) is allocated
 //   after the weights and before the token pool, so it comes out of the token pool's share.
+// Speculative decoding (EAGLE, EAGLE3, NEXTN, STANDALONE): the chosen mem_fraction_static keeps 2
+//   GiB more out of the static share (6 GiB for STANDALONE); the target's bytes a token are scaled
+//   by (1 + draft layers / target layers), so its pool leaves room for the draft's cache; the
+//   draft's weights load after the target's pool, out of the rest, and its pool holds the target's
+//   tokens + max_num_reqs x (steps x top-k + draft tokens) + 100 (model_runner.py draft_runner_cache_size).
 // Hybrid recurrent models (Mamba2, Gated DeltaNet, KDA layers beside attention) first give the
 //   state pool its share: max_mamba_cache_size request slots = the rest x r / (1 + r) (r =
 //   --mamba-full-memory-ratio, 0.9) / one request's state (conv state in bf16, SSM state in
@@ -56,6 +61,11 @@ struct SglangSettings {
   std::string mamba_ssm_dtype = "float32";       // --mamba-ssm-dtype: float32 or bfloat16
   bool disable_radix_cache = false;              // --disable-radix-cache
   SglangLoraSettings lora;                       // --enable-lora / --lora-paths: the LoRA pool (sglang_lora.h)
+  // Speculative decoding, as sglang() fills it from the drafter (engines/serving_speculative.h).
+  std::string speculative_algorithm;             // "": off; EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM
+  uint64_t draft_weights = 0;                    // the drafter's weights on this GPU (0: in the target's, or none)
+  std::vector<LayerConfig> drafter_layers;       // the drafter's attention layers (their count: eagle_draft_num_layers)
+  uint64_t spec_steps = 0, spec_topk = 0, spec_draft_tokens = 0;
 };
 
 struct SglangProfile {
@@ -80,6 +90,9 @@ struct SglangProfile {
   uint64_t token_pool_bytes = 0;        // K + V (or latent) pool bytes
   uint64_t max_running_requests = 0;
   uint64_t dynamic_reserve = 0;         // free before weights x (1 - mem_fraction_static)
+  uint64_t draft_pool_tokens = 0;       // speculative decoding: draft_runner_cache_size
+  uint64_t draft_pool_bytes = 0;        // the draft's own token pool
+  uint64_t draft_token_bytes = 0;       // one token over the drafter's layers on this GPU
   bool exact = true;
   std::vector<std::string> notes;
   std::vector<Line> lines;              // per GPU: runtime, weights, token pool, reserve; they sum to the card

@@ -1,15 +1,19 @@
 // vLLM as an engine: every rank of TP x PP takes gpu_memory_utilization of its card, holds its
 // share of the weights, the profile run's activation peak and the non-torch memory, and gives the
 // rest to the paged KV cache (vllm_budget.h); the pool's tokens and the concurrency it allows at
-// the scenario's context are numbers of the answer.
+// the scenario's context are numbers of the answer. A drafter (--speculative-config) adds its
+// weights at the target's TP and its layers to the cache spec (engines/serving_speculative.h).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/checked.h"
+#include "core/error.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
 #include "engines/serving_dtype.h"
+#include "engines/serving_speculative.h"
 #include "engines/vllm_encoder.h"
 #include "estimate/checkpoint_tower.h"
 #include "model/layer_memory.h"
@@ -78,6 +82,49 @@ void add_lora_line(DeviceAllocation& d, const VllmBudget& b, const VllmBudgetSet
          b.lora.assumption + "; allocated at load, before the profile run, so the KV cache gets that much less", kLoraSource});
 }
 
+// The drafter of --speculative-config (engines/serving_speculative.h) on each rank: its weights at
+// the target's TP, and the layer list whose cache the pool holds (the target's and the drafter's).
+struct VllmDrafter {
+  Drafter drafter;
+  uint64_t rank_weights = 0;
+  Model cache_layers;  // only `layers` is set: what vllm_kv reads
+};
+
+std::optional<VllmDrafter> vllm_drafter(const EngineRequest& r, const VllmBudgetSettings& bs, EngineAnswer& a) {
+  const ServingSpeculative& spec = r.companions.speculative;
+  if (!spec.on()) {
+    if (r.command && r.command->serving_speculative.on())
+      a.notes.push_back("the command's speculative decoding is not counted here: `estimate` adds its drafter's weights and cache");
+    return std::nullopt;
+  }
+  const uint64_t tp = bs.kv.tensor_parallel;
+  const std::string flag = spec.source_flag.empty() ? "--speculative-config" : spec.source_flag;
+  if (spec.draft_tensor_parallel_size && *spec.draft_tensor_parallel_size != tp)
+    throw InputError(flag, fmt::format("draft_tensor_parallel_size {}: vLLM v1 runs the drafter at the target's tensor_parallel_size (draft_model.py "
+                                       "_raise_if_draft_tp_mismatch); accepted: {}",
+                                       *spec.draft_tensor_parallel_size, tp));
+  if (bs.kv.pipeline_parallel > 1 && spec.method != "ngram")
+    throw InputError(flag, "with pipeline parallelism is not modelled (vLLM builds the drafter on the last stage only)");
+  VllmDrafter v;
+  v.drafter = serving_drafter(*r.model, r.companions.draft.get(), spec, bs.kv.dtype);
+  v.rank_weights = ceil_div(v.drafter.weight_bytes, tp);
+  v.cache_layers.layers = r.model->layers;
+  v.cache_layers.layers.insert(v.cache_layers.layers.end(), v.drafter.layers.begin(), v.drafter.layers.end());
+  a.settings.push_back({"speculative_method", spec.method});
+  if (spec.num_speculative_tokens) a.settings.push_back({"num_speculative_tokens", spec.num_speculative_tokens});
+  a.notes.push_back(fmt::format("drafter: {} ({}; {}); its layers join the KV cache spec, so every token of the pool holds their K/V too; "
+                                "its profile pass and CUDA graphs are not counted",
+                                v.drafter.name, v.drafter.weight_formula, v.drafter.layers_formula));
+  return v;
+}
+
+void add_draft_weight_line(DeviceAllocation& d, const VllmDrafter& v, uint64_t tp) {
+  if (v.rank_weights == 0) return;
+  d.add({AllocKind::Weights, "Draft weights on this rank (" + v.drafter.name + ")", v.rank_weights, fmt::format("{} / tp {}", v.drafter.weight_formula, tp),
+         "loaded with the target before the profile run (gpu_model_runner.py load_model: drafter.load_model), so the KV cache gets that much less",
+         kVllmSpecSource});
+}
+
 }  // namespace
 
 EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
@@ -99,11 +146,13 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     a.settings.push_back({"max_lora_rank", bs.lora.max_lora_rank});
   }
   for (const auto& n : run.notes) a.notes.push_back(n);
+  const std::optional<VllmDrafter> drafter = vllm_drafter(r, bs, a);
+  const Model& cache_model = drafter ? drafter->cache_layers : model;  // the layers whose K/V a token holds
 
   const uint64_t ranks = checked_mul(tp, pp);
   if (bs.card_bytes == 0) {
     // No card: what the scenario needs on each rank; vLLM itself would take all it is allowed.
-    VllmKv kv = vllm_kv(model, bs.kv);
+    VllmKv kv = vllm_kv(cache_model, bs.kv);
     const uint64_t need = checked_add(checked_product({kv.bytes_per_token, s.context, s.sequences}), checked_mul(kv.state_bytes_per_seq, s.sequences));
     VllmBudgetSettings probe = bs;
     probe.card_bytes = 1;  // the non-KV parts do not depend on the card
@@ -112,6 +161,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
       d.add(even_weights_line(w.bytes, tp, pp, kBudgetSource));
+      if (drafter) add_draft_weight_line(d, *drafter, tp);
       add_lora_line(d, b, bs);
       d.add(activation_line(model, b, bs));
       for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
@@ -125,12 +175,21 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     finish(a);
     return a;
   }
-  const VllmBudget b = vllm_budget(model, bs);
+  VllmBudget b = vllm_budget(model, bs);
+  if (drafter) {
+    // The drafter's weights load with the target's; its layers join the cache spec.
+    b.available_kv = b.available_kv > drafter->rank_weights ? b.available_kv - drafter->rank_weights : 0;
+    b.non_kv_total = checked_add(b.non_kv_total, drafter->rank_weights);
+    VllmSettings kv = bs.kv;
+    kv.available_kv_bytes = b.available_kv;
+    b.kv = b.available_kv ? vllm_kv(cache_model, kv) : VllmKv{};
+  }
   for (uint64_t i = 0; i < ranks; ++i) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
     add_weight_lines(d, model, b.weights, w, tp, pp);
+    if (drafter) add_draft_weight_line(d, *drafter, tp);
     add_lora_line(d, b, bs);
     d.add(activation_line(model, b, bs));
     for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
@@ -140,7 +199,9 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
            "vLLM 0.19, profiled inside it from vLLM 0.21",
            "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (capture_model)"});
     d.add({AllocKind::Kv, fmt::format("KV cache pool: {} tokens", b.kv.tokens), b.available_kv,
-           fmt::format("{} x card {} - weights - activation - non-torch", bs.gpu_memory_utilization, format_count(bs.card_bytes)),
+           fmt::format("{} x card {} - weights{} - activation - non-torch{}", bs.gpu_memory_utilization, format_count(bs.card_bytes),
+                       drafter && drafter->rank_weights ? " - draft weights" : "",
+                       drafter ? fmt::format("; {} B a token over the target's and the drafter's layers", b.kv.bytes_per_token) : ""),
            b.kv.note.empty() ? "vLLM gives the cache everything left of its share of the card" : b.kv.note, kKvSource});
     // vLLM refuses to start when one request of max_model_len does not fit in the pool.
     d.fits = b.available_kv > 0 && b.kv.tokens >= bs.kv.max_model_len && b.kv.max_concurrency >= static_cast<double>(s.sequences);

@@ -19,6 +19,8 @@
 #include "estimate/config_vision_tower.h"
 #include "estimate/side_loads.h"
 #include "estimate/vision_tower.h"
+#include "engines/engine_run.h"
+#include "engines/serving_speculative.h"
 #include "sources/companion_files.h"
 #include "sources/remote/http_source.h"
 #include "sources/resolver.h"
@@ -34,6 +36,10 @@ const std::vector<InputField<ExtrasInputs>>& ExtrasInputs::fields() {
        "Image size in pixels, WIDTHxHEIGHT (1280x720) or one side, for towers that read images at any size (Qwen2.5-VL, Qwen3-VL, Qwen3.5 "
        "with --mmproj auto): the tokens one image adds, as the model's image processor resizes it", "", false},
       {"draft", &X::draft, "Draft model for speculative decoding (any MODEL form): its weights and cache are added", "", false},
+      {"speculative-config", &X::speculative_config,
+       "vLLM's speculative config as JSON, for --engine vllm or sglang: {\"model\": DRAFT, \"num_speculative_tokens\": N} (a draft model), "
+       "{\"method\": \"eagle3\", \"model\": HEAD, ...} or {\"method\": \"mtp\"} (the model's own MTP layers); its model is read as --draft",
+       "", false},
   };
   return table;
 }
@@ -54,6 +60,20 @@ void ExtrasInputs::fill_from_command(const std::string& command) {
   }
   if (std::find(words.begin(), words.end(), "--no-mmproj-offload") != words.end()) mmproj_offload = false;
   if (loras.empty()) loras = from_command;
+  // vLLM's and SGLang's draft, as the command parser reads them (quoted JSON included).
+  if (draft.empty() && speculative_config.empty() && command.find("--speculative") != std::string::npos) {
+    try {
+      draft = parse_engine_command(command).serving_speculative.draft;
+    } catch (const InputError&) {
+      // The request's own parse of the same command refuses it, naming the flag.
+    }
+  }
+}
+
+void ExtrasInputs::take_speculative_draft() {
+  if (speculative_config.empty()) return;
+  const ServingSpeculative s = parse_vllm_speculative_config(speculative_config, "--speculative-config");
+  if (draft.empty()) draft = s.draft;
 }
 
 namespace {
@@ -139,12 +159,35 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
       out.lines.push_back(std::move(l));
     }
   }
+  // vLLM / SGLang speculative decoding: the flags' config, else the pasted command's; a --draft
+  // alone is a draft model (vLLM draft_model, SGLang STANDALONE).
+  const EngineKind engine = request.command ? request.command->engine : sc.engine;
+  const bool serving = engine == EngineKind::Vllm || engine == EngineKind::Sglang;
+  if (!flags.speculative_config.empty()) c.speculative = parse_vllm_speculative_config(flags.speculative_config, "--speculative-config");
+  else if (request.command) c.speculative = request.command->serving_speculative;
+  if (!c.speculative.on() && serving && !flags.draft.empty()) {
+    c.speculative.method = "draft_model";
+    c.speculative.source_flag = "--draft";
+  }
+  if (c.speculative.needs_draft() && flags.draft.empty())
+    throw InputError(c.speculative.source_flag.empty() ? "--speculative-config" : c.speculative.source_flag, "method " + c.speculative.method + " needs a draft model");
+  if (!flags.draft.empty() && c.speculative.on() && !c.speculative.needs_draft())
+    throw InputError("--draft", "is not read by speculative method " + c.speculative.method + " (" +
+                                    (c.speculative.method == "mtp" ? "it drafts with the model's own MTP layers" : "it drafts from the prompt") + ")");
   if (!flags.draft.empty()) {
     c.draft = std::make_shared<const Model>(reading("--draft", flags.draft, [&] { return resolve_model(flags.draft, "--draft"); }));
     if (!flags.draft_gpu_layers.empty()) c.draft_gpu_layers = count_flag(flags.draft_gpu_layers, "-ngld", 1u << 20, 0);
     c.draft_context = count_flag(flags.draft_context, "-cd", uint64_t{1} << 24, 0);
     if (!flags.draft_cache_type.empty()) c.draft_cache_type = flags.draft_cache_type;
-    for (auto& l : draft_lines(*c.draft, draft_scenario(sc, c.draft_context, c.draft_cache_type))) out.lines.push_back(std::move(l));
+    std::vector<Line> lines = draft_lines(*c.draft, draft_scenario(sc, c.draft_context, c.draft_cache_type));
+    if (serving) {
+      // vLLM and SGLang split the draft over the target's TP and keep its cache in their pools:
+      // the engine answer has both per GPU; here the whole draft's weights only.
+      lines.resize(1);
+      lines.front().assumption = "the whole draft as the engine loads it beside the target; per GPU (split over the target's TP) and its cache: the engine answer";
+      lines.front().source = engine == EngineKind::Sglang ? kSglangSpecSource : kVllmSpecSource;
+    }
+    for (auto& l : lines) out.lines.push_back(std::move(l));
   }
   if (flags.loras.size() > kMaxLoraAdapters) throw InputError("--lora", fmt::format("names {} adapters; at most {} at once", flags.loras.size(), kMaxLoraAdapters));
   for (const auto& lora : flags.loras) {

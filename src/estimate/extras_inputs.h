@@ -24,6 +24,9 @@ struct ExtrasInputs {
   std::string images = "0";
   std::string image_size;  // WIDTHxHEIGHT for towers that read images at any size (Qwen-VL); empty: none
   std::string draft;
+  // vLLM's --speculative-config JSON ({"model": ..., "method": ..., "num_speculative_tokens": N}):
+  // the drafter vLLM and SGLang load (engines/serving_speculative.h); its "model" is the draft.
+  std::string speculative_config;
   std::vector<std::string> loras;  // the CLI repeats --lora; the API's lora is a list
   // From a pasted llama.cpp command only (engines/companions.h says what they change).
   bool mmproj_offload = true;
@@ -31,8 +34,12 @@ struct ExtrasInputs {
 
   // mmproj, images and draft with names and help (lora, a list, is added by each face).
   static const std::vector<InputField<ExtrasInputs>>& fields();
-  // Takes -mm/--mmproj, -md/--model-draft and --lora from a pasted command for flags left empty.
+  // Takes -mm/--mmproj, -md/--model-draft and --lora from a pasted command for flags left empty,
+  // and the draft of vLLM's --speculative-config or SGLang's --speculative-draft-model-path.
   void fill_from_command(const std::string& command);
+  // The draft named by speculative_config's "model" when draft is empty (InputError for bad JSON).
+  // Each face calls it before it checks where the draft may be read from.
+  void take_speculative_draft();
 };
 
 struct Extras {

@@ -88,6 +88,7 @@ ExtrasInputs caller_extras(const RequestParams& p) {
   p.fill(x, ExtrasInputs::fields());
   if (p.has("lora")) x.loras = p.list("lora", "", kMaxLoraAdapters);
   if (p.has("engine-command")) x.fill_from_command(p.get("engine-command"));  // -mm, -md, --lora are checked below too
+  x.take_speculative_draft();                                                 // speculative-config's "model", checked below too
   if (x.mmproj == "auto") {
     // A catalogue model's tower comes from its config; any other model's from its Hub repository.
     if (p.has("source") ? p.get("source").rfind("hf:", 0) != 0 : !Catalogue::builtin().find(p.get("model"))) {
@@ -150,6 +151,11 @@ bool reads_remote(std::string_view verb, const RequestParams& p) {
   ExtrasInputs x;
   p.fill(x, ExtrasInputs::fields());
   if (p.has("engine-command")) x.fill_from_command(p.get("engine-command"));
+  try {
+    x.take_speculative_draft();
+  } catch (const InputError&) {
+    // refused by the verb itself
+  }
   const bool remote_mmproj = !x.mmproj.empty() && !(x.mmproj == "auto" && !p.has("source"));
   return remote_mmproj || (!x.draft.empty() && !Catalogue::builtin().find(x.draft)) || p.has("lora") || !x.loras.empty();
 }

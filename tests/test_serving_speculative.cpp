@@ -1,0 +1,180 @@
+// Speculative decoding in vLLM and SGLang (src/engines/serving_speculative.*): the drafter's
+// weights per GPU and its cache, from --speculative-config and SGLang's --speculative-* flags.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "catalogue/catalogue.h"
+#include "cli_runner.h"
+#include "core/error.h"
+#include "engines/engine_run.h"
+#include "engines/serving_speculative.h"
+
+using namespace vc;
+using json = nlohmann::json;
+
+namespace {
+
+// Llama 3.2 1B Instruct (config.json: vocab 128,256, hidden 2,048, 16 layers, 32 query / 8 KV
+// heads of 64, intermediate 8,192, tied embeddings, bfloat16):
+//   embedding 128,256 x 2,048 = 262,668,288
+//   a layer: q 2,048 x 2,048 + k, v 2,048 x 512 each + o 2,048 x 2,048 = 10,485,760;
+//            MLP 3 x 2,048 x 8,192 = 50,331,648; two norms 4,096          = 60,821,504
+//   16 layers 973,144,064 + final norm 2,048 + embedding = 1,235,814,400 params x 2 B.
+constexpr uint64_t kLlama32_1bBytes = 2'471'628'800;
+// K + V a token at bf16: the 1B draft 16 layers x 8 heads x 64 x 2 x 2 B = 32,768 B; Llama 3.1 8B
+// 32 layers x 8 heads x 128 x 2 x 2 B = 131,072 B.
+constexpr uint64_t kDraftTokenBytes = 32'768;
+constexpr uint64_t kTargetTokenBytes = 131'072;
+
+json engine_of(const std::string& args) {
+  const CliResult r = run_cli("estimate llama-3.1-8b --json " + args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return json::parse(r.output)["engine"];
+}
+
+uint64_t line_bytes(const json& engine, const std::string& label_start) {
+  for (const auto& l : engine["devices"][0]["lines"]) {
+    if (l["label"].get<std::string>().rfind(label_start, 0) == 0) return l["bytes"].get<uint64_t>();
+  }
+  ADD_FAILURE() << "no line " << label_start << " in " << engine["devices"][0]["lines"].dump();
+  return 0;
+}
+
+uint64_t kv_line(const json& engine) {
+  for (const auto& l : engine["devices"][0]["lines"]) {
+    if (l["kind"] == "kv") return l["bytes"].get<uint64_t>();
+  }
+  return 0;
+}
+
+const std::string kVllm = R"(--gpu-memory 80GB --engine-command "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192)";
+
+}  // namespace
+
+TEST(ServingSpeculative, VllmConfigIsReadAndMalformedConfigsAreRefused) {
+  const ServingSpeculative d = parse_vllm_speculative_config(R"({"model": "llama-3.2-1b", "num_speculative_tokens": 5})", "--speculative-config");
+  EXPECT_EQ(d.method, "draft_model");  // vLLM's choice for a model whose name says no EAGLE
+  EXPECT_EQ(d.draft, "llama-3.2-1b");
+  EXPECT_EQ(d.num_speculative_tokens, 5u);
+  EXPECT_EQ(parse_vllm_speculative_config(R"({"model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3})", "f").method, "eagle3");
+  EXPECT_EQ(parse_vllm_speculative_config(R"({"method": "deepseek_mtp"})", "f").method, "mtp");
+  for (const char* bad : {"{not json", "[1]", R"({"method": "lookahead", "num_speculative_tokens": 2})", R"({"method": "eagle", "num_speculative_tokens": 2})",
+                          R"({"model": "x"})", R"({"method": "mtp", "model": "x"})", R"({"model": "x", "num_speculative_tokens": 0})", "{}"}) {
+    EXPECT_THROW(parse_vllm_speculative_config(bad, "--speculative-config"), InputError) << bad;
+  }
+  // A pasted command refuses the same (exit 2), naming the flag.
+  const CliResult r = run_cli(std::string("estimate llama-3.1-8b ") + kVllm + R"( --speculative-config '{\"method\": \"medusa\", \"num_speculative_tokens\": 2}'")");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--speculative-config"), std::string::npos) << r.output;
+}
+
+TEST(ServingSpeculative, SglangFlagsAreReadAsSglangSettlesThem) {
+  const EngineRun run = parse_engine_command(
+      "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm STANDALONE "
+      "--speculative-draft-model-path llama-3.2-1b --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4");
+  EXPECT_EQ(run.serving_speculative.method, "draft_model");
+  EXPECT_EQ(run.serving_speculative.draft, "llama-3.2-1b");
+  // EAGLE without a draft path drafts with the model's MTP layers (server_args.py); STANDALONE needs a draft.
+  EXPECT_EQ(parse_engine_command("sglang serve --model-path x --speculative-algorithm EAGLE").serving_speculative.method, "mtp");
+  EXPECT_THROW(parse_engine_command("sglang serve --model-path x --speculative-algorithm STANDALONE"), InputError);
+  EXPECT_THROW(parse_engine_command("sglang serve --model-path x --speculative-algorithm MEDUSA"), InputError);
+  // Top-k 1 makes the draft tokens steps + 1; nothing given: (5, 4, 8), DeepSeek (3, 1, 4).
+  ServingSpeculative s;
+  s.method = "eagle";
+  s.steps = 3;
+  s.topk = 1;
+  s.draft_tokens = 8;
+  const Model& llama = *Catalogue::builtin().find("llama-3.1-8b");
+  EXPECT_EQ(sglang_spec_shape(s, llama).draft_tokens, 4u);
+  ServingSpeculative eagle, mtp;
+  eagle.method = "eagle";
+  mtp.method = "mtp";
+  EXPECT_EQ(sglang_spec_shape(eagle, llama).draft_tokens, 8u);
+  EXPECT_EQ(sglang_spec_shape(mtp, *Catalogue::builtin().find("deepseek-v3")).steps, 3u);
+}
+
+// Llama 3.1 8B with the Llama 3.2 1B draft on one 80 GB card (vLLM, --max-model-len 8192): the
+// draft's 2,471,628,800 B load with the target, so the KV cache gets exactly that much less, and
+// each token of the pool holds the draft's 32,768 B beside the target's 131,072 B: tokens =
+// floor(available / (163,840 B x 16)) x 16 blocks instead of floor(available / (131,072 B x 16)) x 16.
+TEST(ServingSpeculative, VllmDraftModelTakesItsWeightsAndAShareOfEveryToken) {
+  const json plain = engine_of(kVllm + "\"");
+  const json spec = engine_of(kVllm + R"( --speculative-config '{\"model\": \"llama-3.2-1b\", \"num_speculative_tokens\": 5}'")");
+  EXPECT_EQ(line_bytes(spec, "Draft weights on this rank"), kLlama32_1bBytes);
+  const uint64_t available = kv_line(plain), with_draft = kv_line(spec);
+  EXPECT_EQ(available - with_draft, kLlama32_1bBytes);
+  EXPECT_EQ(plain["kv_tokens"].get<uint64_t>(), available / (kTargetTokenBytes * 16) * 16);
+  EXPECT_EQ(spec["kv_tokens"].get<uint64_t>(), with_draft / ((kTargetTokenBytes + kDraftTokenBytes) * 16) * 16);
+  EXPECT_EQ(spec["settings"]["speculative_method"], "draft_model");
+  // The CLI's own --speculative-config with --engine vllm gives the same answer.
+  const json flags = engine_of(R"(--gpu-memory 80GB --engine vllm --context 8192 --speculative-config '{"model": "llama-3.2-1b", "num_speculative_tokens": 5}')");
+  EXPECT_EQ(flags["kv_tokens"], spec["kv_tokens"]);
+  // A draft TP other than the target's is refused, as vLLM v1 does.
+  const CliResult tp = run_cli(std::string("estimate llama-3.1-8b ") + kVllm +
+                               R"( --speculative-config '{\"model\": \"llama-3.2-1b\", \"num_speculative_tokens\": 5, \"draft_tensor_parallel_size\": 2}'")");
+  EXPECT_EQ(tp.exit_code, 2) << tp.output;
+}
+
+// The same pair under SGLang STANDALONE at --mem-fraction-static 0.8, 64 requests, 3 steps, top-k 1
+// (so 4 draft tokens): the target's pool is sized with 131,072 B x (1 + 16 / 32) = 196,608 B a
+// token; the draft's own pool holds those tokens + 64 x (3 x 1 + 4) + 100 = 548 more, at 32,768 B.
+TEST(ServingSpeculative, SglangStandaloneScalesTheTargetCellAndSizesTheDraftPool) {
+  const std::string base =
+      R"(--gpu-memory 80GB --engine-command "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 8192 )"
+      R"(--mem-fraction-static 0.8 --max-running-requests 64)";
+  const json plain = engine_of(base + "\"");
+  const json spec = engine_of(base + R"( --speculative-algorithm STANDALONE --speculative-draft-model-path llama-3.2-1b --speculative-num-steps 3 )"
+                                     R"(--speculative-eagle-topk 1 --speculative-num-draft-tokens 4")");
+  const uint64_t card = 80ull * 1000 * 1000 * 1000;
+  const uint64_t runtime = line_bytes(spec, "CUDA context"), weights = line_bytes(spec, "Weights per GPU");
+  const auto share = static_cast<uint64_t>(std::floor(0.8 * static_cast<double>(card - runtime)));
+  const uint64_t tokens = (share - weights) / 196'608;
+  EXPECT_EQ(plain["kv_tokens"].get<uint64_t>(), (share - weights) / kTargetTokenBytes);
+  EXPECT_EQ(spec["kv_tokens"].get<uint64_t>(), tokens);
+  EXPECT_EQ(kv_line(spec), tokens * kTargetTokenBytes);  // the target's pool, the first cache line
+  EXPECT_EQ(line_bytes(spec, "Draft token pool"), (tokens + 548) * kDraftTokenBytes);
+  EXPECT_EQ(line_bytes(spec, "Draft weights per GPU"), kLlama32_1bBytes);
+  // Left for activations and graphs: the card less every line above it.
+  uint64_t sum = 0;
+  for (const auto& l : spec["devices"][0]["lines"]) sum += l["bytes"].get<uint64_t>();
+  EXPECT_EQ(sum, card);
+}
+
+// SGLang's chosen mem_fraction_static keeps 6 GiB more for a standalone draft (2 GiB for EAGLE
+// and MTP): on an 80 GB card (76,293 MiB; chunk 8,192, graphs to 256) reserved = max(512 + 12,288
+// + 512 + 128, 10,240) = 13,440 MiB + 6,144 = 19,584 MiB: (76,293 - 19,584) / 76,293 = 0.743.
+TEST(ServingSpeculative, SglangChosenFractionLeavesRoomForTheDraft) {
+  const json spec = engine_of(
+      R"(--gpu-memory 80GB --engine-command "sglang serve --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 8192 )"
+      R"(--speculative-algorithm STANDALONE --speculative-draft-model-path llama-3.2-1b")");
+  std::string sizing;
+  for (const auto& l : spec["devices"][0]["lines"]) {
+    if (l["kind"] == "kv" && sizing.empty()) sizing = l["formula"].get<std::string>() + " | " + l["assumption"].get<std::string>();
+  }
+  EXPECT_NE(sizing.find("reserved 19584 MiB"), std::string::npos) << sizing;
+  EXPECT_NE(sizing.find("floor((0.743 x"), std::string::npos) << sizing;
+  EXPECT_EQ(spec["settings"]["speculative_num_draft_tokens"], 8);  // (5, 4, 8) for Llama
+}
+
+// MTP: the model's own layers draft; their weights are already in the checkpoint, and their
+// cache is one more MLA layer a token (DeepSeek-V3: kv_lora_rank 512 + rope 64 = 576 values x 2 B
+// = 1,152 B beside 61 x 1,152 = 70,272 B).
+TEST(ServingSpeculative, MtpUsesTheModelsOwnLayers) {
+  EXPECT_EQ(mtp_layer_count(*Catalogue::builtin().find("deepseek-v3")), 1u);
+  EXPECT_EQ(mtp_layer_count(*Catalogue::builtin().find("llama-3.1-8b")), 0u);
+  const CliResult r = run_cli(R"(estimate deepseek-v3 --json --gpu-memory 141GB --engine-command "vllm serve deepseek-ai/DeepSeek-V3 -tp 8 )"
+                              R"(--max-model-len 8192 --speculative-config '{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1}'")");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json e = json::parse(r.output)["engine"];
+  EXPECT_EQ(e["settings"]["speculative_method"], "mtp");
+  bool per_token = false;
+  for (const auto& l : e["devices"][0]["lines"]) {
+    if (l["kind"] == "kv") per_token = l["formula"].get<std::string>().find("71424 B a token") != std::string::npos;
+  }
+  EXPECT_TRUE(per_token) << e["devices"][0]["lines"].dump();
+  // A model without MTP layers is refused (exit 2), as is a draft given to mtp.
+  EXPECT_EQ(run_cli(R"(estimate llama-3.1-8b --gpu-memory 80GB --engine vllm --speculative-config '{"method": "mtp"}')").exit_code, 2);
+  EXPECT_EQ(run_cli(R"(estimate deepseek-v3 --engine vllm --gpu-memory 80GB --draft llama-3.2-1b --speculative-config '{"method": "mtp"}')").exit_code, 2);
+}
