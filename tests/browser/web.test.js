@@ -181,7 +181,12 @@ async function run() {
       const cells = await row.locator('td').allTextContents();
       assert.notStrictEqual(cells[2], 'native MXFP4', 'the slowest tier picked');
       assert.strictEqual(cells[2], k3.tier);
-      assert(Number(cells[6]) > 0.5, `Kimi K3 at ${cells[6]} tok/s`);
+      // The page shows the CLI's figure, and the tier it picks decodes well above the native MXFP4
+      // checkpoint on the same box (experts placed uniformly, no hot-expert cache: about 0.43 tok/s
+      // against 0.05 for the native one, whose experts are mostly read from the SSD).
+      assert(Math.abs(Number(cells[6]) - k3.decode_tok_s) < 0.01, `Kimi K3 at ${cells[6]} tok/s, the CLI ${k3.decode_tok_s}`);
+      const native = cliJson(['plan', 'kimi-k3', '--gpu', 'rtx-4090', '--ram', '64GB', '--ssd-gbps', '5', '--quant', 'native']);
+      assert(Number(cells[6]) > 4 * native.decode.expected_tok_s, `Kimi K3 at ${cells[6]} tok/s, native ${native.decode.expected_tok_s}`);
       assert.match(cells[4], /GB \/ .*GB \/ .*GB/, 'no GPU/RAM/SSD split');
       assert.doesNotMatch(await page.textContent('#check-summary'), /^All/);
       // A box too small for the largest models lists them with what it would take.
