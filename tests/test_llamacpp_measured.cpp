@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/error.h"
 #include "engines/llamacpp_cpu_weights.h"
@@ -31,6 +32,39 @@ double error_percent(uint64_t ours, uint64_t theirs) {
   return (static_cast<double>(ours) - static_cast<double>(theirs)) / static_cast<double>(theirs) * 100.0;
 }
 
+// Every created case of `file` in the part `aside` (both parts when nullopt): the context bytes and
+// the padded n_ctx and n_ctx_seq as llama.cpp reported them. Returns the number of cases checked.
+int expect_context_exact(const MeasuredLlamaCpp& file, std::optional<bool> aside) {
+  int n = 0;
+  for (const auto& c : file.cases) {
+    if (!c.created || (aside && c.set_aside != *aside)) continue;
+    ++n;
+    const LlamaCppMemory mem = llamacpp_memory(file.find(c.model)->model, c.settings);
+    EXPECT_EQ(mem.context_bytes(), c.context_bytes) << c.id;
+    EXPECT_EQ(mem.n_ctx_seq, c.n_ctx_seq) << c.id;
+    EXPECT_EQ(mem.n_ctx, c.n_ctx) << c.id;
+  }
+  return n;
+}
+
+// The compute buffer's error on every created case of `file` in the part `aside`.
+struct ComputeErrors {
+  int cases = 0, within3 = 0, within10 = 0;
+  double worst = 0;  // |error| %
+};
+ComputeErrors compute_errors(const MeasuredLlamaCpp& file, bool aside) {
+  ComputeErrors r;
+  for (const auto& c : file.cases) {
+    if (!c.created || c.set_aside != aside) continue;
+    ++r.cases;
+    const double e = std::fabs(error_percent(llamacpp_memory(file.find(c.model)->model, c.settings).compute_bytes, c.compute_bytes));
+    r.within3 += e <= 3.0 ? 1 : 0;
+    r.within10 += e <= 10.0 ? 1 : 0;
+    r.worst = std::max(r.worst, e);
+  }
+  return r;
+}
+
 }  // namespace
 
 TEST(LlamaCppMeasured, FileHoldsBothPartsOfEveryArchitecture) {
@@ -46,18 +80,7 @@ TEST(LlamaCppMeasured, FileHoldsBothPartsOfEveryArchitecture) {
 TEST(LlamaCppMeasured, ContextBytesExactOnBothParts) {
   // KV cache + recurrent state: n_ctx padded to 256, n_ctx / n_seq padded to 256 per stream,
   // window caches min(n_ctx_seq, pad256(window + ubatch)), recurrent rows per sequence.
-  for (bool aside : {false, true}) {
-    int n = 0;
-    for (const auto& c : measured().cases) {
-      if (!c.created || c.set_aside != aside) continue;
-      ++n;
-      const LlamaCppMemory mem = llamacpp_memory(measured().find(c.model)->model, c.settings);
-      EXPECT_EQ(mem.context_bytes(), c.context_bytes) << c.id;
-      EXPECT_EQ(mem.n_ctx_seq, c.n_ctx_seq) << c.id;
-      EXPECT_EQ(mem.n_ctx, c.n_ctx) << c.id;
-    }
-    EXPECT_GT(n, aside ? 100 : 300);
-  }
+  for (bool aside : {false, true}) EXPECT_GT(expect_context_exact(measured(), aside), aside ? 100 : 300);
 }
 
 TEST(LlamaCppMeasured, RefusesWhatLlamaCppRefuses) {
@@ -107,20 +130,11 @@ TEST(LlamaCppMeasured, ComputeBufferWithinTolerancesReached) {
   // fitted worst -1.8%, set-aside worst -2.3% (rotated caches on qwen3next, the phase rule). The
   // bounds sit at what is reached so that a change that loses accuracy fails here.
   for (bool aside : {false, true}) {
-    int n = 0, within3 = 0, within10 = 0;
-    double worst = 0;
-    for (const auto& c : measured().cases) {
-      if (!c.created || c.set_aside != aside) continue;
-      ++n;
-      const double e = error_percent(llamacpp_memory(measured().find(c.model)->model, c.settings).compute_bytes, c.compute_bytes);
-      within3 += std::fabs(e) <= 3.0 ? 1 : 0;
-      within10 += std::fabs(e) <= 10.0 ? 1 : 0;
-      worst = std::max(worst, std::fabs(e));
-    }
+    const ComputeErrors r = compute_errors(measured(), aside);
     SCOPED_TRACE(aside ? "set-aside part" : "fitted part");
-    EXPECT_EQ(within3, n) << within3 << " of " << n << " within 3%";
-    EXPECT_EQ(within10, n) << within10 << " of " << n << " within 10%";
-    EXPECT_LE(worst, aside ? 2.5 : 2.0);
+    EXPECT_EQ(r.within3, r.cases) << r.within3 << " of " << r.cases << " within 3%";
+    EXPECT_EQ(r.within10, r.cases) << r.within10 << " of " << r.cases << " within 10%";
+    EXPECT_LE(r.worst, aside ? 2.5 : 2.0);
   }
 }
 
@@ -222,16 +236,7 @@ TEST(LlamaCppMeasuredMore, FileHoldsNineArchitectures) {
 TEST(LlamaCppMeasuredMore, ContextBytesExactOnEveryArchitecture) {
   // KV cache and recurrent state (Mamba-1, Mamba-2, gated delta-net rows per sequence) to the byte,
   // with n_ctx and n_ctx_seq as llama.cpp pads them.
-  int n = 0;
-  for (const auto& c : more().cases) {
-    if (!c.created) continue;
-    ++n;
-    const LlamaCppMemory mem = llamacpp_memory(more().find(c.model)->model, c.settings);
-    EXPECT_EQ(mem.context_bytes(), c.context_bytes) << c.id;
-    EXPECT_EQ(mem.n_ctx_seq, c.n_ctx_seq) << c.id;
-    EXPECT_EQ(mem.n_ctx, c.n_ctx) << c.id;
-  }
-  EXPECT_EQ(n, 507);
+  EXPECT_EQ(expect_context_exact(more(), std::nullopt), 507);
 }
 
 TEST(LlamaCppMeasuredMore, Llama4ChunkedLayersWithoutAWindowKey) {
@@ -278,18 +283,10 @@ TEST(LlamaCppMeasuredMore, ComputeBufferWithinWhatIsReached) {
     double worst;
   };
   for (const Reached r : {Reached{false, 348, 299, 14.5}, Reached{true, 159, 138, 23.5}}) {
-    int n = 0, within3 = 0;
-    double worst = 0;
-    for (const auto& c : more().cases) {
-      if (!c.created || c.set_aside != r.aside) continue;
-      ++n;
-      const double e = error_percent(llamacpp_memory(more().find(c.model)->model, c.settings).compute_bytes, c.compute_bytes);
-      within3 += std::fabs(e) <= 3.0 ? 1 : 0;
-      worst = std::max(worst, std::fabs(e));
-    }
+    const ComputeErrors e = compute_errors(more(), r.aside);
     SCOPED_TRACE(r.aside ? "set-aside part" : "fitted part");
-    EXPECT_EQ(n, r.cases);
-    EXPECT_GE(within3, r.within3) << within3 << " of " << n << " within 3%";
-    EXPECT_LE(worst, r.worst);
+    EXPECT_EQ(e.cases, r.cases);
+    EXPECT_GE(e.within3, r.within3) << e.within3 << " of " << e.cases << " within 3%";
+    EXPECT_LE(e.worst, r.worst);
   }
 }
