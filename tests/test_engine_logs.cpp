@@ -124,6 +124,34 @@ TEST(EngineLogs, SglangPoolFromPrintedFreeMemory) {
   EXPECT_TRUE(r->met);
 }
 
+// Set aside, never fitted on: Qwen3-14B on one RTX A6000 launched by Xinference (xorbitsai/inference
+// #3481; mem_fraction_static 0.88, Xinference's for one GPU). By hand: 0.88 x (19.67 + 27.57) GiB
+// - 27.57 GiB = 14.0012 GiB / 163,840 B a token (40 layers x 8 KV heads x 128 x 2 x 2 B) = 91,758
+// tokens; SGLang printed 91,749.
+TEST(EngineLogs, SglangPoolSetAsideQwen3OnA6000) {
+  auto rows = validate_engine_logs(kLogs);
+  const ValidationRow* r = find_row(rows, "sglang-xinference3481-qwen3-14b-a6000", "sglang token pool (from printed free memory)");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->part, "set-aside");
+  EXPECT_DOUBLE_EQ(r->printed, 91749);
+  EXPECT_NEAR(r->ours, 91758, 1);
+  EXPECT_TRUE(r->met);
+}
+
+// Routed experts on the CPU (kvcache-ai/ktransformers #1971, Qwen3-30B-A3B with kt-kernel on one RTX
+// 3090, mem_fraction_static 0.7): by hand, 0.7 x (17.29 + 2.91) GiB - 2.91 GiB = 11.23 GiB / 98,304
+// B a token (48 layers x 4 KV heads x 128 x 2 x 2 B) = 122,661 tokens; SGLang printed 122,420. The
+// weights on the GPU are only what the log printed, so there is no row from the card.
+TEST(EngineLogs, SglangPoolExpertsOnCpu) {
+  auto rows = validate_engine_logs(kLogs);
+  const ValidationRow* r = find_row(rows, "sglang-ktransformers1971-qwen3-30b-a3b-3090-kt", "sglang token pool (from printed free memory)");
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(r->printed, 122420);
+  EXPECT_NEAR(r->ours, 122661, 1);
+  EXPECT_TRUE(r->met);
+  EXPECT_EQ(find_row(rows, "sglang-ktransformers1971-qwen3-30b-a3b-3090-kt", "sglang token pool (from the card)"), nullptr);
+}
+
 // A hybrid model's state pool from a public log (kvcache-ai/ktransformers #1870, Qwen3.5-397B-A17B
 // at TP 2): slots = floor((0.85 x 22.84 GiB - 3.76 GiB) x 0.9 / 1.9 / 96,030,720 B a request) = 82,
 // as SGLang printed ("Mamba Cache is allocated. max_mamba_cache_size: 82").
