@@ -196,6 +196,30 @@ TEST(CatalogueAudit, MistralSmallCountsItsPixtralEncoder) {
   EXPECT_EQ(m.inputs.size(), 2u);
 }
 
+TEST(CatalogueAudit, Llama4CountsTextModelTowerAndActiveByHand) {
+  // Text models by hand in test_families.cpp (Llama4ScoutChunkedAttentionAndSharedExperts): Scout
+  // 107,769,861,120, Maverick 400,711,848,960; the vision tower 871,932,416 (test_config_tower.cpp).
+  // Maverick's sum, 401,583,781,376, is also the Hub's count of meta-llama/Llama-4-Maverick-17B-128E-
+  // Instruct (tests/data/hub-parameter-counts.json). Active by hand, per token: attention 62,914,560 +
+  // norms 10,240 a layer; Scout 48 x (that + one expert and the shared one 2 x 125,829,120 + router
+  // 81,920) = 15,103,918,080; Maverick 24 MoE layers x (that + 251,658,240 + router 655,360) =
+  // 7,565,721,600 and 24 dense x (that + 3 x 5120 x 16384) = 7,549,992,960; each plus the untied head
+  // 202,048 x 5120 = 1,034,485,760 and the final norm 5,120. Meta's card: 17B activated, 109B / 400B.
+  const Model& scout = model("llama-4-scout");
+  EXPECT_EQ(scout.params.by_class.at(ParamClass::Vision), 871'932'416u);
+  EXPECT_EQ(scout.params.derived_total, 107'769'861'120u + 871'932'416u);
+  EXPECT_EQ(scout.params.derived_active, 15'103'918'080u + 1'034'485'760u + 5'120u);
+  EXPECT_EQ(scout.inputs.size(), 2u);
+  const Model& maverick = model("llama-4-maverick");
+  EXPECT_EQ(maverick.params.derived_total, 401'583'781'376u);
+  EXPECT_EQ(maverick.params.derived_active, 7'565'721'600u + 7'549'992'960u + 1'034'485'760u + 5'120u);
+  // Both keep keys for the whole context only in the 12 NoPE layers; 36 attend within 8,192 tokens.
+  for (const Model* m : {&scout, &maverick}) {
+    EXPECT_EQ(m->layer_count(AttentionKind::Full), 12u);
+    EXPECT_EQ(m->layer_count(AttentionKind::SlidingWindow), 36u);
+  }
+}
+
 TEST(CatalogueAudit, Qwen3VlCountsItsVisionTowerToThePublishedByte) {
   // Qwen3-VL-8B-Instruct's BF16 model.safetensors.index.json states total_size 17,534,247,392
   // bytes (two independent public copies). Language model 8,190,735,360 (Qwen3-8B's geometry) plus
