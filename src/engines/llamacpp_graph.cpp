@@ -31,7 +31,7 @@ bool cuda_has_flash_attn_kernel(uint64_t head_k, uint64_t head_v, const std::str
 
 namespace {
 
-// ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma3), flash attention on or off ----
+// ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma3, phi3, glm4moe), flash attention on or off ----
 
 struct DecoderStyle {
   bool qk_norm = false;        // RMS norm of Q and K per head (qwen3, gemma3)
@@ -39,6 +39,18 @@ struct DecoderStyle {
   bool q_scale = false;        // Q scaled after RoPE instead of in the softmax (gemma3)
   bool k_before_v = false;     // the graph runs K's chain before V's (gemma3: a window cache)
   bool post_norms = false;     // norms after attention and feed-forward (gemma3)
+  // One q/k/v projection whose Q, K and V are views (llama-graph.cpp build_qkv with wqkv: phi3),
+  // and one up projection of twice the width that SWIGLU splits in halves (build_ffn with no gate).
+  bool fused_projections = false;
+  bool residual_before_ffn_out = false;  // the last ADD is (residual, ffn out): phi3
+  // glm4moe: q/k/v biases (an ADD in place over each product), Q/K norms only where the file has
+  // them (GLM-4.5-Air has none), the norm before the feed-forward named post_attention_norm, and
+  // DeepSeek-V3-style routing (sigmoid, a selection bias, normalised and scaled weights) with a
+  // shared expert added to the routed ones.
+  bool qkv_bias = false;
+  bool qk_norm_if_present = false;
+  const char* ffn_norm = "ffn_norm.weight";
+  bool glm_routing = false;
 };
 
 std::optional<DecoderStyle> decoder_style(const std::string& arch) {
@@ -46,6 +58,9 @@ std::optional<DecoderStyle> decoder_style(const std::string& arch) {
   if (arch == "qwen3" || arch == "qwen3moe") return DecoderStyle{.qk_norm = true};
   if (arch == "gemma3")
     return DecoderStyle{.qk_norm = true, .embed_scale = true, .q_scale = true, .k_before_v = true, .post_norms = true};
+  if (arch == "phi3") return DecoderStyle{.q_scale = true, .fused_projections = true, .residual_before_ffn_out = true};
+  if (arch == "glm4moe")
+    return DecoderStyle{.qk_norm = true, .qkv_bias = true, .qk_norm_if_present = true, .ffn_norm = "post_attention_norm.weight", .glm_routing = true};
   return std::nullopt;
 }
 
@@ -55,7 +70,15 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     const AttentionSpec& a = l.attention;
     if (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow) return std::nullopt;
     if (l.parallel_mixer || !ffn_covered(m, il) || !a.query_heads) return std::nullopt;
+    if (s.fused_projections && (l.feed_forward.kind != FeedForwardKind::Dense || a.head_dim_k != a.head_dim_v)) return std::nullopt;
   }
+  // phi3's q/k/v are one tensor as convert_hf_to_gguf writes them; a file with separate ones loads
+  // too (llama-model.cpp: attn_qkv not required) and then projects as llama does.
+  auto in_file = [&](const char* name) {  // true for a model not read from a GGUF file
+    return m.tensors.empty() || std::any_of(m.tensors.begin(), m.tensors.end(), [&](const auto& t) { return t.name == name; });
+  };
+  const bool fused_qkv = s.fused_projections && in_file("blk.0.attn_qkv.weight");
+  const bool qk_norm = s.qk_norm && (!s.qk_norm_if_present || in_file("blk.0.attn_q_norm.weight"));
   Builder b(m, in);
   GgmlGraph& g = b.g;
   b.token_inputs();
@@ -95,20 +118,35 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     const uint64_t heads = a.query_heads;
     const int h = b.norm(x);
     b.reads(h, {b.blk(il, "attn_norm.weight")});
+    const uint64_t k_width = uint64_t{a.kv_heads} * a.head_dim_k, v_width = uint64_t{a.kv_heads} * a.head_dim_v;
+    int qkv = -1;  // the fused projection, whose views Q, K and V are
+    if (fused_qkv) {
+      qkv = b.matmul(checked_add(checked_mul(heads, a.head_dim_k), checked_add(k_width, v_width)), h);
+      b.reads(qkv, {b.blk(il, "attn_qkv.weight")}, SchedOp::MulMat);
+    }
     // Q: projection, per-head view, (norm), RoPE (a new tensor when it reads a view), (scale).
     auto q_or_k = [&](uint64_t width, const char* name, uint64_t head_count) {
-      const int p = b.matmul(width, h);
-      b.reads(p, {b.blk(il, std::string("attn_") + name + ".weight")}, SchedOp::MulMat);
-      const int v = g.view(p);
+      int v = -1;
+      if (qkv >= 0) {
+        v = g.view(qkv);
+      } else {
+        int p = b.matmul(width, h);
+        b.reads(p, {b.blk(il, std::string("attn_") + name + ".weight")}, SchedOp::MulMat);
+        if (s.qkv_bias) {
+          p = b.unary(p);
+          b.reads(p, {b.blk(il, std::string("attn_") + name + ".bias", false)});
+        }
+        v = g.view(p);
+      }
       int r = -1;
-      if (s.qk_norm) {
+      if (qk_norm) {
         const int n = b.norm(v);
         b.reads(n, {b.blk(il, std::string("attn_") + name + "_norm.weight")}, SchedOp::Other, head_count);
         r = b.unary(n);
         g.tensors[static_cast<size_t>(r)].parents.push_back(pos);  // ROPE reads the positions
         g.tensors[static_cast<size_t>(r)].same_layout.push_back(false);
       } else {
-        r = g.node(b.bytes(p), {v, pos});
+        r = g.node(b.rows(width), {v, pos});
       }
       b.mark(r, SchedOp::Rope, head_count);
       return r;
@@ -117,11 +155,29 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     if (s.q_scale) q = b.unary(q);
     q = b.rotate(q, c.k_rot);
     int k = -1, v = -1;
-    auto key = [&] { k = b.rotate(q_or_k(uint64_t{a.kv_heads} * a.head_dim_k, "k", a.kv_heads), c.k_rot); };
+    auto key = [&] { k = b.rotate(q_or_k(k_width, "k", a.kv_heads), c.k_rot); };
+    // A view of the fused projection is strided: rotating it, or writing it into a transposed V
+    // cache, first copies it out (CONT; llama_mul_mat_hadamard, llama-kv-cache.cpp cpy_v).
+    bool v_strided = false;
     auto value = [&] {
-      const int p = b.matmul(uint64_t{a.kv_heads} * a.head_dim_v, h);
-      b.reads(p, {b.blk(il, "attn_v.weight")}, SchedOp::MulMat);
-      v = b.rotate(g.view(p), c.v_rot);
+      if (qkv >= 0) {
+        v = g.view(qkv);
+        v_strided = true;
+        if (c.v_rot >= 0) {
+          v = g.node(b.rows(v_width), {v});
+          b.mark(v, SchedOp::Other);
+          v_strided = false;
+        }
+      } else {
+        int p = b.matmul(v_width, h);
+        b.reads(p, {b.blk(il, "attn_v.weight")}, SchedOp::MulMat);
+        if (s.qkv_bias) {
+          p = b.unary(p);
+          b.reads(p, {b.blk(il, "attn_v.bias", false)});
+        }
+        v = g.view(p);
+      }
+      v = b.rotate(v, c.v_rot);
     };
     // build_attn adds Q, V, K to the graph in that order; with a window cache (build_attn for
     // llm_graph_input_attn_kv_iswa) Q, K, V.
@@ -152,6 +208,10 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       b.cuda_flash_attn_bytes(fa, uint64_t{a.kv_heads} * a.head_dim_k, uint64_t{a.kv_heads} * a.head_dim_v, cells, false);
       merged = g.view(fa);
     } else {
+      if (v_strided) {
+        v = g.node(b.rows(v_width), {v});
+        b.mark(v, SchedOp::Other);
+      }
       into_cache({g.view(g.view(v)), c.v_idx});  // into the transposed V cache
       const int kq = g.node(checked_product({cells, b.T_, heads, kF32}), {k_cache, qp});
       const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX, in place
@@ -174,15 +234,33 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     if (last) residual = b.get_rows(m.hidden, x, out_ids);
     const int ffn_in = b.add(att, residual);
     const int f = b.norm(ffn_in);
-    b.reads(f, {b.blk(il, "ffn_norm.weight")});
+    b.reads(f, {b.blk(il, s.ffn_norm)});
     const FeedForwardSpec& ff = m.layers[il].feed_forward;
-    // qwen3moe: softmax routing, weights normalised (build_moe_ffn), no shared expert.
-    int out = ff.kind == FeedForwardKind::Dense ? b.dense_ffn(ff.dense_width, f, il) : b.moe_ffn(ff, f, {.normalize = true}, il);
+    int out = -1;
+    if (ff.kind != FeedForwardKind::Dense && s.glm_routing) {
+      // GLM-4.5 to 4.7 ship the selection bias (e_score_correction_bias), norm_topk_prob and a
+      // routed_scaling_factor of 2.5 (config.json); the shared expert runs on the same input.
+      const bool bias = in_file(("blk." + std::to_string(il) + ".exp_probs_b.bias").c_str());
+      out = b.moe_ffn(ff, f, {.selection_bias = bias, .normalize = true, .scale = true}, il);
+      if (ff.shared_width) out = b.add(out, b.dense_ffn(ff.shared_width, f, il, "_shexp"));
+    } else if (ff.kind != FeedForwardKind::Dense) {
+      // qwen3moe: softmax routing, weights normalised (build_moe_ffn), no shared expert.
+      out = b.moe_ffn(ff, f, {.normalize = true}, il);
+    } else if (s.fused_projections) {
+      const int up = b.matmul(checked_mul(ff.dense_width, 2), f);
+      b.reads(up, {b.blk(il, "ffn_up.weight")}, SchedOp::MulMat);
+      const int act = g.node(b.rows(ff.dense_width), {up});  // SWIGLU of the halves, not in place
+      b.mark(act, SchedOp::Other);
+      out = b.matmul(m.hidden, act);
+      b.reads(out, {b.blk(il, "ffn_down.weight")}, SchedOp::MulMat);
+    } else {
+      out = b.dense_ffn(ff.dense_width, f, il);
+    }
     if (s.post_norms) {
       out = b.norm(out);
       b.reads(out, {b.blk(il, "post_ffw_norm.weight")});
     }
-    x = b.add(out, ffn_in);
+    x = s.residual_before_ffn_out ? b.add(ffn_in, out) : b.add(out, ffn_in);
   }
   b.head(x);
   b.finish_scheduled();
