@@ -291,17 +291,39 @@ TEST(LlamaCppMeasuredMore, Phi3AndGlm4MoeGraphsReplayedToTheByte) {
   }
 }
 
+TEST(LlamaCppMeasuredMore, Llama4GraphReplayed) {
+  // llama4 (src/models/llama4.cpp), transcribed after these runs were measured: chunked layers
+  // with RoPE and L2-normed Q and K, the full layer without RoPE whose Q is scaled by the
+  // per-token temperature input, sigmoid routing whose chosen weight scales the experts' input
+  // (REPEAT, MUL), a shared expert. With flash attention every case is llama.cpp's figure to the
+  // byte; without it the replay is up to 16 B a token short (0.16% at -c 256, not yet found).
+  int n = 0;
+  for (const auto& c : more().cases) {
+    if (!c.created || c.model != "tiny-llama4") continue;
+    ++n;
+    const uint64_t ours = llamacpp_memory(more().find(c.model)->model, c.settings).compute_bytes;
+    if (c.settings.flash_attn) {
+      EXPECT_EQ(ours, c.compute_bytes) << c.id;
+    } else {
+      EXPECT_LE(ours, c.compute_bytes) << c.id;
+      // 16 B a reserved token (the ubatch rounded up to whole sequences) and 32-byte alignment
+      EXPECT_LE(c.compute_bytes - ours, 16 * c.settings.n_ubatch + 64) << c.id;
+    }
+  }
+  EXPECT_EQ(n, 56);
+}
+
 TEST(LlamaCppMeasuredMore, ComputeBufferWithinWhatIsReached) {
-  // phi3 and glm4moe run transcribed graphs (above); the other seven the general model of the
-  // peak (docs/engines.md), which is exact on qwen2's plain decoder. Reached: fitted part 326 of
-  // 348 within 3%, worst -9.2% (qwen35moe); set-aside part 148 of 159, worst -23.3% (granitehybrid
-  // at -ub 64 with four sequences). docs/accuracy.md has the table per architecture.
+  // phi3, glm4moe and llama4 run transcribed graphs (above); the other six the general model of
+  // the peak (docs/engines.md), which is exact on qwen2's plain decoder. Reached: fitted part 334
+  // of 348 within 3%, worst -9.2% (qwen35moe); set-aside part 150 of 159, worst -23.3%
+  // (granitehybrid at -ub 64 with four sequences). docs/accuracy.md has the table per architecture.
   struct Reached {
     bool aside;
     int cases, within3;
     double worst;
   };
-  for (const Reached r : {Reached{false, 348, 326, 9.3}, Reached{true, 159, 148, 23.5}}) {
+  for (const Reached r : {Reached{false, 348, 334, 9.3}, Reached{true, 159, 150, 23.5}}) {
     const ComputeErrors e = compute_errors(more(), r.aside);
     SCOPED_TRACE(r.aside ? "set-aside part" : "fitted part");
     EXPECT_EQ(e.cases, r.cases);

@@ -31,7 +31,7 @@ bool cuda_has_flash_attn_kernel(uint64_t head_k, uint64_t head_v, const std::str
 
 namespace {
 
-// ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma3, phi3, glm4moe), flash attention on or off ----
+// ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma3, phi3, glm4moe, llama4), flash attention on or off ----
 
 struct DecoderStyle {
   bool qk_norm = false;        // RMS norm of Q and K per head (qwen3, gemma3)
@@ -51,6 +51,11 @@ struct DecoderStyle {
   bool qk_norm_if_present = false;
   const char* ffn_norm = "ffn_norm.weight";
   bool glm_routing = false;
+  // llama4 (src/models/llama4.cpp): layers without RoPE (the full-attention ones when chunked
+  // layers exist) scale Q by a per-token temperature input; RoPE layers L2-normalise Q and K
+  // (RMS_NORM, not for the 128-expert model); sigmoid routing with the chosen weight applied to the
+  // experts' input; a shared expert added to the routed one.
+  bool llama4 = false;
 };
 
 std::optional<DecoderStyle> decoder_style(const std::string& arch) {
@@ -59,6 +64,7 @@ std::optional<DecoderStyle> decoder_style(const std::string& arch) {
   if (arch == "gemma3")
     return DecoderStyle{.qk_norm = true, .embed_scale = true, .q_scale = true, .k_before_v = true, .post_norms = true};
   if (arch == "phi3") return DecoderStyle{.q_scale = true, .fused_projections = true, .residual_before_ffn_out = true};
+  if (arch == "llama4") return DecoderStyle{.llama4 = true};
   if (arch == "glm4moe")
     return DecoderStyle{.qk_norm = true, .qkv_bias = true, .qk_norm_if_present = true, .ffn_norm = "post_attention_norm.weight", .glm_routing = true};
   return std::nullopt;
@@ -79,6 +85,11 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
   };
   const bool fused_qkv = s.fused_projections && in_file("blk.0.attn_qkv.weight");
   const bool qk_norm = s.qk_norm && (!s.qk_norm_if_present || in_file("blk.0.attn_q_norm.weight"));
+  const bool has_window = std::any_of(m.layers.begin(), m.layers.end(), [](const LayerConfig& l) { return l.attention.kind == AttentionKind::SlidingWindow; });
+  // build_attn with a window cache (llm_graph_input_attn_kv_iswa) expands Q, K, V; else Q, V, K.
+  const bool k_first = s.k_before_v || (s.llama4 && has_window);
+  // hparams.use_kq_norm: every Llama 4 but the 128-expert Maverick.
+  const bool l4_kq_norm = s.llama4 && std::none_of(m.layers.begin(), m.layers.end(), [](const LayerConfig& l) { return l.feed_forward.experts == 128; });
   Builder b(m, in);
   GgmlGraph& g = b.g;
   b.token_inputs();
@@ -93,12 +104,15 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     int k_idx = -1, v_idx = -1, mask = -1, k_rot = -1, v_rot = -1;
   };
   CacheInputs caches[2];
-  int pos = -1;
+  int pos = -1, attn_scale = -1;
   for (const auto& l : m.layers) {
     const AttentionSpec& a = l.attention;
     CacheInputs& c = caches[a.kind == AttentionKind::SlidingWindow ? 1 : 0];
     if (c.mask >= 0) continue;
     const uint64_t cells = a.kind == AttentionKind::SlidingWindow ? in.swa_cells : in.kv_cells;
+    // llama4's temperature (build_inp_attn_scale, f32 a token) is first read by a layer without
+    // RoPE, the first full-attention one, before that layer's cache inputs.
+    if (s.llama4 && has_window && a.kind != AttentionKind::SlidingWindow) attn_scale = g.leaf(checked_mul(b.T_, kF32));
     c.k_rot = b.rotation_matrix(in.k_rotation);
     if (pos < 0) pos = g.leaf(checked_mul(b.T_, kI32));
     c.v_rot = b.rotation_matrix(in.v_rotation);
@@ -124,6 +138,8 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       qkv = b.matmul(checked_add(checked_mul(heads, a.head_dim_k), checked_add(k_width, v_width)), h);
       b.reads(qkv, {b.blk(il, "attn_qkv.weight")}, SchedOp::MulMat);
     }
+    // llama4: every 4th layer (n_no_rope_layer_step) has no RoPE; they are the full-attention ones.
+    const bool use_rope = !s.llama4 || !has_window || a.kind == AttentionKind::SlidingWindow;
     // Q: projection, per-head view, (norm), RoPE (a new tensor when it reads a view), (scale).
     auto q_or_k = [&](uint64_t width, const char* name, uint64_t head_count) {
       int v = -1;
@@ -139,6 +155,12 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
         v = g.view(p);
       }
       int r = -1;
+      if (s.llama4 && !use_rope) {
+        if (name[0] != 'q') return v;  // K stays a view of its projection
+        r = g.node(b.rows(width), {v, attn_scale});  // MUL by the temperature: a new tensor
+        b.mark(r, SchedOp::Other, head_count);
+        return r;
+      }
       if (qk_norm) {
         const int n = b.norm(v);
         b.reads(n, {b.blk(il, std::string("attn_") + name + "_norm.weight")}, SchedOp::Other, head_count);
@@ -149,6 +171,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
         r = g.node(b.rows(width), {v, pos});
       }
       b.mark(r, SchedOp::Rope, head_count);
+      if (s.llama4 && l4_kq_norm) r = b.unary(r);  // Llama4TextL2Norm: RMS_NORM in place
       return r;
     };
     int q = q_or_k(heads * a.head_dim_k, "q", heads);
@@ -181,7 +204,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     };
     // build_attn adds Q, V, K to the graph in that order; with a window cache (build_attn for
     // llm_graph_input_attn_kv_iswa) Q, K, V.
-    if (s.k_before_v) {
+    if (k_first) {
       key();
       value();
     } else {
@@ -242,6 +265,9 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       // routed_scaling_factor of 2.5 (config.json); the shared expert runs on the same input.
       const bool bias = in_file(("blk." + std::to_string(il) + ".exp_probs_b.bias").c_str());
       out = b.moe_ffn(ff, f, {.selection_bias = bias, .normalize = true, .scale = true}, il);
+      if (ff.shared_width) out = b.add(out, b.dense_ffn(ff.shared_width, f, il, "_shexp"));
+    } else if (ff.kind != FeedForwardKind::Dense && s.llama4) {
+      out = b.moe_ffn(ff, f, {.weight_before_ffn = true}, il);
       if (ff.shared_width) out = b.add(out, b.dense_ffn(ff.shared_width, f, il, "_shexp"));
     } else if (ff.kind != FeedForwardKind::Dense) {
       // qwen3moe: softmax routing, weights normalised (build_moe_ffn), no shared expert.

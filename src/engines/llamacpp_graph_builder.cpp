@@ -70,7 +70,11 @@ int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing,
     weights = g.view(g.node(bytes(weights), {flat, sum}));         // DIV, reshaped back
   }
   if (routing.scale) weights = g.node(checked_product({used, T_, kF32}), {weights}, weights);
-  const int input = g.view(x);  // [n_embd, 1, tokens]
+  int input = g.view(x);  // [n_embd, 1, tokens]
+  if (routing.weight_before_ffn) {
+    const int repeated = g.node(checked_product({m_.hidden, used, T_, kF32}), {input});
+    input = g.node(bytes(repeated), {repeated, weights}, repeated);
+  }
   const uint64_t width = checked_mul(used, f.expert_width);
   auto experts_matmul = [&](uint64_t w, int in, const char* name) {
     const int out = g.node(rows(w), {in, top_k});  // MUL_MAT_ID
@@ -84,7 +88,7 @@ int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing,
   const int gate = experts_matmul(width, input, "ffn_gate_exps");
   const int up = experts_matmul(width, input, "ffn_up_exps");
   const int down = experts_matmul(checked_mul(used, m_.hidden), glu(width, gate, up), "ffn_down_exps");
-  const int weighted = g.node(bytes(down), {down, weights}, down);
+  const int weighted = routing.weight_before_ffn ? down : g.node(bytes(down), {down, weights}, down);
   std::vector<int> experts;
   for (uint64_t i = 0; i < used; ++i) experts.push_back(g.view(weighted));
   if (used == 1) return g.node(rows(m_.hidden), {experts[0]});  // CONT

@@ -28,6 +28,9 @@ struct MoeRouting {
   bool scale = false;           // expert_weights_scale other than 0 and 1: one more SCALE
   bool softmax_chosen = false;  // SOFTMAX_WEIGHT gating (gpt-oss): a softmax over the chosen logits
   bool expert_biases = false;   // gate, up and down biases per expert (ADD_ID, in place)
+  // Llama 4: the input repeated per chosen expert and weighted before the experts run (REPEAT,
+  // MUL in place), so their outputs are not weighted after.
+  bool weight_before_ffn = false;
 };
 
 class Builder {
