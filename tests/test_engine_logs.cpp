@@ -40,6 +40,24 @@ const ValidationRow* find_row(const std::vector<ValidationRow>& rows, const std:
   return nullptr;
 }
 
+// The validation rows of the public-log file, computed once for the tests that read them.
+const std::vector<ValidationRow>& engine_log_rows() {
+  static const std::vector<ValidationRow> rows = validate_engine_logs(kLogs);
+  return rows;
+}
+
+// Case `id`'s SGLang token pool from the free memory its log printed: SGLang's figure as printed
+// and ours as worked out by hand (to the token), within the 3% target.
+const ValidationRow* expect_sglang_pool_from_free_memory(const std::string& id, double printed, double by_hand) {
+  const ValidationRow* r = find_row(engine_log_rows(), id, "sglang token pool (from printed free memory)");
+  EXPECT_NE(r, nullptr) << id;
+  if (!r) return nullptr;
+  EXPECT_DOUBLE_EQ(r->printed, printed) << id;
+  EXPECT_NEAR(r->ours, by_hand, 1) << id;
+  EXPECT_TRUE(r->met) << id;
+  return r;
+}
+
 }  // namespace
 
 // vllm-llama31-8b-h100-tp1-mml8192 (llm-d-planner's vLLM 0.19 log): the settings come from the
@@ -116,12 +134,7 @@ TEST(EngineLogs, EveryCaseComputedOrExplained) {
 // GiB of weights = 54.2628 GiB / 131,072 B a token (32 layers x 8 KV heads x 128 x 2 x 2 B) =
 // 444,520 tokens; SGLang printed 444,500 (the GiB figures are printed to 2 decimals).
 TEST(EngineLogs, SglangPoolFromPrintedFreeMemory) {
-  auto rows = validate_engine_logs(kLogs);
-  const ValidationRow* r = find_row(rows, "sglang-docs-send-request-llama31-8b-h100", "sglang token pool (from printed free memory)");
-  ASSERT_NE(r, nullptr);
-  EXPECT_DOUBLE_EQ(r->printed, 444500);
-  EXPECT_NEAR(r->ours, 444520, 1);
-  EXPECT_TRUE(r->met);
+  expect_sglang_pool_from_free_memory("sglang-docs-send-request-llama31-8b-h100", 444500, 444520);
 }
 
 // Set aside, never fitted on: Qwen3-14B on one RTX A6000 launched by Xinference (xorbitsai/inference
@@ -129,13 +142,9 @@ TEST(EngineLogs, SglangPoolFromPrintedFreeMemory) {
 // - 27.57 GiB = 14.0012 GiB / 163,840 B a token (40 layers x 8 KV heads x 128 x 2 x 2 B) = 91,758
 // tokens; SGLang printed 91,749.
 TEST(EngineLogs, SglangPoolSetAsideQwen3OnA6000) {
-  auto rows = validate_engine_logs(kLogs);
-  const ValidationRow* r = find_row(rows, "sglang-xinference3481-qwen3-14b-a6000", "sglang token pool (from printed free memory)");
+  const ValidationRow* r = expect_sglang_pool_from_free_memory("sglang-xinference3481-qwen3-14b-a6000", 91749, 91758);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->part, "set-aside");
-  EXPECT_DOUBLE_EQ(r->printed, 91749);
-  EXPECT_NEAR(r->ours, 91758, 1);
-  EXPECT_TRUE(r->met);
 }
 
 // Routed experts on the CPU (kvcache-ai/ktransformers #1971, Qwen3-30B-A3B with kt-kernel on one RTX
@@ -143,13 +152,8 @@ TEST(EngineLogs, SglangPoolSetAsideQwen3OnA6000) {
 // B a token (48 layers x 4 KV heads x 128 x 2 x 2 B) = 122,661 tokens; SGLang printed 122,420. The
 // weights on the GPU are only what the log printed, so there is no row from the card.
 TEST(EngineLogs, SglangPoolExpertsOnCpu) {
-  auto rows = validate_engine_logs(kLogs);
-  const ValidationRow* r = find_row(rows, "sglang-ktransformers1971-qwen3-30b-a3b-3090-kt", "sglang token pool (from printed free memory)");
-  ASSERT_NE(r, nullptr);
-  EXPECT_DOUBLE_EQ(r->printed, 122420);
-  EXPECT_NEAR(r->ours, 122661, 1);
-  EXPECT_TRUE(r->met);
-  EXPECT_EQ(find_row(rows, "sglang-ktransformers1971-qwen3-30b-a3b-3090-kt", "sglang token pool (from the card)"), nullptr);
+  expect_sglang_pool_from_free_memory("sglang-ktransformers1971-qwen3-30b-a3b-3090-kt", 122420, 122661);
+  EXPECT_EQ(find_row(engine_log_rows(), "sglang-ktransformers1971-qwen3-30b-a3b-3090-kt", "sglang token pool (from the card)"), nullptr);
 }
 
 // A hybrid model's state pool from a public log (kvcache-ai/ktransformers #1870, Qwen3.5-397B-A17B
