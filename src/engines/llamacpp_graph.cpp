@@ -80,11 +80,11 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
   }
   // phi3's q/k/v are one tensor as convert_hf_to_gguf writes them; a file with separate ones loads
   // too (llama-model.cpp: attn_qkv not required) and then projects as llama does.
-  auto in_file = [&](const char* name) {  // true for a model not read from a GGUF file
-    return m.tensors.empty() || std::any_of(m.tensors.begin(), m.tensors.end(), [&](const auto& t) { return t.name == name; });
+  auto in_file = [&](size_t il, const char* name) {  // true for a model not read from a GGUF file
+    return m.tensors.empty() || !block_tensor_shape(m, il, name).empty();
   };
-  const bool fused_qkv = s.fused_projections && in_file("blk.0.attn_qkv.weight");
-  const bool qk_norm = s.qk_norm && (!s.qk_norm_if_present || in_file("blk.0.attn_q_norm.weight"));
+  const bool fused_qkv = s.fused_projections && in_file(0, "attn_qkv.weight");
+  const bool qk_norm = s.qk_norm && (!s.qk_norm_if_present || in_file(0, "attn_q_norm.weight"));
   const bool has_window = std::any_of(m.layers.begin(), m.layers.end(), [](const LayerConfig& l) { return l.attention.kind == AttentionKind::SlidingWindow; });
   // build_attn with a window cache (llm_graph_input_attn_kv_iswa) expands Q, K, V; else Q, V, K.
   const bool k_first = s.k_before_v || (s.llama4 && has_window);
@@ -138,22 +138,27 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       qkv = b.matmul(checked_add(checked_mul(heads, a.head_dim_k), checked_add(k_width, v_width)), h);
       b.reads(qkv, {b.blk(il, "attn_qkv.weight")}, SchedOp::MulMat);
     }
+    // One of Q, K, V projected on its own (attn_q/k/v), with its bias added in place (glm4moe).
+    auto project = [&](uint64_t width, const std::string& name) {
+      int p = b.matmul(width, h);
+      b.reads(p, {b.blk(il, "attn_" + name + ".weight")}, SchedOp::MulMat);
+      if (s.qkv_bias) {
+        p = b.unary(p);
+        b.reads(p, {b.blk(il, "attn_" + name + ".bias", false)});
+      }
+      return p;
+    };
+    // A copy of a strided view of the fused projection into a tensor of its own (CONT).
+    auto copy_out = [&](int view, uint64_t width) {
+      const int copy = g.node(b.rows(width), {view});
+      b.mark(copy, SchedOp::Other);
+      return copy;
+    };
     // llama4: every 4th layer (n_no_rope_layer_step) has no RoPE; they are the full-attention ones.
     const bool use_rope = !s.llama4 || !has_window || a.kind == AttentionKind::SlidingWindow;
     // Q: projection, per-head view, (norm), RoPE (a new tensor when it reads a view), (scale).
     auto q_or_k = [&](uint64_t width, const char* name, uint64_t head_count) {
-      int v = -1;
-      if (qkv >= 0) {
-        v = g.view(qkv);
-      } else {
-        int p = b.matmul(width, h);
-        b.reads(p, {b.blk(il, std::string("attn_") + name + ".weight")}, SchedOp::MulMat);
-        if (s.qkv_bias) {
-          p = b.unary(p);
-          b.reads(p, {b.blk(il, std::string("attn_") + name + ".bias", false)});
-        }
-        v = g.view(p);
-      }
+      const int v = g.view(qkv >= 0 ? qkv : project(width, name));
       int r = -1;
       if (s.llama4 && !use_rope) {
         if (name[0] != 'q') return v;  // K stays a view of its projection
@@ -183,22 +188,11 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     // cache, first copies it out (CONT; llama_mul_mat_hadamard, llama-kv-cache.cpp cpy_v).
     bool v_strided = false;
     auto value = [&] {
-      if (qkv >= 0) {
-        v = g.view(qkv);
-        v_strided = true;
-        if (c.v_rot >= 0) {
-          v = g.node(b.rows(v_width), {v});
-          b.mark(v, SchedOp::Other);
-          v_strided = false;
-        }
-      } else {
-        int p = b.matmul(v_width, h);
-        b.reads(p, {b.blk(il, "attn_v.weight")}, SchedOp::MulMat);
-        if (s.qkv_bias) {
-          p = b.unary(p);
-          b.reads(p, {b.blk(il, "attn_v.bias", false)});
-        }
-        v = g.view(p);
+      v = g.view(qkv >= 0 ? qkv : project(v_width, "v"));
+      v_strided = qkv >= 0;
+      if (v_strided && c.v_rot >= 0) {
+        v = copy_out(v, v_width);
+        v_strided = false;
       }
       v = b.rotate(v, c.v_rot);
     };
@@ -231,10 +225,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       b.cuda_flash_attn_bytes(fa, uint64_t{a.kv_heads} * a.head_dim_k, uint64_t{a.kv_heads} * a.head_dim_v, cells, false);
       merged = g.view(fa);
     } else {
-      if (v_strided) {
-        v = g.node(b.rows(v_width), {v});
-        b.mark(v, SchedOp::Other);
-      }
+      if (v_strided) v = copy_out(v, v_width);
       into_cache({g.view(g.view(v)), c.v_idx});  // into the transposed V cache
       const int kq = g.node(checked_product({cells, b.T_, heads, kF32}), {k_cache, qp});
       const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX, in place
@@ -260,18 +251,16 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
     b.reads(f, {b.blk(il, s.ffn_norm)});
     const FeedForwardSpec& ff = m.layers[il].feed_forward;
     int out = -1;
-    if (ff.kind != FeedForwardKind::Dense && s.glm_routing) {
-      // GLM-4.5 to 4.7 ship the selection bias (e_score_correction_bias), norm_topk_prob and a
-      // routed_scaling_factor of 2.5 (config.json); the shared expert runs on the same input.
-      const bool bias = in_file(("blk." + std::to_string(il) + ".exp_probs_b.bias").c_str());
-      out = b.moe_ffn(ff, f, {.selection_bias = bias, .normalize = true, .scale = true}, il);
+    if (ff.kind != FeedForwardKind::Dense) {
+      // build_moe_ffn's routing: qwen3moe softmax with normalised weights; GLM-4.5 to 4.7 ship the
+      // selection bias (e_score_correction_bias), norm_topk_prob and a routed_scaling_factor of 2.5
+      // (config.json); llama4 weighs the experts' input. The shared expert (glm4moe, llama4) runs
+      // on the same input and is added to the routed output.
+      MoeRouting routing{.normalize = true};
+      if (s.glm_routing) routing = {.selection_bias = in_file(il, "exp_probs_b.bias"), .normalize = true, .scale = true};
+      if (s.llama4) routing = {.weight_before_ffn = true};
+      out = b.moe_ffn(ff, f, routing, il);
       if (ff.shared_width) out = b.add(out, b.dense_ffn(ff.shared_width, f, il, "_shexp"));
-    } else if (ff.kind != FeedForwardKind::Dense && s.llama4) {
-      out = b.moe_ffn(ff, f, {.weight_before_ffn = true}, il);
-      if (ff.shared_width) out = b.add(out, b.dense_ffn(ff.shared_width, f, il, "_shexp"));
-    } else if (ff.kind != FeedForwardKind::Dense) {
-      // qwen3moe: softmax routing, weights normalised (build_moe_ffn), no shared expert.
-      out = b.moe_ffn(ff, f, {.normalize = true}, il);
     } else if (s.fused_projections) {
       const int up = b.matmul(checked_mul(ff.dense_width, 2), f);
       b.reads(up, {b.blk(il, "ffn_up.weight")}, SchedOp::MulMat);
