@@ -367,6 +367,7 @@ TEST(Families, GraniteHybridSmall) {
   EXPECT_EQ(m.layer_count(AttentionKind::Full), 4u);
   EXPECT_EQ(m.layer_count(AttentionKind::LinearState), 36u);
   EXPECT_EQ(m.layers[5].attention.kind, AttentionKind::Full);
+  EXPECT_FALSE(m.layers[5].attention.rotary);  // position_embedding_type "nope"; no RoPE in llama.cpp's graph
   EXPECT_EQ(m.layers[5].feed_forward.kind, FeedForwardKind::MoE);
   EXPECT_EQ(growing_f16_bytes_per_token(m), 16384u);
   EXPECT_EQ(state_bytes(m, StateLayout::F32), 36u * (25344 + 1048576) * 4);

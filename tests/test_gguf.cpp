@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -392,10 +393,34 @@ TEST(Gguf, HybridLayersFromTensorsAndPerLayerArrays) {
   EXPECT_EQ(m.layers[0].attention.conv_values, 480u);
   EXPECT_EQ(m.layers[1].attention.kind, AttentionKind::Full);
   EXPECT_EQ(m.layers[1].attention.kv_heads, 2u);
+  EXPECT_FALSE(m.layers[1].attention.rotary);  // Nemotron-H's attention has no RoPE (nemotron-h.cpp)
   EXPECT_EQ(m.layers[2].attention.kind, AttentionKind::None);
   EXPECT_EQ(m.layers[2].feed_forward.kind, FeedForwardKind::Dense);
   EXPECT_EQ(m.layers[2].feed_forward.dense_width, 256u);
   EXPECT_EQ(m.native.bytes, 16384u + 8192u + 32768u + 32768u);
+}
+
+// Granite reads rope.scaling.finetuned as its RoPE switch, true when the key is absent
+// (llama-model.cpp load_hparams: "Granite uses rope_finetuned as a switch for rope, so default to
+// true"); convert_hf_to_gguf writes false for the Mamba-2 hybrids (Granite 4.0 H).
+TEST(Gguf, GraniteRopeSwitch) {
+  auto attention_rotates = [](std::optional<bool> finetuned) {
+    GgufWriter w;
+    w.str("general.architecture", "granitehybrid");
+    w.u32("granitehybrid.block_count", 1);
+    w.u32("granitehybrid.embedding_length", 64);
+    w.u32("granitehybrid.attention.head_count", 4);
+    w.u32("granitehybrid.attention.head_count_kv", 2);
+    if (finetuned) w.boolean("granitehybrid.rope.scaling.finetuned", *finetuned);
+    w.tensor("blk.0.attn_q.weight", {64, 64}, GgufWriter::F16, 8192);
+    MemorySource src(whole_file(w));
+    const Model m = model_from_gguf({read_gguf(src)});
+    EXPECT_EQ(m.layers[0].attention.kind, AttentionKind::Full);
+    return m.layers[0].attention.rotary;
+  };
+  EXPECT_TRUE(attention_rotates(std::nullopt));
+  EXPECT_TRUE(attention_rotates(true));
+  EXPECT_FALSE(attention_rotates(false));
 }
 
 // GLM-4.5-style MTP: block_count 2 includes one nextn block, so the stack has 1 layer and the

@@ -31,7 +31,7 @@ bool cuda_has_flash_attn_kernel(uint64_t head_k, uint64_t head_v, const std::str
 
 namespace {
 
-// ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma3, phi3, glm4moe, llama4), flash attention on or off ----
+// ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma2, gemma3, phi3, glm4moe, llama4), flash attention on or off ----
 
 struct DecoderStyle {
   bool qk_norm = false;        // RMS norm of Q and K per head (qwen3, gemma3)
@@ -63,6 +63,9 @@ std::optional<DecoderStyle> decoder_style(const std::string& arch) {
   if (arch == "qwen3" || arch == "qwen3moe") return DecoderStyle{.qk_norm = true};
   if (arch == "gemma3")
     return DecoderStyle{.qk_norm = true, .embed_scale = true, .q_scale = true, .k_before_v = true, .post_norms = true};
+  // gemma2 (src/models/gemma2-iswa.cpp): gemma3's block without Q/K norms; its soft-capping (of the
+  // scores without flash attention, of the logits) is SCALE, TANH, SCALE in place, no new tensor.
+  if (arch == "gemma2") return DecoderStyle{.embed_scale = true, .q_scale = true, .k_before_v = true, .post_norms = true};
   if (arch == "phi3") return DecoderStyle{.q_scale = true, .fused_projections = true, .residual_before_ffn_out = true};
   if (arch == "llama4") return DecoderStyle{.llama4 = true};
   if (arch == "glm4moe")
@@ -100,14 +103,11 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
   // per token and f16. A rotated quantized cache adds its Hadamard matrix, f32 side x side
   // (build_input_k_rot / build_input_v_rot), read first by the rotation of Q, before RoPE reads
   // the positions.
-  struct CacheInputs {
-    int k_idx = -1, v_idx = -1, mask = -1, k_rot = -1, v_rot = -1;
-  };
-  CacheInputs caches[2];
+  KvInputs caches[2];
   int pos = -1, attn_scale = -1;
   for (const auto& l : m.layers) {
     const AttentionSpec& a = l.attention;
-    CacheInputs& c = caches[a.kind == AttentionKind::SlidingWindow ? 1 : 0];
+    KvInputs& c = caches[a.kind == AttentionKind::SlidingWindow ? 1 : 0];
     if (c.mask >= 0) continue;
     const uint64_t cells = a.kind == AttentionKind::SlidingWindow ? in.swa_cells : in.kv_cells;
     // llama4's temperature (build_inp_attn_scale, f32 a token) is first read by a layer without
@@ -127,7 +127,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
   if (s.embed_scale) x = b.unary(x);
   for (size_t il = 0; il < m.layers.size(); ++il) {
     const AttentionSpec& a = m.layers[il].attention;
-    const CacheInputs& c = caches[a.kind == AttentionKind::SlidingWindow ? 1 : 0];
+    const KvInputs& c = caches[a.kind == AttentionKind::SlidingWindow ? 1 : 0];
     const uint64_t cells = a.kind == AttentionKind::SlidingWindow ? in.swa_cells : in.kv_cells;
     const uint64_t heads = a.query_heads;
     const int h = b.norm(x);
@@ -147,12 +147,6 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
         b.reads(p, {b.blk(il, "attn_" + name + ".bias", false)});
       }
       return p;
-    };
-    // A copy of a strided view of the fused projection into a tensor of its own (CONT).
-    auto copy_out = [&](int view, uint64_t width) {
-      const int copy = g.node(b.rows(width), {view});
-      b.mark(copy, SchedOp::Other);
-      return copy;
     };
     // llama4: every 4th layer (n_no_rope_layer_step) has no RoPE; they are the full-attention ones.
     const bool use_rope = !s.llama4 || !has_window || a.kind == AttentionKind::SlidingWindow;
@@ -191,7 +185,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       v = g.view(qkv >= 0 ? qkv : project(v_width, "v"));
       v_strided = qkv >= 0;
       if (v_strided && c.v_rot >= 0) {
-        v = copy_out(v, v_width);
+        v = b.cont(v, v_width);
         v_strided = false;
       }
       v = b.rotate(v, c.v_rot);
@@ -205,34 +199,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       value();
       key();
     }
-    auto into_cache = [&](std::vector<int> parents) {  // SET_ROWS into this layer's cache
-      const int w = g.write_out(std::move(parents));
-      g.tensors[static_cast<size_t>(w)].cache_layer = static_cast<int>(il);
-      b.mark(w, SchedOp::Other);
-    };
-    into_cache({g.view(k), c.k_idx});
-    const int qp = g.view(g.view(q));  // build_attn_mha: Q split into streams, heads permuted
-    const int k_cache = b.cache_view(il, in.type_k, uint64_t{a.kv_heads} * a.head_dim_k, cells);
-    int merged = -1;
-    if (in.flash_attn) {
-      into_cache({g.view(v), c.v_idx});  // one row per token
-      // FLASH_ATTN_EXT reads Q, the cache's K and V views and the mask; it writes the f32 output
-      // of every head, reshaped (a view) to [heads x head width, tokens] for the projection.
-      const int v_cache = b.cache_view(il, in.type_v, uint64_t{a.kv_heads} * a.head_dim_v, cells);
-      const int fa = g.node(b.rows(heads * a.head_dim_v), {qp, k_cache, v_cache, c.mask});
-      b.mark(fa, SchedOp::FlashAttn, heads);
-      g.tensors[static_cast<size_t>(fa)].gpu_unsupported = !cuda_has_flash_attn_kernel(a.head_dim_k, a.head_dim_v, in.type_k, in.type_v);
-      b.cuda_flash_attn_bytes(fa, uint64_t{a.kv_heads} * a.head_dim_k, uint64_t{a.kv_heads} * a.head_dim_v, cells, false);
-      merged = g.view(fa);
-    } else {
-      if (v_strided) v = copy_out(v, v_width);
-      into_cache({g.view(g.view(v)), c.v_idx});  // into the transposed V cache
-      const int kq = g.node(checked_product({cells, b.T_, heads, kF32}), {k_cache, qp});
-      const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX, in place
-      const int v_cache = b.cache_view(il, in.type_v, uint64_t{a.kv_heads} * a.head_dim_v, cells);
-      const int kqv = g.node(b.rows(heads * a.head_dim_v), {v_cache, sm});
-      merged = g.node(b.bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
-    }
+    const int merged = b.attend(il, q, k, v, c, cells, v_strided);
     int att = b.matmul(m.hidden, b.rotate(merged, c.v_rot));  // the output rotated back
     b.reads(att, {b.blk(il, "attn_output.weight")}, SchedOp::MulMat);
     int residual = x;
@@ -282,122 +249,6 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
   return std::move(b.g);
 }
 
-// ---- Mamba2 (src/models/mamba.cpp with build_mamba2_layer, llama-graph.cpp build_rs) ----
-
-// Mamba2's heads, d_conv and d_inner, read from a GGUF's tensor shapes (ssm_dt.bias: [heads],
-// ssm_conv1d: [d_conv, channels], ssm_out: [d_inner, n_embd]); nullopt without them.
-struct Mamba2Shape {
-  uint64_t heads = 0, kernel = 0, d_inner = 0;
-};
-
-std::optional<Mamba2Shape> mamba2_shape(const Model& m, size_t il) {
-  Mamba2Shape s;
-  const std::string prefix = "blk." + std::to_string(il) + ".";
-  for (const NamedTensor& t : m.tensors) {
-    if (t.name.rfind(prefix, 0) != 0 || t.ne.empty()) continue;
-    const std::string name = t.name.substr(prefix.size());
-    if (name == "ssm_dt.bias") s.heads = t.ne[0];
-    if (name == "ssm_conv1d.weight") s.kernel = t.ne[0];
-    if (name == "ssm_out.weight") s.d_inner = t.ne[0];
-  }
-  if (!s.heads || s.kernel < 2 || !s.d_inner) return std::nullopt;
-  return s;
-}
-
-std::optional<GgmlGraph> mamba2(const Model& m, const LlamaCppGraphInput& in) {
-  std::vector<Mamba2Shape> shapes;
-  for (size_t il = 0; il < m.layers.size(); ++il) {
-    const LayerConfig& l = m.layers[il];
-    const AttentionSpec& a = l.attention;
-    if (a.kind != AttentionKind::LinearState || a.state_family != StateFamily::Mamba2 || l.parallel_mixer) return std::nullopt;
-    if (l.feed_forward.kind != FeedForwardKind::None) return std::nullopt;
-    const auto shape = mamba2_shape(m, il);
-    if (!shape || a.state_values % shape->d_inner != 0 || a.conv_values % (shape->kernel - 1) != 0) return std::nullopt;
-    shapes.push_back(*shape);
-  }
-  Builder b(m, in);
-  GgmlGraph& g = b.g;
-  const uint64_t T = b.T_, ns = in.seqs;
-  b.token_inputs();
-  const int s_copy_leaf = g.leaf(checked_mul(ns, kI32));  // which state row each sequence reads
-  const int out_ids = g.leaf(checked_mul(in.outputs, kI32));
-  const StateCopy s_copy = state_copy_views(g, s_copy_leaf);
-
-  // The conv states of a layer's sequences (build_rs), viewed as [d_conv - 1, channels, seqs].
-  auto conv_states = [&](size_t il) { return g.view(gathered_state(b, il, m.layers[il].attention.conv_values, s_copy)); };
-  int x = b.embeddings();
-  b.reads(x, {b.weight("token_embd.weight")}, SchedOp::GetRows);
-  int conv_rows = conv_states(0);
-  for (size_t il = 0; il < m.layers.size(); ++il) {
-    const AttentionSpec& a = m.layers[il].attention;
-    const uint64_t d_inner = shapes[il].d_inner, heads = shapes[il].heads, kernel = shapes[il].kernel;
-    const uint64_t channels = a.conv_values / (kernel - 1);  // x, B and C
-    const uint64_t d_state = a.state_values / d_inner, groups = (channels - d_inner) / (2 * d_state);
-    const int h = b.norm(x);
-    b.reads(h, {b.blk(il, "attn_norm.weight")});
-    const int zxbcdt = b.matmul(checked_add(checked_add(d_inner, channels), heads), h);
-    b.reads(zxbcdt, {b.blk(il, "ssm_in.weight")}, SchedOp::MulMat);
-    const int proj = g.view(zxbcdt);
-    // CONCAT of the conv states and this ubatch's xBC, transposed: [d_conv - 1 + T/ns, channels, ns]
-    const int window = g.node(checked_product({kernel - 1 + T / ns, channels, ns, kF32}), {conv_rows, g.view(g.view(proj))});
-    into_cache(b, il, {g.view(window)});  // the last d_conv - 1 columns back into the cache
-    const int conv = g.node(b.rows(channels), {window});  // SSM_CONV
-    b.reads(conv, {b.blk(il, "ssm_conv1d.weight")});
-    g.tensors[static_cast<size_t>(conv)].gpu_unsupported = !cuda_supports_ssm_conv(channels);
-    const int biased = b.unary(conv);
-    b.reads(biased, {b.blk(il, "ssm_conv1d.bias")});
-    const int act = b.unary(biased);  // SILU
-    b.mark(act, SchedOp::Other);
-    // x, B and C: views of the activations, each spanning (T - 1) rows of all channels plus its own
-    // width (ggml_nbytes of a strided view), which is what a copy of one holds.
-    const uint64_t span = checked_product({T - 1, channels, kF32});
-    const int xs = sized_view(g, act, checked_add(span, checked_mul(d_inner, kF32)));
-    const int B = sized_view(g, act, checked_add(span, checked_product({groups, d_state, kF32})));
-    const int C = sized_view(g, act, checked_add(span, checked_product({groups, d_state, kF32})));
-    const int dt_cont = g.node(b.rows(heads), {g.view(proj)});  // CONT of dt
-    b.mark(dt_cont, SchedOp::Other);
-    const int dt = b.unary(dt_cont);  // + dt_bias
-    b.reads(dt, {b.blk(il, "ssm_dt.bias")});
-    // build_rs with SSM_SCAN as its gather: the zero row cleared in the cache, then the scan reads
-    // the whole state cache, x, dt, A, B, C and s_copy, writing y and the last states in one tensor.
-    into_cache(b, il, {});
-    const int scan = g.node(checked_add(b.rows(d_inner), checked_product({a.state_values, ns, kF32})),
-                            {whole_state(b, il, a.state_values), xs, dt, B, C, s_copy.main});
-    b.reads(scan, {b.blk(il, "ssm_a")}, SchedOp::Other);
-    g.tensors[static_cast<size_t>(scan)].rows = 1;  // a 1-D result
-    g.tensors[static_cast<size_t>(scan)].gpu_unsupported = !cuda_supports_mamba2_scan(d_state, d_inner / heads);
-    extra_states(b, il, a.state_values, s_copy);
-    into_cache(b, il, {sized_view(g, scan, checked_product({a.state_values, ns, kF32}))});  // the states back into the cache
-    if (il + 1 < m.layers.size()) conv_rows = conv_states(il + 1);
-    const int z = g.node(b.rows(d_inner), {g.view(proj)});  // CONT of z
-    b.mark(z, SchedOp::Other, heads);
-    const int y_view = sized_view(g, scan, b.rows(d_inner));
-    const int xd = g.node(b.rows(d_inner), {xs});  // x * D (a view: a new tensor)
-    b.reads(xd, {b.blk(il, "ssm_d")}, SchedOp::Other, heads);
-    const int y = b.add_any(y_view, xd);    // y + x * D, into x * D
-    b.mark(y, SchedOp::Other, heads);
-    const int gated = b.glu(d_inner, z, y);  // SWIGLU(z, y)
-    b.mark(gated, SchedOp::Other, heads);
-    const int normed = b.norm(g.view(gated));  // grouped RMS norm
-    b.reads(normed, {b.blk(il, "ssm_norm.weight")}, SchedOp::Other, groups);
-    int out = b.matmul(m.hidden, g.view(normed));
-    b.reads(out, {b.blk(il, "ssm_out.weight")}, SchedOp::MulMat);
-    int residual = x;
-    if (il + 1 == m.layers.size()) {
-      b.keep_outputs();
-      out = b.get_rows(m.hidden, out, out_ids);
-      b.mark(out, SchedOp::GetRows);
-      residual = b.get_rows(m.hidden, x, out_ids);
-      b.mark(residual, SchedOp::GetRows);
-    }
-    x = b.add(out, residual);
-    b.mark(x, SchedOp::Other);
-  }
-  b.head(x);
-  b.finish_scheduled();
-  return std::move(b.g);
-}
-
 }  // namespace
 
 std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphInput& in) {
@@ -406,7 +257,8 @@ std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphI
   if (model.architecture == "gpt-oss") return gpt_oss_graph(model, in);
   if (model.architecture == "qwen3next") return qwen3next_graph(model, in);
   if (in.k_rotation || in.v_rotation) return std::nullopt;  // transcribed for the decoders above only
-  if (model.architecture == "mamba2") return mamba2(model, in);
+  if (model.architecture == "mamba2") return mamba2_graph(model, in);
+  if (model.architecture == "granitehybrid" || model.architecture == "nemotron_h") return mamba2_hybrid_graph(model, in);
   if (model.architecture == "deepseek2") return deepseek2_graph(model, in);
   if (model.architecture == "kimi-linear") return kimi_linear_graph(model, in);
   return std::nullopt;

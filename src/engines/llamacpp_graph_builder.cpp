@@ -24,6 +24,43 @@ int Builder::cache_view(size_t il, const std::string& type, uint64_t row_values,
   return g.cache_view(static_cast<int>(il), checked_product({cache_row_bytes(type, row_values), cells, streams}));
 }
 
+int Builder::attend(size_t il, int q, int k, int v, const KvInputs& c, uint64_t cells, bool v_strided,
+                    const std::function<void()>& after_writes) {
+  const AttentionSpec& a = m_.layers[il].attention;
+  const uint64_t heads = a.query_heads;
+  const uint64_t k_width = uint64_t{a.kv_heads} * a.head_dim_k, v_width = uint64_t{a.kv_heads} * a.head_dim_v;
+  auto into_cache = [&](std::vector<int> parents) {  // SET_ROWS into this layer's cache
+    const int w = g.write_out(std::move(parents));
+    g.tensors[static_cast<size_t>(w)].cache_layer = static_cast<int>(il);
+    mark(w, SchedOp::Other);
+  };
+  into_cache({g.view(k), c.k_idx});
+  const int qp = g.view(g.view(q));  // build_attn_mha: Q split into streams, heads permuted
+  const int k_cache = cache_view(il, in_.type_k, k_width, cells);
+  if (in_.flash_attn) {
+    into_cache({g.view(v), c.v_idx});  // one row per token
+    if (after_writes) after_writes();
+    // FLASH_ATTN_EXT reads Q, the cache's K and V views and the mask; it writes the f32 output
+    // of every head, reshaped (a view) to [heads x head width, tokens] for the projection.
+    const int v_cache = cache_view(il, in_.type_v, v_width, cells);
+    const int fa = g.node(rows(heads * a.head_dim_v), {qp, k_cache, v_cache, c.mask});
+    mark(fa, SchedOp::FlashAttn, heads);
+    g.tensors[static_cast<size_t>(fa)].gpu_unsupported = !cuda_has_flash_attn_kernel(a.head_dim_k, a.head_dim_v, in_.type_k, in_.type_v);
+    cuda_flash_attn_bytes(fa, k_width, v_width, cells, false);
+    return g.view(fa);
+  }
+  if (v_strided) v = cont(v, v_width);
+  into_cache({g.view(g.view(v)), c.v_idx});  // into the transposed V cache
+  if (after_writes) after_writes();
+  // KQ, then SOFT_MAX in place (soft-capping, where a model has it, is SCALE, TANH, SCALE in
+  // place before it: no new tensor).
+  const int kq = g.node(checked_product({cells, T_, heads, kF32}), {k_cache, qp});
+  const int sm = g.node(bytes(kq), {kq, c.mask}, kq);
+  const int v_cache = cache_view(il, in_.type_v, v_width, cells);
+  const int kqv = g.node(rows(heads * a.head_dim_v), {v_cache, sm});
+  return g.node(bytes(kqv), {g.view(kqv)});  // CONT of the permuted heads
+}
+
 // ggml-cuda.cu ggml_backend_cuda_buffer_type_get_alloc_size asks fattn.cu
 // ggml_cuda_flash_attn_ext_get_alloc_size for a FLASH_ATTN_EXT node: its output, then (each at
 // 128 B) an F16 copy of every K value when K is not F16 and of every V value when V is not F16
@@ -50,7 +87,8 @@ void Builder::cuda_flash_attn_bytes(int fa, uint64_t k_values, uint64_t v_values
 // place), the top-k argsort, the chosen weights (GET_ROWS), optional normalising and scaling,
 // then the chosen experts' gate and up (MUL_MAT_ID, n_used rows per token), their product, the
 // down projection (n_used x n_embd per token), weighted in place, and the sum of its n_used views.
-int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing, size_t il) {
+int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing, size_t il,
+                     const std::function<void()>& after_experts) {
   const uint64_t used = f.experts_per_token;
   const bool annotate = il != SIZE_MAX;
   // The router's logits and, in place, their softmax or sigmoid (gpt-oss: its router bias).
@@ -91,6 +129,7 @@ int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing,
   const int weighted = routing.weight_before_ffn ? down : g.node(bytes(down), {down, weights}, down);
   std::vector<int> experts;
   for (uint64_t i = 0; i < used; ++i) experts.push_back(g.view(weighted));
+  if (after_experts) after_experts();
   if (used == 1) return g.node(rows(m_.hidden), {experts[0]});  // CONT
   int out = g.node(rows(m_.hidden), {experts[0], experts[1]});
   for (uint64_t i = 2; i < used; ++i) out = g.node(bytes(out), {out, experts[i]}, out);
@@ -104,7 +143,8 @@ bool ffn_covered(const Model& m, size_t il) {
          block_tensor_shape(m, il, "ffn_gate_up_exps.weight").empty();
 }
 
-int Builder::residual_ffn(size_t il, int att, int x, int out_ids, const MoeRouting& routing) {
+int Builder::residual_ffn(size_t il, int att, int x, int out_ids, const MoeRouting& routing,
+                          const std::function<void()>& after_expansions) {
   int residual = x;
   if (il + 1 == m_.layers.size()) {
     keep_outputs();
@@ -117,10 +157,12 @@ int Builder::residual_ffn(size_t il, int att, int x, int out_ids, const MoeRouti
   const FeedForwardSpec& ff = m_.layers[il].feed_forward;
   int out = -1;
   if (ff.kind == FeedForwardKind::Dense) {
-    out = dense_ffn(ff.dense_width, f, il);
-  } else {
+    out = dense_ffn(ff.dense_width, f, il, "", after_expansions);
+  } else if (ff.shared_width) {
     out = moe_ffn(ff, f, routing, il);
-    if (ff.shared_width) out = add(out, dense_ffn(ff.shared_width, f, il, "_shexp"));
+    out = add(out, dense_ffn(ff.shared_width, f, il, "_shexp", after_expansions));
+  } else {
+    out = moe_ffn(ff, f, routing, il, after_expansions);
   }
   return add(out, ffn_in);
 }

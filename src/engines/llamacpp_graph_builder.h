@@ -3,6 +3,7 @@
 // construction with the nodes llama.cpp's decoders are made of (llama-graph.cpp: build_inp_embd,
 // build_norm, build_ffn, the output head), sized for one reserved ubatch.
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -31,6 +32,13 @@ struct MoeRouting {
   // Llama 4: the input repeated per chosen expert and weighted before the experts run (REPEAT,
   // MUL in place), so their outputs are not weighted after.
   bool weight_before_ffn = false;
+};
+
+// The inputs of one KV cache (llama-kv-cache.cpp build_input_k_idxs / build_input_v_idxs,
+// llama-graph.cpp build_attn_inp_kq_mask) and, for a rotated quantized cache, its Hadamard
+// matrices (build_input_k_rot / build_input_v_rot; -1: not rotated).
+struct KvInputs {
+  int k_idx = -1, v_idx = -1, mask = -1, k_rot = -1, v_rot = -1;
 };
 
 class Builder {
@@ -77,10 +85,15 @@ class Builder {
   int rotate(int t, int matrix) { return matrix < 0 ? t : g.view(g.node(data_bytes(t), {matrix, g.view(t)})); }
   // build_ffn with a SiLU-gated pair (LLM_FFN_SILU, LLM_FFN_PAR): gate, up, their product, down.
   // `il`/`prefix`: the layer and name prefix of its weights ("ffn", or "ffn" with suffix "_shexp").
-  int dense_ffn(uint64_t width, int x, size_t il = SIZE_MAX, const std::string& suffix = "") {
+  // `after_activation` runs where build_ffn expands the activation ("expand here so that we can
+  // fuse ffn gate"), before the down projection.
+  int dense_ffn(uint64_t width, int x, size_t il = SIZE_MAX, const std::string& suffix = "",
+                const std::function<void()>& after_activation = {}) {
     const int gate = matmul(width, x);
     const int up = matmul(width, x);
-    const int down = matmul(m_.hidden, glu(width, gate, up));
+    const int act = glu(width, gate, up);
+    if (after_activation) after_activation();
+    const int down = matmul(m_.hidden, act);
     if (il != SIZE_MAX) {
       reads(gate, {blk(il, "ffn_gate" + suffix + ".weight")}, SchedOp::MulMat);
       reads(up, {blk(il, "ffn_up" + suffix + ".weight")}, SchedOp::MulMat);
@@ -89,8 +102,10 @@ class Builder {
     return down;
   }
   // build_moe_ffn's routed experts (engines/llamacpp_graph_builder.cpp): the sum of the chosen
-  // experts' outputs, weighted.
-  int moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing, size_t il = SIZE_MAX);
+  // experts' outputs, weighted. `after_experts` runs where build_moe_ffn's last expansion ends
+  // (each weighted expert's view, expanded before the adds).
+  int moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing, size_t il = SIZE_MAX,
+              const std::function<void()>& after_experts = {});
   // build_rs for one layer's recurrent state: the ubatch's sequences' rows (GET_ROWS by s_copy),
   // and the zero rows of the states beyond them copied back into the cache.
   int state_rows(uint64_t values_per_seq, int s_copy) {
@@ -101,7 +116,10 @@ class Builder {
   // The second half of a pre-norm block from the mixer's output `att` and the block's input `x`:
   // on the last layer only the output rows go on (inp_out_ids), then the residual, the norm, the
   // dense or routed feed-forward (plus the shared experts where there are), the residual again.
-  int residual_ffn(size_t il, int att, int x, int out_ids, const MoeRouting& routing);
+  // `after_expansions` runs where the block's last expansion ends: the (shared) feed-forward's
+  // activation, else the routed experts' views.
+  int residual_ffn(size_t il, int att, int x, int out_ids, const MoeRouting& routing,
+                   const std::function<void()>& after_expansions = {});
   // The last layer keeps only the output rows (inp_out_ids): from there on tensors have that many.
   void keep_outputs() { T_ = in_.outputs; }
   int get_rows(uint64_t width, int x, int ids) { return g.node(rows(width), {x, ids}); }
@@ -139,6 +157,20 @@ class Builder {
   void mark(int t, SchedOp op, uint64_t row_groups = 1) { reads(t, {}, op, row_groups); }
   // The K or V rows of layer `il`'s cache an attention op reads: every cell of every stream.
   int cache_view(size_t il, const std::string& type, uint64_t row_values, uint64_t cells);
+  // A copy of a strided view into a tensor of its own (CONT), `width` f32 a token.
+  int cont(int view, uint64_t width) {
+    const int copy = g.node(rows(width), {view});
+    mark(copy, SchedOp::Other);
+    return copy;
+  }
+  // build_attn over layer `il`'s KV cache from Q, K and V as the model made them (after RoPE,
+  // norms, rotation): K and V into the cache, then FLASH_ATTN_EXT, or KQ, SOFT_MAX and KQV
+  // (build_attn_mha); returns the heads merged for the output projection. `v_strided`: V is a
+  // strided view (of a fused projection) that the transposed cache reads through a copy.
+  // `after_writes` runs once K and V are written, where build_attn's expansion ends (a hybrid's
+  // next recurrent layer puts its state gather there, engines/llamacpp_graph_mamba2.cpp).
+  int attend(size_t il, int q, int k, int v, const KvInputs& c, uint64_t cells, bool v_strided = false,
+             const std::function<void()>& after_writes = {});
   // What FLASH_ATTN_EXT node `fa` takes where ggml-cuda runs it, reading K rows of `k_values`
   // and V rows of `v_values` over `cells` per stream (V a view of K's rows: MLA).
   void cuda_flash_attn_bytes(int fa, uint64_t k_values, uint64_t v_values, uint64_t cells, bool v_in_k);
@@ -178,6 +210,9 @@ std::optional<GgmlGraph> deepseek2_graph(const Model& m, const LlamaCppGraphInpu
 std::optional<GgmlGraph> kimi_linear_graph(const Model& m, const LlamaCppGraphInput& in);
 std::optional<GgmlGraph> qwen3next_graph(const Model& m, const LlamaCppGraphInput& in);
 std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput& in);
+std::optional<GgmlGraph> mamba2_graph(const Model& m, const LlamaCppGraphInput& in);
+// Mamba-2 layers mixed with attention layers and feed-forward blocks: granitehybrid, nemotron_h.
+std::optional<GgmlGraph> mamba2_hybrid_graph(const Model& m, const LlamaCppGraphInput& in);
 
 // The shape of a GGUF tensor of block `il` ("attn_q_a.weight"); empty when the model was not read
 // from a GGUF file or lacks it.

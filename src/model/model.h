@@ -26,6 +26,9 @@ struct AttentionSpec {
   uint32_t head_dim_k = 0;
   uint32_t head_dim_v = 0;
   uint64_t window = 0;  // SlidingWindow: tokens kept
+  // Full and SlidingWindow: Q and K rotated by position (RoPE). False for position-free layers
+  // (Granite 4.0 H and Nemotron-H attention): no positions input, no rotation in llama.cpp's graph.
+  bool rotary = true;
   // Latent (MLA): one shared vector of latent_rank + rope_dim values per token, plus index keys
   // of index_key_dim values for sparse attention (DeepSeek-V3.2 style indexer).
   uint32_t latent_rank = 0;

@@ -69,6 +69,9 @@ void map_granite_hybrid(ConfigView& cfg) {
     LayerConfig layer;
     if (types[il] == "attention") {
       layer.attention = full_attention(g);
+      // Position-free in the hybrids: convert_hf_to_gguf writes rope.scaling.finetuned false
+      // when the model has Mamba layers, and llama.cpp then neither makes positions nor rotates.
+      layer.attention.rotary = !uses("mamba");
       tally.add_always_active(ParamClass::Attention, attn_p);
     } else {
       layer.attention = mamba2_state(mamba);

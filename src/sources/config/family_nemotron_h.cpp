@@ -58,6 +58,7 @@ void map_nemotron_h(ConfigView& cfg) {
         break;
       case '*': {
         layer.attention = full_attention(g);
+        layer.attention.rotary = false;  // no RoPE (modeling_nemotron_h; llama.cpp nemotron-h.cpp)
         uint64_t p = gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, attention_bias);
         tally.add_always_active(ParamClass::Attention, attention_bias ? checked_add(p, hidden) : p);
         break;

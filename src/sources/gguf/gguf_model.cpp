@@ -119,6 +119,20 @@ bool indexer_is_full(const Meta& meta, const std::string& arch, uint64_t il, uin
   return true;
 }
 
+// Whether attention layers rotate Q and K. The Granite family reads rope.scaling.finetuned as
+// that switch, true when absent (llama-model.cpp load_hparams: "Granite uses rope_finetuned as a
+// switch for rope, so default to true"; convert_hf_to_gguf writes false for the Mamba-2 hybrids);
+// Nemotron-H's attention has no RoPE (src/models/nemotron-h.cpp).
+bool rotary_attention(const Meta& meta) {
+  const std::string& arch = meta.arch();
+  if (arch == "nemotron_h") return false;
+  if (arch == "granite" || arch == "granitemoe" || arch == "granitehybrid") {
+    const GgufValue* v = meta.raw("rope.scaling.finetuned");
+    return !v || v->as_u64().value_or(1) != 0;
+  }
+  return true;
+}
+
 StateFamily state_family(const std::string& arch) {
   if (arch == "kimi-linear" || arch == "kimi-k3") return StateFamily::KDA;
   if (starts(arch, "qwen3next") || starts(arch, "qwen35")) return StateFamily::GatedDeltaNet;
@@ -235,6 +249,7 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
         }
         const uint64_t key_len = meta.opt("attention.key_length", limits::kHeadDim).value_or(m.hidden / heads);
         attn.kind = AttentionKind::Full;
+        attn.rotary = rotary_attention(meta);
         attn.kv_heads = static_cast<uint32_t>(kv);
         attn.head_dim_k = static_cast<uint32_t>(key_len);
         attn.head_dim_v = static_cast<uint32_t>(meta.opt("attention.value_length", limits::kHeadDim).value_or(key_len));
