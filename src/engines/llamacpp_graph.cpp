@@ -6,9 +6,7 @@
 #include <vector>
 
 #include "core/checked.h"
-#include "engines/ggml_cuda_support.h"
 #include "engines/llamacpp_graph_builder.h"
-#include "engines/llamacpp_graph_recurrent.h"
 
 namespace vc {
 using namespace llamacpp_graph_detail;
