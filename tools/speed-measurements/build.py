@@ -312,6 +312,111 @@ for key, source, cpu, ram_gbps, ram_note, rows in [
                      *L32, "none", "llamacpp", "cpu", test, tps, settings={"threads": 2}, ram_gbps=ram_gbps, ram_note=ram_note, cpu=cpu,
                      note="llama-bench -n 128 -p 512,4096 -pg 4096,128; threads as the table prints them"))
 
+# --- Sixth collection (issue 18, 2026-12-02): offload and CPU-only runs whose RAM (kind, channels, speed) is
+# stated in the source. Shares by the hash below, fixed before any estimate was read; nothing was refitted.
+# sweep-bench rows: the first row (N_KV 0) of each table, TG of 128 (or 1024) tokens after an empty cache.
+IK = "https://github.com/ikawrakow/ik_llama.cpp"
+SWEEP_NOTE = "llama-sweep-bench, first row (N_KV 0)"
+# llama.cpp issue 5484: CPU only, Xeon E5-2683 v4 with quad-channel DDR4-2133 (4 x 17.07 GB/s), Mixtral 8x7B F16.
+R.append(rec("llamacpp-5484-e5-2683v4-mixtral-8x7b-f16-cpu", "https://github.com/ggml-org/llama.cpp/issues/5484",
+             "On this system using llama.cpp with CPU only I get 2.32 t/s for Mixtral FP16 (as reported by `llama-bench`).",
+             "mixtral-8x7b", "F16", "Mixtral 8x7B FP16 GGUF", "none", "llamacpp", "cpu", "tg128", 2.32, ram_gbps=68.26,
+             ram_note="quoted: 'a Xeon E5-2683 v4 CPU as well as quad-channel 2133 MHz RAM' (4 x 2,133 MT/s x 8 B)", cpu="Intel Xeon E5-2683 v4 (16 cores)",
+             note="llama-bench with its default test (tg128); threads not given (llama-bench's default)"))
+# llama.cpp issue 4716: CPU only, Mixtral 8x7B Q8_0 on a Ryzen 9 5900X (DDR4) and a Ryzen 9 7950X (DDR5), both 128 GB at
+# 3,600 MT/s on their two channels (2 x 28.8 GB/s), threads = cores.
+for dev_key, cpu, ram_kind, threads, tps in [("5900x", "AMD Ryzen 9 5900X (12 cores)", "DDR4", 12, 3.58), ("7950x", "AMD Ryzen 9 7950X (16 cores)", "DDR5", 16, 3.37)]:
+    R.append(rec(f"llamacpp-4716-{dev_key}-mixtral-8x7b-q8-cpu", "https://github.com/ggml-org/llama.cpp/issues/4716",
+                 "Did some benchmarking tonight and have a Ryzen 5900X that beats a 7950X for some reason at 3.58 vs 3.37 t/s on Mixtral Q8_0.",
+                 "mixtral-8x7b", "Q8_0", "Mixtral 8x7B Q8_0 GGUF", "none", "llamacpp", "cpu", "eval", tps, settings={"threads": threads}, ram_gbps=57.6, ram_gb=128,
+                 ram_note=f"quoted: 'Both machines had 128GB at 3600 MT/s, 7950X has DDR5 while the 5900X is DDR 4'; {ram_kind} on the socket's two channels (2 x 28.8 GB/s)",
+                 cpu=cpu, note="quoted: 'Both machines spawned threads equal to how many cores they have (16 vs 12)'"))
+# llama.cpp issue 19480: Ollama 0.15.6 (llama.cpp build 7973), CPU only, Ryzen AI 9 HX PRO 370 with 96 GB DDR5-5600
+# dual-channel (2 x 44.8 GB/s).
+HX370 = dict(ram_gbps=89.6, ram_gb=96, ram_note="quoted: '96GB DDR5-5600 dual-channel (2x48GB)' (2 x 44.8 GB/s)", cpu="AMD Ryzen AI 9 HX PRO 370 (12 cores)")
+R.append(rec("llamacpp-19480-hx370-qwen2.5-coder-32b-ollama-cpu", "https://github.com/ggml-org/llama.cpp/issues/19480",
+             "| qwen2.5-coder:32b | Q4_K_M | 19GB | 32.8B (100%) | 3.54 | Dense |", "qwen2.5-32b", "Q4_K_M",
+             "ollama qwen2.5-coder:32b (Q4_K_M; Qwen2.5-32B's geometry)", "none", "ollama", "cpu", "eval", 3.54, note="Ollama 0.15.6 in Docker, CPU only; 'Gen tok/s'", **HX370))
+R.append(rec("llamacpp-19480-hx370-qwen3-coder-next-ollama-cpu", "https://github.com/ggml-org/llama.cpp/issues/19480",
+             "| **qwen3-coder-next** | **Q4_K_M** | **51GB** | **3B (3.75%)** | **7.74** | **MoE** |", "qwen3-next-80b-a3b", "Q4_K_M",
+             "ollama qwen3-coder-next (Q4_K_M, 51 GB; the issue's title: 'Qwen3-Coder-Next (Qwen3-Next-80B)')", "none", "ollama", "cpu", "eval", 7.74,
+             note="Ollama 0.15.6 in Docker, CPU only; 'Gen tok/s'; the issue reports this run as anomalously slow", **HX370))
+# llmfit: the RTX 2080 box's Qwen2.5-Coder-14B (Qwen2.5-14B's geometry), -ngl 42 (pull request 778's table).
+R.append(rec("llmfit-rtx-2080-qwen2.5-coder-14b", LLMFIT + "nvidia-geforce-rtx-2080/1784627096-7bd7947b.json",
+             '"model": "Qwen2.5-Coder-14B-Instruct-Q4_K_M.gguf", "provider": "llamacpp", "numRuns": 3, "avgTps": 20.7', "qwen2.5-14b", "Q4_K_M",
+             "Qwen2.5-Coder-14B-Instruct-Q4_K_M.gguf (Qwen2.5-14B's geometry)", "rtx-2080", "llamacpp", "cuda", "eval", 20.7, settings={"ngl": 42, "context": 4096},
+             note=LLMFIT_NOTE + "; -ngl 42 from https://github.com/AlexsJones/llmfit/pull/778 ('| Qwen2.5-Coder-14B | `-ngl 42` | 20.7 |')", **R2080))
+# ik_llama.cpp PR 370: Qwen3-235B-A22B Q8_0 (232.77 GiB) on one RTX A6000, the FFN of layers 14-93 in RAM, 24 threads;
+# Threadripper PRO 7965WX with 8 x 32 GB DDR5 at 4,800 MT/s (8 channels x 38.4 GB/s; discussion 258 lists the rig).
+TR7965 = dict(ram_gbps=307.2, ram_gb=256, cpu="AMD Ryzen Threadripper PRO 7965WX (24 cores)",
+              ram_note="quoted: '8x32GB DDR5 running at slower 4800MHz' and 'around 225-250GB/s RAM i/o ... with Intel Memory Latency Checker'; the 7965WX's 8 channels x 38.4 GB/s")
+OT_A6000 = "blk\\.1[4-9]\\.ffn.*=CPU,blk\\.[2-9][0-9]\\.ffn.*=CPU"
+for eng, tag, q, extra in [("llamacpp", "mainline", "|   512 |    128 |      0 |   14.007 |    36.55 |   12.532 |    10.21 |", {}),
+                           ("ik_llama.cpp", "ik", "|   512 |    128 |      0 |    3.130 |   163.60 |   12.075 |    10.60 |", {"rtr": 1, "fmoe": 1})]:
+    tps = float(q.split("|")[-2])
+    R.append(rec(f"ik370-a6000-qwen3-235b-a22b-q8-{tag}-tg128", IK + "/pull/370", q, "qwen3-235b-a22b", "Q8_0",
+                 "ubergarm/Qwen3-235B-A22B-GGUF Qwen3-235B-A22B-Q8_0.gguf (232.77 GiB)", "rtx-a6000", eng, "cuda", "tg128", tps,
+                 settings={"ngl": 99, "ot": OT_A6000, "threads": 24, "fa": 1, "cache": "q8_0", **extra},
+                 note=SWEEP_NOTE + ("; mainline llama.cpp 36667c8e with the sweep-bench port" if eng == "llamacpp" else "; ik_llama.cpp main@ab7f694b") +
+                 "; q8_0 cache (the estimate reads an f16 one)", **TR7965))
+# AesSedai's rig (ik_llama.cpp discussion 357): a VM with 56 threads of an EPYC 9355, 512 GB of 12-channel DDR5-6000
+# (12 x 48 GB/s), 2 x RTX 3090; unsloth Qwen3-235B-A22B-128K Q6_K (179.75 GiB), 48 threads, q8_0 cache.
+E9355 = dict(ram_gbps=576.0, ram_gb=512, cpu="AMD EPYC 9355 (a VM with 56 of its 64 threads)",
+             ram_note="quoted: '512GB of 12 channel DDR5 6000 ECC RAM (768GB total)' (12 x 48 GB/s)")
+Q235Q6 = ("qwen3-235b-a22b", "Q6_K", "unsloth/Qwen3-235B-A22B-128K-GGUF Q6_K (179.75 GiB)")
+R.append(rec("ik357-epyc9355-qwen3-235b-a22b-q6-llamacpp-cpu-tg128", IK + "/discussions/357",
+             "|   512 |    128 |      0 |   42.357 |    12.09 |    9.060 |    14.13 |", *Q235Q6, "none", "llamacpp", "cpu", "tg128", 14.13,
+             settings={"threads": 48, "fa": 1, "cache": "q8_0"}, note=SWEEP_NOTE + "; the author's 'llama.cpp CPU only' (a CUDA build, no layers offloaded)", **E9355))
+R.append(rec("ik357-epyc9355-3090-qwen3-235b-a22b-q6-llamacpp-tg128", IK + "/discussions/357",
+             "|   512 |    128 |      0 |    8.145 |    62.86 |   10.488 |    12.20 |", *Q235Q6, "rtx-3090", "llamacpp", "cuda", "tg128", 12.20,
+             settings={"ngl": 99, "ot": "blk\\.(0|1|2|3|4)\\.ffn.*=CUDA0,blk\\.(5|6|7|8|9)\\.ffn.*=CPU,blk\\.1[0-9]\\.ffn.*=CPU,blk\\.[2-9][0-9]\\.ffn.*=CPU",
+                       "threads": 48, "fa": 1, "cache": "q8_0"}, note=SWEEP_NOTE + "; 'llama.cpp GPU logs' (one RTX 3090)", **E9355))
+OT_2X3090 = "blk\\.(0|1|2|3|4|5|6)\\.ffn.*=CUDA0,blk\\.(7|8|9|10|11|12|13)\\.ffn.*=CUDA1,blk\\.1[4-9]\\.ffn.*=CPU,blk\\.[2-9][0-9]\\.ffn.*=CPU"
+for eng, tag, q, extra in [("llamacpp", "llamacpp", "|   512 |    128 |      0 |    7.331 |    69.84 |   10.382 |    12.33 |", {}),
+                           ("ik_llama.cpp", "ik", "|   512 |    128 |      0 |    2.945 |   173.84 |    9.407 |    13.61 |", {"rtr": 1, "fmoe": 1})]:
+    R.append(rec(f"ik370-epyc9355-2x3090-qwen3-235b-a22b-q6-{tag}-tg128", IK + "/pull/370", q, *Q235Q6, "2xrtx-3090", eng, "cuda", "tg128",
+                 float(q.split("|")[-2]), settings={"ngl": 99, "ot": OT_2X3090, "threads": 48, "fa": 1, "cache": "q8_0", **extra},
+                 note=SWEEP_NOTE + ("; llama.cpp master 36667c8e" if eng == "llamacpp" else "; ik_llama.cpp main ab7f694b") +
+                 "; the rig as described in " + IK + "/discussions/357", **E9355))
+# ik_llama.cpp discussion 385: CPU only, 2 x Xeon Gold 6138 with 16 x DDR4-2666 on 12 channels (6 per socket: 6 x 21.33 GB/s),
+# Windows, SNC off, 20 threads, unsloth Q8_0.
+X6138 = dict(ram_gbps=128.0, ram_gb=512, cpu="2 x Intel Xeon Gold 6138 (20 cores each)",
+             ram_note="quoted: 'RDIMM DDR4 2666 2Rx4 32G x16(12 Channels total)'; per socket 6 channels x 21.33 GB/s; two sockets, SNC off, Windows")
+for mid, q_file, pp_q in [
+    ("qwen3-235b-a22b", "unsloth/Qwen3-235B-A22B-128K-GGUF Qwen3-235B-A22B-128K-Q8_0", "|   512 |    128 |      0 |   67.198 |     7.62 |   53.220 |     2.41 |"),
+    ("qwen3-30b-a3b", "unsloth Qwen3-30B-A3B-128K-Q8_0", "|   512 |    128 |      0 |    8.519 |    60.10 |    9.924 |    12.90 |")]:
+    cells = [c.strip() for c in pp_q.split("|")]
+    for test, tps in [("pp512", float(cells[5])), ("tg128", float(cells[7]))]:
+        R.append(rec(f"ik385-2x6138-{mid}-q8-{test}", IK + "/discussions/385", pp_q, mid, "Q8_0", q_file, "none", "ik_llama.cpp", "cpu", test, tps,
+                     settings={"threads": 20, "fa": 1, "sockets": 2}, note=SWEEP_NOTE + " (-ngl 0)", **X6138))
+# ik_llama.cpp issue 437: CPU only ('GPU hidden'), Xeon 8480 (ES) with 8-channel DDR5-4800, unsloth Qwen3-30B-A3B-UD-Q4_K_XL, 32 threads.
+X8480 = dict(ram_gbps=307.2, cpu="Intel Xeon 8480 (engineering sample)", ram_note="quoted: 'Xeon 8480 (ES), 8-channel 4800MT DDR5' (8 x 38.4 GB/s)")
+for test, tps, q in [("tg128", 69.77, "|  16.49 GiB |    30.53 B | CUDA       |   0 |      32 |  1 |    1 |         tg128 |     69.77 ± 0.02 |"),
+                     ("pp512", 510.65, "|  16.49 GiB |    30.53 B | CUDA       |   0 |      32 |  1 |    1 |         pp512 |    510.65 ± 2.49 |")]:
+    R.append(rec(f"ik437-xeon8480-qwen3-30b-a3b-q4-cpu-{test}", IK + "/issues/437", q, "qwen3-30b-a3b", "Q4_K_M",
+                 "unsloth/Qwen3-30B-A3B-GGUF Qwen3-30B-A3B-UD-Q4_K_XL (16.49 GiB; tier Q4_K_M)", "none", "ik_llama.cpp", "cpu", test, tps,
+                 settings={"ngl": 0, "threads": 32, "fa": 1, "fmoe": 1}, note="ik_llama.cpp llama-bench 'with GPU hidden'", **X8480))
+# ik_llama.cpp issue 464: Threadripper PRO 3955WX (16 cores) with 8 channels of DDR4-3200, 2 x RTX 3090, Qwen3-235B-A22B
+# UD-Q5_K_XL, up/gate experts of layers 0-28 on the GPUs, the other experts in RAM.
+R.append(rec("ik464-tr3955wx-2x3090-qwen3-235b-a22b-q5-tg1024", IK + "/issues/464",
+             "|  4096 |   1024 |      0 |   11.730 |   349.19 |  133.500 |     7.67 |", "qwen3-235b-a22b", "Q5_K_M",
+             "unsloth Qwen3-235B-A22B-UD-Q5_K_XL (tier Q5_K_M)", "2xrtx-3090", "ik_llama.cpp", "cuda", "tg1024", 7.67,
+             settings={"ngl": 99, "ot": "blk\\.[0-9]\\.ffn_up_exps=CUDA0,blk\\.[0-9]\\.ffn_gate_exps=CUDA0,blk\\.2[0-4]\\.ffn_up_exps=CUDA0,blk\\.2[0-4]\\.ffn_gate_exps=CUDA0,"
+                             "blk\\.1[0-9]\\.ffn_up_exps=CUDA1,blk\\.1[0-9]\\.ffn_gate_exps=CUDA1,blk\\.2[5-8]\\.ffn_up_exps=CUDA1,blk\\.2[5-8]\\.ffn_gate_exps=CUDA1,exps=CPU",
+                       "threads": 16, "fa": 1, "fmoe": 1, "cache": "q8_0", "batch": 4096, "ubatch": 4096},
+             ram_gbps=204.8, ram_gb=256, cpu="AMD Ryzen Threadripper PRO 3955WX (16 cores)",
+             ram_note="quoted: 'i have 8 channels ddr4 3200 ram but the memory read speed is limited to 85Mb/s instead of the theoretical >200Mb/s because the 16 cores are not enough' (8 x 25.6 GB/s theoretical)",
+             note=SWEEP_NOTE + " (PP 4096, TG 1024)"))
+# ik_llama.cpp PR 405: 2 x RTX 3090 + EPYC 9654P with 12 channels of DDR5-4800 (12 x 38.4 GB/s), Qwen3-235B-A22B UD-Q4_K_XL,
+# FFN of layers 20-93 in RAM, 96 threads; llama-server, 55 tokens after a 7,221-token prompt.
+R.append(rec("ik405-epyc9654p-2x3090-qwen3-235b-a22b-q4-eval", IK + "/pull/405",
+             "generation eval time =    3061.63 ms /    55 runs   (   55.67 ms per token,    17.96 tokens per second)", "qwen3-235b-a22b", "Q4_K_M",
+             "unsloth Qwen3-235B-A22B-128K-UD-Q4_K_XL (tier Q4_K_M)", "2xrtx-3090", "ik_llama.cpp", "cuda", "eval", 17.96, depth=7221 + 27,
+             settings={"ngl": 99, "ot": "blk\\.(0|1|2|3|4|5|6|14|15|16)\\.ffn.*=CUDA0,blk\\.(7|8|9|10|11|12|13|17|18|19)\\.ffn.*=CUDA1,blk\\.2[0-9]\\.ffn.*=CPU,blk\\.[3-9][0-9]\\.ffn.*=CPU",
+                       "threads": 96, "fa": 1, "rtr": 1, "fmoe": 1, "cache": "q8_0", "ubatch": 1024},
+             ram_gbps=460.8, cpu="AMD EPYC 9654P (96 cores)", ram_note="quoted: 'x2 3090 AMD Epyc 9654P + 12 channels of DDR5 4800 MT/s ram' (12 x 38.4 GB/s)",
+             note="llama-server print_timings, one request after a 7,221-token prompt; q8_0 cache (the estimate reads an f16 one)"))
+
 # --- Our own llama-bench runs on one NVIDIA H200 (llama.cpp 80fb11ac, CUDA 13; tools/measure-llamacpp/gpu-run.sh,
 # rows in tests/data/llamacpp-h200-bench.json): full-size models of published geometries with zero weights, so
 # every kernel reads and computes the bytes real weights would. Uniform Q4_K with a Q6_K head matches the
@@ -349,7 +454,7 @@ out = {
         "gpu": "vramcalc --gpu syntax ('none' for CPU only)", "test": "llama-bench test name (tgN, ppN, @dD = D tokens already in the cache) or the engine's figure",
         "depth": "tokens already in the cache when measured", "ram_gbps": "system RAM bandwidth from the channel count and speed (theoretical)",
         "quant": "vramcalc weights tier: '' = the native checkpoint (gpt-oss: MXFP4 experts, 16-bit rest, as in the F16 GGUF and vLLM); MXFP4 for the 'MXFP4 MoE' GGUFs, whose file size it matches within 2% (they keep attention and head at Q8_0, so per-token reads are above the tier's even spread)",
-        "settings": "engine flags: ngl, n_cpu_moe, ot, threads, context, batch, ubatch, tp, gpu_experts, sockets (CPU sockets; ram_gbps is one socket's), spec_method / spec_tokens / spec_acceptance / spec_draft (speculative decoding)"},
+        "settings": "engine flags: ngl, n_cpu_moe, ot (llama.cpp -ot patterns, comma-separated, read as written), threads, context, batch, ubatch, tp, gpu_experts, sockets (CPU sockets; ram_gbps is one socket's), spec_method / spec_tokens / spec_acceptance / spec_draft (speculative decoding); fa, cache, rtr, fmoe are recorded as the run gave them and not read"},
     "cases": R,
 }
 path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "speed-measurements.json")
