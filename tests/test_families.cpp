@@ -324,6 +324,7 @@ TEST(Families, Jamba) {
   const Model& m = cat("jamba-1.5-mini");
   EXPECT_EQ(m.layer_count(AttentionKind::Full), 4u);
   EXPECT_EQ(m.layers[4].attention.kind, AttentionKind::Full);
+  EXPECT_FALSE(m.layers[4].attention.rotary);  // Jamba has no positional encoding (modeling_jamba)
   EXPECT_EQ(m.layers[12].attention.kind, AttentionKind::Full);
   EXPECT_EQ(m.layers[1].feed_forward.kind, FeedForwardKind::MoE);  // period 2, offset 1
   EXPECT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);

@@ -29,7 +29,7 @@ bool cuda_has_flash_attn_kernel(uint64_t head_k, uint64_t head_v, const std::str
 
 namespace {
 
-// ---- Softmax-attention decoders (llama, qwen3, qwen3moe, gemma2, gemma3, phi3, glm4moe, llama4), flash attention on or off ----
+// ---- Softmax-attention decoders (llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, phi3, glm4moe, llama4), flash attention on or off ----
 
 struct DecoderStyle {
   bool qk_norm = false;        // RMS norm of Q and K per head (qwen3, gemma3)
@@ -59,6 +59,8 @@ struct DecoderStyle {
 std::optional<DecoderStyle> decoder_style(const std::string& arch) {
   if (arch == "llama") return DecoderStyle{};
   if (arch == "qwen3" || arch == "qwen3moe") return DecoderStyle{.qk_norm = true};
+  // qwen2 (src/models/qwen2.cpp): llama's block with q/k/v biases, each an ADD in place.
+  if (arch == "qwen2") return DecoderStyle{.qkv_bias = true};
   if (arch == "gemma3")
     return DecoderStyle{.qk_norm = true, .embed_scale = true, .q_scale = true, .k_before_v = true, .post_norms = true};
   // gemma2 (src/models/gemma2-iswa.cpp): gemma3's block without Q/K norms; its soft-capping (of the
@@ -253,10 +255,10 @@ std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaCppGraphI
   if (model.layers.empty() || in.seqs == 0 || in.tokens % in.seqs != 0 || in.outputs == 0 || in.outputs > in.tokens) return std::nullopt;
   if (const auto style = decoder_style(model.architecture)) return softmax_decoder(model, in, *style);
   if (model.architecture == "gpt-oss") return gpt_oss_graph(model, in);
-  if (model.architecture == "qwen3next") return qwen3next_graph(model, in);
+  if (model.architecture == "qwen3next" || model.architecture == "qwen35moe") return qwen3next_graph(model, in);
   if (in.k_rotation || in.v_rotation) return std::nullopt;  // transcribed for the decoders above only
   if (model.architecture == "mamba2") return mamba2_graph(model, in);
-  if (model.architecture == "granitehybrid" || model.architecture == "nemotron_h") return mamba2_hybrid_graph(model, in);
+  if (model.architecture == "granitehybrid" || model.architecture == "nemotron_h" || model.architecture == "jamba") return mamba_hybrid_graph(model, in);
   if (model.architecture == "deepseek2") return deepseek2_graph(model, in);
   if (model.architecture == "kimi-linear") return kimi_linear_graph(model, in);
   return std::nullopt;

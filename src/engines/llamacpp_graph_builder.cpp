@@ -136,6 +136,12 @@ int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing,
   return out;
 }
 
+uint64_t positions_per_token(const std::string& arch) {
+  for (const char* sectioned : {"qwen2vl", "qwen3vl", "qwen3vlmoe", "qwen35", "qwen35moe"})
+    if (arch == sectioned) return 4;
+  return 1;
+}
+
 bool ffn_covered(const Model& m, size_t il) {
   const FeedForwardSpec& f = m.layers[il].feed_forward;
   if (f.kind == FeedForwardKind::Dense) return f.dense_width != 0;

@@ -168,7 +168,7 @@ class Builder {
   // (build_attn_mha); returns the heads merged for the output projection. `v_strided`: V is a
   // strided view (of a fused projection) that the transposed cache reads through a copy.
   // `after_writes` runs once K and V are written, where build_attn's expansion ends (a hybrid's
-  // next recurrent layer puts its state gather there, engines/llamacpp_graph_mamba2.cpp).
+  // next recurrent layer puts its state gather there, engines/llamacpp_graph_mamba.cpp).
   int attend(size_t il, int q, int k, int v, const KvInputs& c, uint64_t cells, bool v_strided = false,
              const std::function<void()>& after_writes = {});
   // What FLASH_ATTN_EXT node `fa` takes where ggml-cuda runs it, reading K rows of `k_values`
@@ -188,6 +188,10 @@ class Builder {
   uint64_t T_;
   int tokens_ = -1;
 };
+
+// Positions per token in build_inp_pos (llama_hparams::n_pos_per_embd): 4 where the rope type is
+// M-RoPE or IM-RoPE (llama-model.cpp llama_model_rope_type: Qwen2-VL, Qwen3-VL, Qwen3.5), else 1.
+uint64_t positions_per_token(const std::string& arch);
 
 // Whether residual_ffn covers layer `il`'s feed-forward (not: experts with one fused gate_up
 // tensor, whose single MUL_MAT_ID is not transcribed).
@@ -211,8 +215,9 @@ std::optional<GgmlGraph> kimi_linear_graph(const Model& m, const LlamaCppGraphIn
 std::optional<GgmlGraph> qwen3next_graph(const Model& m, const LlamaCppGraphInput& in);
 std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput& in);
 std::optional<GgmlGraph> mamba2_graph(const Model& m, const LlamaCppGraphInput& in);
-// Mamba-2 layers mixed with attention layers and feed-forward blocks: granitehybrid, nemotron_h.
-std::optional<GgmlGraph> mamba2_hybrid_graph(const Model& m, const LlamaCppGraphInput& in);
+// Mamba layers mixed with attention layers and feed-forward blocks: granitehybrid, nemotron_h
+// (Mamba-2), jamba (Mamba-1).
+std::optional<GgmlGraph> mamba_hybrid_graph(const Model& m, const LlamaCppGraphInput& in);
 
 // The shape of a GGUF tensor of block `il` ("attn_q_a.weight"); empty when the model was not read
 // from a GGUF file or lacks it.

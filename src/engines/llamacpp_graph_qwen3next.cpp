@@ -1,5 +1,6 @@
 // Qwen3-Next's graph (llama.cpp 80fb11ac src/models/qwen3next.cpp,
-// delta-net-base.cpp): Gated DeltaNet layers (one joint q/k/v projection through one short
+// delta-net-base.cpp), and Qwen3.5's (qwen35moe.cpp: alpha and beta projected apart, IM-RoPE's
+// four positions a token): Gated DeltaNet layers (one joint q/k/v projection through one short
 // convolution, llama.cpp's fused gated delta net, a gated RMS norm) between full-attention layers
 // whose query projection carries an output gate; every layer's routed experts with a gated
 // shared expert; the output rows picked after the final norm.
@@ -16,6 +17,7 @@ namespace {
 // attn_qkv.weight, the output gate attn_gate.weight, ssm_dt.bias per value head) and its state.
 struct GdnShape {
   uint64_t channels = 0, kernel = 0, d_inner = 0, v_heads = 0, k_heads = 0, head_k = 0;
+  bool joint_ba = true;  // ssm_ba.weight (Qwen3-Next); else ssm_alpha and ssm_beta (Qwen3.5)
 };
 
 std::optional<GdnShape> gdn_shape(const Model& m, size_t il) {
@@ -34,6 +36,8 @@ std::optional<GdnShape> gdn_shape(const Model& m, size_t il) {
   if (!s.head_k || (s.channels - s.d_inner) % (2 * s.head_k) != 0) return std::nullopt;
   s.k_heads = (s.channels - s.d_inner) / (2 * s.head_k);
   if (!s.k_heads || s.v_heads % s.k_heads != 0) return std::nullopt;
+  s.joint_ba = !block_tensor_shape(m, il, "ssm_ba.weight").empty();
+  if (!s.joint_ba && (block_tensor_shape(m, il, "ssm_alpha.weight").empty() || block_tensor_shape(m, il, "ssm_beta.weight").empty())) return std::nullopt;
   return s;
 }
 
@@ -71,22 +75,40 @@ int gdn_layer(Builder& b, size_t il, const GdnShape& s, const AttentionSpec& a, 
   };
   const int q = query_or_key();
   const int k = query_or_key();
-  // beta and alpha from one projection: alpha made contiguous, + dt bias, softplus, x A (in
-  // place); beta made contiguous, sigmoid (in place).
-  const int ba = b.matmul(2 * s.v_heads, h);
-  b.reads(ba, {b.blk(il, "ssm_ba.weight")}, SchedOp::MulMat);
-  const int alpha = g.node(b.rows(s.v_heads), {g.view(g.view(ba))});
-  b.mark(alpha, SchedOp::Other);
-  const int biased = b.unary(alpha);
-  b.reads(biased, {b.blk(il, "ssm_dt.bias")});
-  const int softplus = b.unary(biased);
-  b.mark(softplus, SchedOp::Other);
-  const int gate = b.unary(softplus);
-  b.reads(gate, {b.blk(il, "ssm_a")});
-  const int beta_in = g.node(b.rows(s.v_heads), {g.view(g.view(ba))});
-  b.mark(beta_in, SchedOp::Other, s.k_heads);
-  const int beta = b.unary(beta_in);
-  b.mark(beta, SchedOp::Other, s.k_heads);
+  // The decay gate and beta, in the order the delta net reads them (gate, then beta).
+  // Qwen3-Next: one joint projection; alpha made contiguous, + dt bias, softplus, x A (in place);
+  // beta made contiguous, sigmoid (in place). Qwen3.5 (qwen35.cpp, qwen35moe.cpp): ssm_alpha and
+  // ssm_beta projected apart, each op over a reshape writing a new tensor first.
+  int gate = -1, beta = -1;
+  if (s.joint_ba) {
+    const int ba = b.matmul(2 * s.v_heads, h);
+    b.reads(ba, {b.blk(il, "ssm_ba.weight")}, SchedOp::MulMat);
+    const int alpha = g.node(b.rows(s.v_heads), {g.view(g.view(ba))});
+    b.mark(alpha, SchedOp::Other);
+    const int biased = b.unary(alpha);
+    b.reads(biased, {b.blk(il, "ssm_dt.bias")});
+    const int softplus = b.unary(biased);
+    b.mark(softplus, SchedOp::Other);
+    gate = b.unary(softplus);
+    b.reads(gate, {b.blk(il, "ssm_a")});
+    const int beta_in = g.node(b.rows(s.v_heads), {g.view(g.view(ba))});
+    b.mark(beta_in, SchedOp::Other, s.k_heads);
+    beta = b.unary(beta_in);
+    b.mark(beta, SchedOp::Other, s.k_heads);
+  } else {
+    const int alpha = b.matmul(s.v_heads, h);
+    b.reads(alpha, {b.blk(il, "ssm_alpha.weight")}, SchedOp::MulMat);
+    const int biased = g.node(b.rows(s.v_heads), {g.view(alpha)});
+    b.reads(biased, {b.blk(il, "ssm_dt.bias")});
+    const int softplus = b.unary(biased);
+    b.mark(softplus, SchedOp::Other);
+    gate = b.unary(softplus);
+    b.reads(gate, {b.blk(il, "ssm_a")});
+    const int beta_proj = b.matmul(s.v_heads, h);
+    b.reads(beta_proj, {b.blk(il, "ssm_beta.weight")}, SchedOp::MulMat);
+    beta = g.node(b.rows(s.v_heads), {g.view(beta_proj)});
+    b.mark(beta, SchedOp::Other, s.v_heads);
+  }
   // GATED_DELTA_NET writes the output and the new states in one tensor.
   const int scan = g.node(checked_add(b.rows(s.d_inner), checked_product({a.state_values, ns, kF32})),
                           {q, k, g.view(act), g.view(gate), g.view(beta), g.view(recurrent)});
@@ -213,7 +235,7 @@ std::optional<GgmlGraph> qwen3next_graph(const Model& m, const LlamaCppGraphInpu
   auto attention_inputs = [&] {
     const AttentionSpec& a = m.layers[*first_attention].attention;
     inputs.k_rot = b.rotation_matrix(in.k_rotation);  // read by Q's rotation before RoPE reads the positions
-    inputs.pos = g.leaf(checked_mul(b.T_, kI32));
+    inputs.pos = g.leaf(checked_product({b.T_, positions_per_token(m.architecture), kI32}));
     inputs.v_rot = b.rotation_matrix(in.v_rotation);
     inputs.k_idx = g.leaf(checked_mul(b.T_, kI64));
     inputs.v_idx = b.v_idx(a);

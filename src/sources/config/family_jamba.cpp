@@ -60,6 +60,7 @@ void map_jamba(ConfigView& cfg) {
     LayerConfig layer;
     if (attention[il]) {
       layer.attention = full_attention(g);
+      layer.attention.rotary = false;  // no positional encoding (modeling_jamba; llama.cpp jamba.cpp)
       tally.add_always_active(ParamClass::Attention, attn_p);
     } else {
       layer.attention = mamba1_state(mamba);

@@ -122,10 +122,10 @@ bool indexer_is_full(const Meta& meta, const std::string& arch, uint64_t il, uin
 // Whether attention layers rotate Q and K. The Granite family reads rope.scaling.finetuned as
 // that switch, true when absent (llama-model.cpp load_hparams: "Granite uses rope_finetuned as a
 // switch for rope, so default to true"; convert_hf_to_gguf writes false for the Mamba-2 hybrids);
-// Nemotron-H's attention has no RoPE (src/models/nemotron-h.cpp).
+// Nemotron-H's and Jamba's attention have no RoPE.
 bool rotary_attention(const Meta& meta) {
   const std::string& arch = meta.arch();
-  if (arch == "nemotron_h") return false;
+  if (arch == "nemotron_h" || arch == "jamba") return false;  // no RoPE (nemotron-h.cpp; jamba.cpp: "No RoPE :)")
   if (arch == "granite" || arch == "granitemoe" || arch == "granitehybrid") {
     const GgufValue* v = meta.raw("rope.scaling.finetuned");
     return !v || v->as_u64().value_or(1) != 0;
