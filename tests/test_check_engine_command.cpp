@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "catalogue/catalogue.h"
+#include "engines/engine.h"
+#include "engines/engine_run.h"
 #include "cli_runner.h"
 #include "plan/box_inputs.h"
 #include "plan/check.h"
@@ -116,4 +118,45 @@ TEST(CheckEngineCommand, CliAndApiApplyTheCommand) {
   a = server::call_api("check", server::RequestParams::from_pairs({{"gpu", "H200"}, {"engine-command", sglang}, {"context", "4096"}}));
   ASSERT_EQ(a.status, 200) << a.body;
   EXPECT_EQ(row_of(json::parse(a.body), "qwen3-8b").at("engine_answer").at("settings").at("context_length"), 4096);  // context given wins
+}
+
+// The weights tier a pasted llama.cpp command loads, read off its model as llama.cpp names it:
+// -hf ORG/REPO:TAG (common/arg.cpp: the tag is the quant, case-insensitive, Q4_K_M when absent) or
+// the -m file's name (the quantizer's tag, as every published GGUF is named). Plan, check and
+// estimate then size that tier instead of the native checkpoint, unless --quant is given or the
+// model was read from the file itself.
+TEST(CheckEngineCommand, LlamaCppModelNamesTheWeightsTier) {
+  EXPECT_EQ(command_model_tier("Qwen2.5-7B-Instruct-Q4_K_M.gguf"), "Q4_K_M");
+  EXPECT_EQ(command_model_tier("/models/Llama-3.3-70B-Instruct-Q8_0-00001-of-00002.gguf"), "Q8_0");
+  EXPECT_EQ(command_model_tier("gemma-3-12b-it-qat-q4_0.gguf"), "Q4_0");
+  EXPECT_EQ(command_model_tier("hf:bartowski/Qwen2.5-7B-Instruct-GGUF:q5_k_m"), "Q5_K_M");
+  EXPECT_EQ(command_model_tier("hf:bartowski/Qwen2.5-7B-Instruct-GGUF"), "Q4_K_M");
+  EXPECT_EQ(command_model_tier("model.gguf"), "");
+  EXPECT_EQ(parse_engine_command("llama-server -hf bartowski/Qwen2.5-7B-Instruct-GGUF:Q6_K -c 8192").model,
+            "hf:bartowski/Qwen2.5-7B-Instruct-GGUF:Q6_K");
+
+  BoxInputs in;
+  in.gpu = "RTX4090";
+  in.engine_command = "llama-server -m Qwen2.5-7B-Instruct-Q8_0.gguf -c 8192";
+  Scenario from_command;
+  in.apply_command(from_command, ScenarioGiven{});
+  EXPECT_EQ(from_command.quant, "Q8_0");
+  Scenario with_flag;
+  with_flag.quant = "Q6_K";
+  in.apply_command(with_flag, ScenarioGiven{.quant = true});
+  EXPECT_EQ(with_flag.quant, "Q6_K");  // --quant wins
+
+  // A model read from a GGUF is that file's tensors: its name sets no tier.
+  Model from_file = *Catalogue::builtin().find("qwen2.5-7b");
+  NamedTensor tensor;
+  tensor.name = "token_embd.weight";
+  from_file.tensors.push_back(tensor);
+  EngineInputs inputs;
+  inputs.engine = "llamacpp";
+  inputs.command = in.engine_command;
+  const EngineRequest r = engine_request(from_file, Scenario{}, inputs);
+  EXPECT_EQ(r.scenario.quant, "");
+  // plan sizes the tier the command loads: Q8_0, not the native BF16 checkpoint.
+  const Checked c = check_and_plan("qwen2.5-7b", "RTX4090", in.engine_command);
+  EXPECT_EQ(c.plan.estimate.scenario.quant, "Q8_0");
 }

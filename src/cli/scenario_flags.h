@@ -16,7 +16,9 @@ struct ScenarioFlags : ScenarioInputs {
   void add_to(CLI::App& app, bool with_context = true);
   ByteUnits byte_units() const { return parse_units(units, "--units"); }
   // Which scenario flags `app` was given: a pasted engine command sets the others.
-  static ScenarioGiven given(const CLI::App& app) { return {app.count("--context") > 0, app.count("--seqs") > 0, app.count("--cache-dtype") > 0}; }
+  static ScenarioGiven given(const CLI::App& app) {
+    return {app.count("--context") > 0, app.count("--seqs") > 0, app.count("--cache-dtype") > 0, app.count("--quant") > 0};
+  }
 };
 
 }  // namespace vc::cli

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <sstream>
 
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
 #include "engines/vllm_profile.h"
+#include "model/quant.h"
 
 namespace vc {
 
@@ -177,12 +179,37 @@ EngineRun engine_run_for(const EngineRequest& r) {
   return run;
 }
 
+std::string command_model_tier(const std::string& model) {
+  if (model.rfind("hf:", 0) == 0) {  // -hf ORG/REPO[:TAG] (common/arg.cpp: "default to Q4_K_M")
+    const auto colon = model.find(':', 3);
+    if (colon == std::string::npos) return "Q4_K_M";
+    std::string tag = model.substr(colon + 1);
+    for (char& c : tag) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return QuantTable::builtin().find_tier(tag) ? tag : "";
+  }
+  std::string name = model.substr(model.find_last_of("/\\") == std::string::npos ? 0 : model.find_last_of("/\\") + 1);
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".GGUF") == 0) name.resize(name.size() - 5);
+  // The last '-' or '.' separated part that is a tier: "...-INSTRUCT-Q4_K_M", "...-Q8_0-00001-OF-00002".
+  std::string found;
+  std::string part;
+  std::stringstream ss(name);
+  while (std::getline(ss, part, '-')) {
+    std::stringstream dots(part);
+    std::string piece;
+    while (std::getline(dots, piece, '.'))
+      if (QuantTable::builtin().find_tier(piece)) found = piece;
+  }
+  return found;
+}
+
 void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const ScenarioGiven& given) {
   sc.engine = run.engine;
   if (run.engine == EngineKind::LlamaCpp) {
     if (!given.context) sc.context = std::max<uint64_t>(1, run.llamacpp.n_ctx / run.llamacpp.n_seq);
     if (!given.sequences) sc.sequences = run.llamacpp.n_seq;
     if (!given.cache_dtype) sc.cache_dtype = run.llamacpp.type_k;
+    if (!given.quant && sc.quant.empty()) sc.quant = command_model_tier(run.model);
   }
   if (run.engine == EngineKind::Vllm && !given.context) sc.context = run.vllm.kv.max_model_len;
   if (run.engine == EngineKind::Sglang && !given.context && run.sglang.context_length) sc.context = run.sglang.context_length;
@@ -201,7 +228,9 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
   scenario.engine = parse_engine(in.engine, "--engine");
   if (!in.command.empty()) {
     EngineRun run = parse_engine_command(in.command);
-    apply_command_to_scenario(run, scenario, given);
+    ScenarioGiven g = given;
+    g.quant = g.quant || !model.tensors.empty();  // a model read from a GGUF is the file's own tensors
+    apply_command_to_scenario(run, scenario, g);
     r.command = std::move(run);
   }
   if (!in.gpu.empty()) {

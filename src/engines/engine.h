@@ -74,6 +74,7 @@ struct EngineAnswer {
 // A pasted command sets the scenario where the user gave no flag for it: context, sequences, cache dtype.
 struct ScenarioGiven {
   bool context = false, sequences = false, cache_dtype = false;
+  bool quant = false;  // --quant given, or the model was read from the very file the command loads
 };
 
 struct EngineRequest {
@@ -115,8 +116,13 @@ std::string command_model(const EngineInputs& inputs);
 // sequences, -np, -ctk/-ctv = cache dtype, -ngl all, -ts by device memory; vLLM/SGLang: max
 // model length = context, TP/PP from the split).
 EngineRun engine_run_for(const EngineRequest& request);
+// The weights tier a llama.cpp command's model names: the quant tag of -hf ORG/REPO:TAG (Q4_K_M
+// when absent, as llama.cpp picks), else the last part of the -m file's name that the quant
+// table knows as a tier (Model-Q4_K_M.gguf, Model-Q8_0-00001-of-00002.gguf); "" when none.
+std::string command_model_tier(const std::string& model);
 // What a pasted command sets in the scenario where the user gave no flag for it: llama.cpp -c / -np
-// (context = -c / -np), -ctk; vLLM --max-model-len; SGLang --context-length; an fp8 --kv-cache-dtype.
+// (context = -c / -np), -ctk, the weights tier its model file names; vLLM --max-model-len; SGLang
+// --context-length; an fp8 --kv-cache-dtype.
 // The one place: estimate, plan and check (CLI and API) all apply a command through it.
 void apply_command_to_scenario(const EngineRun& run, Scenario& scenario, const ScenarioGiven& given);
 

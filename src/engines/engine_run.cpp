@@ -279,6 +279,7 @@ EngineRun parse_engine_command(const std::string& command) {
     if (r.engine == EngineKind::LlamaCpp) {
       auto& s = r.llamacpp;
       if (flag == "-m" || flag == "--model") r.model = take();
+      else if (flag == "-hf" || flag == "-hfr" || flag == "--hf-repo") r.model = "hf:" + take();  // ORG/REPO[:QUANT]
       else if (flag == "-c" || flag == "--ctx-size") s.n_ctx = number(flag, take(), 1, kMaxContextTokens);
       else if (flag == "-np" || flag == "--parallel") s.n_seq = number(flag, take(), 1, 256);
       else if (flag == "-b" || flag == "--batch-size") s.n_batch = number(flag, take(), 1, 1u << 20);

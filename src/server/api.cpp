@@ -50,7 +50,7 @@ Scenario scenario_from(const RequestParams& p) {
 }
 
 // Which scenario parameters the caller gave: a pasted engine-command sets the others.
-ScenarioGiven given_of(const RequestParams& p) { return {p.has("context"), p.has("seqs"), p.has("cache-dtype")}; }
+ScenarioGiven given_of(const RequestParams& p) { return {p.has("context"), p.has("seqs"), p.has("cache-dtype"), p.has("quant")}; }
 
 // compare's B side: the four flags the CLI's --b-* offer, over A's scenario.
 Scenario b_side(const RequestParams& p, const Scenario& a) {
