@@ -225,7 +225,7 @@ std::optional<GgmlGraph> softmax_decoder(const Model& m, const LlamaCppGraphInpu
       // on the same input and is added to the routed output.
       MoeRouting routing{.normalize = true};
       if (s.glm_routing) routing = {.selection_bias = in_file(il, "exp_probs_b.bias"), .normalize = true, .scale = true};
-      if (s.llama4) routing = {.weight_before_ffn = true};
+      if (s.llama4) routing = {.weight_before_ffn = true, .choose_on_logits = true};
       out = b.moe_ffn(ff, f, routing, il);
       if (ff.shared_width) out = b.add(out, b.dense_ffn(ff.shared_width, f, il, "_shexp"));
     } else if (s.fused_projections) {

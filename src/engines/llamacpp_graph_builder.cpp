@@ -94,10 +94,12 @@ int Builder::moe_ffn(const FeedForwardSpec& f, int x, const MoeRouting& routing,
   // The router's logits and, in place, their softmax or sigmoid (gpt-oss: its router bias).
   const int router = matmul(f.experts, x);
   if (annotate) reads(router, {blk(il, "ffn_gate_inp.weight")}, SchedOp::MulMat);
-  const int probs = unary(router);
+  // Llama 4 chooses on the logits themselves, so their sigmoid has a sibling consumer and writes
+  // a new tensor.
+  const int probs = routing.choose_on_logits ? g.node(bytes(router), {router}) : unary(router);
   if (annotate) reads(probs, {blk(il, "ffn_gate_inp.bias", false)});  // gpt-oss: the router's bias
   // The selection bias is an ADD over probs, which has a second consumer: never in place.
-  const int select = routing.selection_bias ? g.node(bytes(probs), {probs}, probs) : probs;
+  const int select = routing.selection_bias ? g.node(bytes(probs), {probs}, probs) : routing.choose_on_logits ? router : probs;
   if (annotate && routing.selection_bias) reads(select, {blk(il, "exp_probs_b.bias")});
   const int top_k = g.view(g.node(rows(f.experts), {select}));  // ARGSORT (i32), its first n_used
   int weights = g.node(checked_product({used, T_, kF32}), {g.view(probs), top_k});

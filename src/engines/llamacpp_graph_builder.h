@@ -32,6 +32,9 @@ struct MoeRouting {
   // Llama 4: the input repeated per chosen expert and weighted before the experts run (REPEAT,
   // MUL in place), so their outputs are not weighted after.
   bool weight_before_ffn = false;
+  // Llama 4: the top-k is taken over the router's logits, not their sigmoid (build_moe_ffn:
+  // selection_probs = logits for LLM_ARCH_LLAMA4).
+  bool choose_on_logits = false;
 };
 
 // The inputs of one KV cache (llama-kv-cache.cpp build_input_k_idxs / build_input_v_idxs,
