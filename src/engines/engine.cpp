@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <sstream>
 
 #include "core/checked.h"
 #include "core/error.h"
@@ -13,6 +12,7 @@
 #include "engines/engine_impl.h"
 #include "engines/vllm_profile.h"
 #include "model/quant.h"
+#include "sources/remote/hub_builds.h"
 
 namespace vc {
 
@@ -180,27 +180,16 @@ EngineRun engine_run_for(const EngineRequest& r) {
 }
 
 std::string command_model_tier(const std::string& model) {
+  std::string tag;
   if (model.rfind("hf:", 0) == 0) {  // -hf ORG/REPO[:TAG] (common/arg.cpp: "default to Q4_K_M")
     const auto colon = model.find(':', 3);
     if (colon == std::string::npos) return "Q4_K_M";
-    std::string tag = model.substr(colon + 1);
+    tag = model.substr(colon + 1);
     for (char& c : tag) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return QuantTable::builtin().find_tier(tag) ? tag : "";
+  } else {
+    tag = gguf_quant_tag(model);  // the quantizer's tag closing the file name, as the Hub ladder reads it
   }
-  std::string name = model.substr(model.find_last_of("/\\") == std::string::npos ? 0 : model.find_last_of("/\\") + 1);
-  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".GGUF") == 0) name.resize(name.size() - 5);
-  // The last '-' or '.' separated part that is a tier: "...-INSTRUCT-Q4_K_M", "...-Q8_0-00001-OF-00002".
-  std::string found;
-  std::string part;
-  std::stringstream ss(name);
-  while (std::getline(ss, part, '-')) {
-    std::stringstream dots(part);
-    std::string piece;
-    while (std::getline(dots, piece, '.'))
-      if (QuantTable::builtin().find_tier(piece)) found = piece;
-  }
-  return found;
+  return QuantTable::builtin().find_tier(tag) ? tag : "";  // UD-Q4_K_XL and other builds' own tags: no tier
 }
 
 void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const ScenarioGiven& given) {

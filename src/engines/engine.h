@@ -117,8 +117,9 @@ std::string command_model(const EngineInputs& inputs);
 // model length = context, TP/PP from the split).
 EngineRun engine_run_for(const EngineRequest& request);
 // The weights tier a llama.cpp command's model names: the quant tag of -hf ORG/REPO:TAG (Q4_K_M
-// when absent, as llama.cpp picks), else the last part of the -m file's name that the quant
-// table knows as a tier (Model-Q4_K_M.gguf, Model-Q8_0-00001-of-00002.gguf); "" when none.
+// when absent, as llama.cpp picks), else the tag closing the -m file's name (gguf_quant_tag:
+// Model-Q4_K_M.gguf, Model-Q8_0-00001-of-00002.gguf), where the quant table knows it as a tier;
+// "" when none.
 std::string command_model_tier(const std::string& model);
 // What a pasted command sets in the scenario where the user gave no flag for it: llama.cpp -c / -np
 // (context = -c / -np), -ctk, the weights tier its model file names; vLLM --max-model-len; SGLang
