@@ -312,6 +312,36 @@ TEST_F(MockHub, DraftAndLoraPlacedPerDevice) {
   EXPECT_EQ(line_bytes(cpu, "host", "Draft model: KV cache"), 1024 * 4096);  // -c default 4,096
 }
 
+// A pasted llama.cpp command without -ts runs on every GPU of the box (llama.cpp splits the layers
+// by each device's memory), and -devd / -otd place the draft: -devd CUDA1 puts all of the draft's
+// offloaded layers on CUDA1 (its f16 cache, 1,024 B a token x the -c default 4,096, there and
+// nowhere else), -devd none keeps them on the host, -otd moves the tensors it matches (all here)
+// to the host; a device the box lacks exits 2 naming -devd.
+TEST_F(MockHub, DraftDevicesAndOverrides) {
+  auto engine = [&](const std::string& flags) {
+    const std::string out = run_cli("estimate hf:org/tiny:Q4_K_M --gpu \"RTX 4090 x2\" --engine-command \"llama-server -m t.gguf -ngl 99 -md hf:org/tiny:Q8_0 " +
+                                    flags + "\" --json");
+    EXPECT_EQ(status_, 0) << out;
+    return nlohmann::json::parse(out)["engine"];
+  };
+  const auto cuda1 = engine("-devd CUDA1");
+  EXPECT_EQ(line_bytes(cuda1, "CUDA1", "Draft model: KV cache"), 1024 * 4096);
+  EXPECT_EQ(line_bytes(cuda1, "CUDA0", "Draft model: KV cache"), -1);
+  EXPECT_GT(line_bytes(cuda1, "CUDA1", "Weights on CUDA1"), 0);  // the target's output layer: the second GPU is used
+  EXPECT_EQ(cuda1["settings"]["device_draft"], "CUDA1");
+  const auto none = engine("-devd none");
+  EXPECT_EQ(line_bytes(none, "host", "Draft model: KV cache"), 1024 * 4096);
+  EXPECT_EQ(line_bytes(none, "CUDA0", "Draft model: Weights"), -1);
+  EXPECT_EQ(line_bytes(none, "CUDA1", "Draft model: Weights"), -1);
+  const auto overridden = engine("-devd CUDA1 -otd .*=CPU");
+  EXPECT_EQ(line_bytes(overridden, "CUDA1", "Draft model: Weights on CUDA1"), -1);
+  // every tensor on the host: the file's bytes plus the tied output's copy of the 272,000-B embedding
+  EXPECT_EQ(line_bytes(overridden, "host", "Draft model: Weights on host"), static_cast<int64_t>(kQ8Bytes) + 272000);
+  const std::string bad = run_cli("estimate hf:org/tiny:Q4_K_M --gpu \"RTX 4090 x2\" --engine-command \"llama-server -m t.gguf -ngl 99 -md hf:org/tiny:Q8_0 -devd CUDA2\"");
+  EXPECT_EQ(status_, 2) << bad;
+  EXPECT_NE(bad.find("-devd"), std::string::npos) << bad;
+}
+
 TEST_F(MockHub, CliDraftAndLora) {
   // The Q8_0 build as a draft beside the Q4_K_M target, and the Q4_K_M file read as an adapter
   // (any GGUF's tensor bytes): draft KV at f16 = 1,024 B per token x 8,192 tokens.

@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <sstream>
 
 #include "core/checked.h"
+#include "core/error.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
+#include "engines/llamacpp_placement.h"
 #include "estimate/checkpoint_tower.h"
 #include "estimate/side_loads.h"
 #include "sources/config/config_tower.h"
@@ -48,8 +52,9 @@ void add_lora_line(DeviceAllocation& d, const AdapterFile& lora, uint64_t bytes,
          "llama.cpp --lora: each adapter tensor sits beside the layer it modifies, so the adapter splits like the layers", kLoraSource});
 }
 
-// llama-server's draft: a second model and context with the target's parameters except -devd,
-// -ngld, -cd (0: the target's context per sequence), one sequence and -ctkd/-ctvd; it reserves
+// llama-server's draft: a second model and context with the target's parameters except -devd
+// (its devices), -otd (its tensor overrides), -ngld, -cd (0: the target's context per sequence),
+// one sequence and -ctkd/-ctvd; it reserves
 // its own compute and output buffers. The CUDA context is shared, so no second fit margin.
 void add_llamacpp_draft(const EngineRequest& r, const EngineRun& run, const Companions& c, EngineAnswer& a) {
   const LlamaCppMemory target = llamacpp_memory(*r.model, run.llamacpp);
@@ -62,8 +67,25 @@ void add_llamacpp_draft(const EngineRequest& r, const EngineRun& run, const Comp
   drun.llamacpp.n_seq = 1;
   drun.llamacpp.kv_unified = false;
   drun.llamacpp.type_k = drun.llamacpp.type_v = c.draft_cache_type;
-  drun.placement.overrides.clear();  // -ot applies to the target; the draft's are -otd
+  drun.placement.overrides = c.draft_overrides;  // -ot applies to the target; the draft's are -otd
   drun.placement.n_gpu_layers = c.draft_gpu_layers.value_or(run.placement.n_gpu_layers > 0 ? 1u << 20 : 0);
+  if (c.draft_devices == "none") {
+    drun.placement.n_gpu_layers = 0;  // -devd none: the draft on the CPU
+  } else if (!c.draft_devices.empty()) {
+    // -devd CUDA1[,CUDA2...]: the draft's layers over those devices only, evenly (weight 0 elsewhere).
+    std::vector<double> split(drun.placement.devices, 0.0);
+    std::stringstream names(c.draft_devices);
+    for (std::string name; std::getline(names, name, ',');) {
+      uint64_t k = 0;
+      const bool cuda = name.rfind("CUDA", 0) == 0 && name.size() > 4 &&
+                        std::all_of(name.begin() + 4, name.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+      if (cuda && name.size() < 8) k = std::stoull(name.substr(4));
+      if (!cuda || name.size() >= 8 || k >= drun.placement.devices)
+        throw InputError("-devd", fmt::format("'{}' is not a device here; accepted: CUDA0 to CUDA{} separated by commas, or none", name, drun.placement.devices - 1));
+      split[k] = 1.0;
+    }
+    drun.placement.tensor_split = split;
+  }
   const EngineAnswer draft = engines::llamacpp(dr, drun);
   for (const auto& d : draft.devices) {
     for (const auto& l : d.lines) {
@@ -77,6 +99,7 @@ void add_llamacpp_draft(const EngineRequest& r, const EngineRun& run, const Comp
   a.settings.push_back({"n_ctx_draft", drun.llamacpp.n_ctx});
   a.settings.push_back({"n_gpu_layers_draft", drun.placement.n_gpu_layers});
   a.settings.push_back({"cache_type_draft", c.draft_cache_type});
+  if (!c.draft_devices.empty()) a.settings.push_back({"device_draft", c.draft_devices});
   a.notes.push_back(fmt::format("draft model {} loaded as llama-server does: one sequence of {} tokens, cache {}, source: {}", c.draft->name,
                                 format_count(drun.llamacpp.n_ctx), c.draft_cache_type, kDraftSource));
 }

@@ -34,6 +34,8 @@ struct Companions {
   std::optional<uint64_t> draft_gpu_layers;  // llama.cpp -ngld (none: all layers where the target offloads)
   uint64_t draft_context = 0;                // -cd (0: the target's context per sequence)
   std::string draft_cache_type = "F16";      // -ctkd / -ctvd
+  std::string draft_devices;                  // -devd: "CUDA0,CUDA1", "none" (empty: the target's devices)
+  std::vector<std::pair<std::string, std::string>> draft_overrides;  // -otd: pattern, buffer (as -ot)
   ServingSpeculative speculative;            // vLLM / SGLang: the method and its settings (draft: the model above)
   std::vector<AdapterFile> loras;
   bool empty() const { return !tower && !draft && loras.empty(); }

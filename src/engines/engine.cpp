@@ -146,6 +146,17 @@ std::pair<uint64_t, uint64_t> parallel_degrees(const EngineRequest& r) {
   return {1, 1};
 }
 
+// llama.cpp without -ts uses every visible GPU, its layers split in proportion to each device's
+// memory (llama_model_load_from_file: tensor_split all zero, so each device's free memory).
+void split_over_the_box(const Box& box, LlamaCppPlacementSettings& placement) {
+  if (box.gpus.empty()) return;
+  placement.devices = box.gpus.size();
+  placement.tensor_split.clear();
+  if (box.gpus.size() > 1) {
+    for (const auto& g : box.gpus) placement.tensor_split.push_back(static_cast<double>(g.memory_bytes) / 1e9);  // -ts by memory, in GB
+  }
+}
+
 }  // namespace
 
 EngineRun engine_run_for(const EngineRequest& r) {
@@ -159,12 +170,7 @@ EngineRun engine_run_for(const EngineRequest& r) {
   run.llamacpp.type_k = run.llamacpp.type_v = s.cache_dtype;
   const bool no_gpu = r.box && r.box->gpus.empty();
   run.placement.n_gpu_layers = no_gpu ? 0 : 1u << 20;
-  if (r.box && !r.box->gpus.empty()) {
-    run.placement.devices = r.box->gpus.size();
-    if (r.box->gpus.size() > 1) {
-      for (const auto& g : r.box->gpus) run.placement.tensor_split.push_back(static_cast<double>(g.memory_bytes) / 1e9);  // -ts by memory, in GB
-    }
-  }
+  if (r.box) split_over_the_box(*r.box, run.placement);
   // vLLM: max_model_len is the context; the cache dtype as vLLM spells it; TP x PP from the split.
   const auto [tp, pp] = parallel_degrees(r);
   run.vllm.kv.max_model_len = s.context;
@@ -256,6 +262,8 @@ EngineAnswer run_engine(const EngineRequest& r) {
   }
   if (r.command && r.box && !r.box->gpus.empty() && run.vllm.card_bytes == 0) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
   const EngineKind kind = r.command ? r.command->engine : r.scenario.engine;
+  // A pasted llama.cpp command without -ts runs on every GPU of the box, as llama.cpp does.
+  if (r.command && kind == EngineKind::LlamaCpp && r.box && run.placement.tensor_split.empty()) split_over_the_box(*r.box, run.placement);
   EngineAnswer a;
   switch (kind) {
     case EngineKind::Rule: a = engines::rule(r); break;

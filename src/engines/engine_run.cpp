@@ -329,7 +329,8 @@ EngineRun parse_engine_command(const std::string& command) {
         r.speculative.draft_max = number(flag, take(), 1, 64);
       } else if (flag == "-mm" || flag == "--mmproj" || flag == "--lora" || flag == "-ngld" ||
                  flag == "--gpu-layers-draft" || flag == "--n-gpu-layers-draft" || flag == "-cd" || flag == "--ctx-size-draft" || flag == "-ctkd" ||
-                 flag == "--cache-type-k-draft" || flag == "-ctvd" || flag == "--cache-type-v-draft") {
+                 flag == "--cache-type-k-draft" || flag == "-ctvd" || flag == "--cache-type-v-draft" || flag == "-devd" ||
+                 flag == "--device-draft" || flag == "-otd" || flag == "--override-tensor-draft") {
         (void)take();
       } else {
         r.notes.push_back("ignored " + flag + " (it does not change what llama.cpp allocates in this model)");

@@ -20,6 +20,7 @@
 #include "estimate/side_loads.h"
 #include "estimate/vision_tower.h"
 #include "engines/engine_run.h"
+#include "engines/llamacpp_placement.h"
 #include "engines/serving_speculative.h"
 #include "sources/companion_files.h"
 #include "sources/remote/http_source.h"
@@ -57,6 +58,8 @@ void ExtrasInputs::fill_from_command(const std::string& command) {
     if (f == "-ngld" || f == "--gpu-layers-draft" || f == "--n-gpu-layers-draft") draft_gpu_layers = words[i + 1];
     if (f == "-cd" || f == "--ctx-size-draft") draft_context = words[i + 1];
     if (f == "-ctkd" || f == "--cache-type-k-draft") draft_cache_type = words[i + 1];
+    if (f == "-devd" || f == "--device-draft") draft_devices = words[i + 1];
+    if (f == "-otd" || f == "--override-tensor-draft") draft_overrides = words[i + 1];
   }
   if (std::find(words.begin(), words.end(), "--no-mmproj-offload") != words.end()) mmproj_offload = false;
   if (loras.empty()) loras = from_command;
@@ -179,6 +182,8 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
     if (!flags.draft_gpu_layers.empty()) c.draft_gpu_layers = count_flag(flags.draft_gpu_layers, "-ngld", 1u << 20, 0);
     c.draft_context = count_flag(flags.draft_context, "-cd", uint64_t{1} << 24, 0);
     if (!flags.draft_cache_type.empty()) c.draft_cache_type = flags.draft_cache_type;
+    c.draft_devices = flags.draft_devices;
+    if (!flags.draft_overrides.empty()) c.draft_overrides = parse_overrides(flags.draft_overrides);  // InputError names -ot
     std::vector<Line> lines = draft_lines(*c.draft, draft_scenario(sc, c.draft_context, c.draft_cache_type));
     if (serving) {
       // vLLM and SGLang split the draft over the target's TP and keep its cache in their pools:

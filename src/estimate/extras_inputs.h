@@ -31,6 +31,7 @@ struct ExtrasInputs {
   // From a pasted llama.cpp command only (engines/companions.h says what they change).
   bool mmproj_offload = true;
   std::string draft_gpu_layers, draft_context, draft_cache_type;
+  std::string draft_devices, draft_overrides;  // -devd (CUDA0,CUDA1 / none), -otd (as -ot)
 
   // mmproj, images and draft with names and help (lora, a list, is added by each face).
   static const std::vector<InputField<ExtrasInputs>>& fields();
