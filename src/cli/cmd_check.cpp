@@ -63,7 +63,8 @@ Command add_check(CLI::App& app) {
             fmt::print("Box: {}, RAM {}{}\nEngine: {}{}\n", box.describe(), format_bytes(box.ram_bytes), box.ssd_bandwidth ? ", SSD streaming allowed" : "",
                        to_string(opts.engine), opts.engine == EngineKind::Rule ? " (the default percentage rule; --engine llamacpp|vllm|sglang)" : "");
             fmt::print("{}", gpu_share_lines(box));
-            fmt::print("Tiers: {}.\n\n", engine_tiers_text(opts.engine));
+            if (base.quant.empty()) fmt::print("Tiers: {}.\n\n", engine_tiers_text(opts.engine));
+            else fmt::print("Tiers: {} only ({}).\n\n", base.quant, ScenarioFlags::given(*sub).quant ? "--quant" : "the tier the pasted command's model file names");
             // Columns as wide as their longest entry: build names ("build Qwen3.5-35B-A3B-Q4_K_M") and
             // fits ("unreleased") are longer than the headings.
             std::size_t model_width = 5, fit_width = 3, tier_width = 4;
