@@ -47,6 +47,18 @@ int expect_context_exact(const MeasuredLlamaCpp& file, std::optional<bool> aside
   return n;
 }
 
+// Expects the compute buffer of every created case of `model` (both parts) to be llama.cpp's to the
+// byte; returns how many cases there were.
+int expect_compute_to_the_byte(const MeasuredLlamaCpp& file, const std::string& model) {
+  int n = 0;
+  for (const auto& c : file.cases) {
+    if (!c.created || c.model != model) continue;
+    ++n;
+    EXPECT_EQ(llamacpp_memory(file.find(c.model)->model, c.settings).compute_bytes, c.compute_bytes) << c.id;
+  }
+  return n;
+}
+
 // The compute buffer's error on every created case of `file` in the part `aside`.
 struct ComputeErrors {
   int cases = 0, within3 = 0, within10 = 0;
@@ -280,15 +292,7 @@ TEST(LlamaCppMeasuredMore, Phi3AndGlm4MoeGraphsReplayedToTheByte) {
   // attention, one ffn_up of 2 x n_ff that SWIGLU halves. glm4moe (src/models/glm4-moe.cpp): q/k/v
   // biases, Q/K norms, a dense first layer, sigmoid routing with a selection bias, normalised and
   // scaled weights, a shared expert added to the routed ones.
-  for (const std::string model : {"tiny-phi", "tiny-glm4moe"}) {
-    int n = 0;
-    for (const auto& c : more().cases) {
-      if (!c.created || c.model != model) continue;
-      ++n;
-      EXPECT_EQ(llamacpp_memory(more().find(c.model)->model, c.settings).compute_bytes, c.compute_bytes) << c.id;
-    }
-    EXPECT_EQ(n, 56) << model;
-  }
+  for (const std::string model : {"tiny-phi", "tiny-glm4moe"}) EXPECT_EQ(expect_compute_to_the_byte(more(), model), 56) << model;
 }
 
 TEST(LlamaCppMeasuredMore, Llama4GraphReplayedToTheByte) {
@@ -299,18 +303,13 @@ TEST(LlamaCppMeasuredMore, Llama4GraphReplayedToTheByte) {
   // selection_probs = logits for Llama 4), so their sigmoid writes a new tensor. Without that last
   // reading the replay was up to 16 B a token short without flash attention (4 experts x 4 B).
   // Every case, both parts, to the byte.
-  int n = 0;
-  for (const auto& c : more().cases) {
-    if (!c.created || c.model != "tiny-llama4") continue;
-    ++n;
-    EXPECT_EQ(llamacpp_memory(more().find(c.model)->model, c.settings).compute_bytes, c.compute_bytes) << c.id;
-  }
-  EXPECT_EQ(n, 56);
+  EXPECT_EQ(expect_compute_to_the_byte(more(), "tiny-llama4"), 56);
 }
 
 TEST(LlamaCppMeasuredMore, SixMoreGraphsReplayedToTheByte) {
   // Transcribed after these runs were measured (engines/llamacpp_graph_mamba.cpp, qwen2 and gemma2
-  // in engines/llamacpp_graph.cpp, qwen35moe in engines/llamacpp_graph_qwen3next.cpp). granitehybrid (src/models/granite-hybrid.cpp): Mamba-2 and
+  // in engines/llamacpp_graph.cpp, qwen35moe in engines/llamacpp_graph_qwen3next.cpp).
+  // granitehybrid (src/models/granite-hybrid.cpp): Mamba-2 and
   // attention layers, each followed by softmax-routed experts and a shared expert; the tiny file
   // has no rope.scaling.finetuned, so Granite's RoPE switch is on (positions, Q and K rotated).
   // nemotron_h (nemotron-h.cpp): one block a layer, Mamba-2, attention without RoPE, or a
@@ -324,13 +323,7 @@ TEST(LlamaCppMeasuredMore, SixMoreGraphsReplayedToTheByte) {
   // llama.cpp's buffer to the byte.
   for (const auto& [model, cases] : {std::pair<std::string, int>{"tiny-granitehybrid", 56}, {"tiny-nemotron-h", 56}, {"tiny-gemma2", 59},
                                      {"tiny-qwen35moe", 56}, {"tiny-jamba", 56}, {"tiny-qwen2", 56}}) {
-    int n = 0;
-    for (const auto& c : more().cases) {
-      if (!c.created || c.model != model) continue;
-      ++n;
-      EXPECT_EQ(llamacpp_memory(more().find(c.model)->model, c.settings).compute_bytes, c.compute_bytes) << c.id;
-    }
-    EXPECT_EQ(n, cases) << model;
+    EXPECT_EQ(expect_compute_to_the_byte(more(), model), cases) << model;
   }
 }
 

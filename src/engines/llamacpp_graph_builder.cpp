@@ -29,16 +29,11 @@ int Builder::attend(size_t il, int q, int k, int v, const KvInputs& c, uint64_t 
   const AttentionSpec& a = m_.layers[il].attention;
   const uint64_t heads = a.query_heads;
   const uint64_t k_width = uint64_t{a.kv_heads} * a.head_dim_k, v_width = uint64_t{a.kv_heads} * a.head_dim_v;
-  auto into_cache = [&](std::vector<int> parents) {  // SET_ROWS into this layer's cache
-    const int w = g.write_out(std::move(parents));
-    g.tensors[static_cast<size_t>(w)].cache_layer = static_cast<int>(il);
-    mark(w, SchedOp::Other);
-  };
-  into_cache({g.view(k), c.k_idx});
+  into_cache(*this, il, {g.view(k), c.k_idx});
   const int qp = g.view(g.view(q));  // build_attn_mha: Q split into streams, heads permuted
   const int k_cache = cache_view(il, in_.type_k, k_width, cells);
   if (in_.flash_attn) {
-    into_cache({g.view(v), c.v_idx});  // one row per token
+    into_cache(*this, il, {g.view(v), c.v_idx});  // one row per token
     if (after_writes) after_writes();
     // FLASH_ATTN_EXT reads Q, the cache's K and V views and the mask; it writes the f32 output
     // of every head, reshaped (a view) to [heads x head width, tokens] for the projection.
@@ -50,7 +45,7 @@ int Builder::attend(size_t il, int q, int k, int v, const KvInputs& c, uint64_t 
     return g.view(fa);
   }
   if (v_strided) v = cont(v, v_width);
-  into_cache({g.view(g.view(v)), c.v_idx});  // into the transposed V cache
+  into_cache(*this, il, {g.view(g.view(v)), c.v_idx});  // into the transposed V cache
   if (after_writes) after_writes();
   // KQ, then SOFT_MAX in place (soft-capping, where a model has it, is SCALE, TANH, SCALE in
   // place before it: no new tensor).

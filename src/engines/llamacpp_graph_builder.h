@@ -196,6 +196,15 @@ class Builder {
 // M-RoPE or IM-RoPE (llama-model.cpp llama_model_rope_type: Qwen2-VL, Qwen3-VL, Qwen3.5), else 1.
 uint64_t positions_per_token(const std::string& arch);
 
+// An op that writes into layer `il`'s cache (SET_ROWS or a CPY into a view of it, SCALE in place):
+// it runs where the cache is (ggml_backend_sched_backend_id_from_cur, "1.vsrc").
+inline int into_cache(Builder& b, size_t il, std::vector<int> parents) {
+  const int w = b.g.write_out(std::move(parents));
+  b.g.tensors[static_cast<size_t>(w)].cache_layer = static_cast<int>(il);
+  b.mark(w, SchedOp::Other);
+  return w;
+}
+
 // Whether residual_ffn covers layer `il`'s feed-forward (not: experts with one fused gate_up
 // tensor, whose single MUL_MAT_ID is not transcribed).
 bool ffn_covered(const Model& m, size_t il);

@@ -73,17 +73,12 @@ std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput&
     const int q = b.rotate(rotated(heads * a.head_dim_k, "attn_q", heads), c.k_rot);
     const int k = b.rotate(rotated(kv_width, "attn_k", a.kv_heads), c.k_rot);
     const int v = b.rotate(projected(v_width, "attn_v"), c.v_rot);
-    auto into_cache = [&](std::vector<int> parents) {  // SET_ROWS into this layer's cache
-      const int w = g.write_out(std::move(parents));
-      g.tensors[static_cast<size_t>(w)].cache_layer = static_cast<int>(il);
-      b.mark(w, SchedOp::Other);
-    };
-    into_cache({g.view(k), c.k_idx});
+    into_cache(b, il, {g.view(k), c.k_idx});
     const int sinks = weight("attn_sinks.weight");
     const int k_cache = b.cache_view(il, in.type_k, kv_width, c.cells);
     int merged = -1;
     if (in.flash_attn) {
-      into_cache({g.view(g.view(v)), c.v_idx});  // row by row
+      into_cache(b, il, {g.view(g.view(v)), c.v_idx});  // row by row
       // FLASH_ATTN_EXT reads Q, the cache's K and V views, the mask and the sinks (a weight the
       // scheduler does not place it by), reshaped for the projection.
       const int v_cache = b.cache_view(il, in.type_v, v_width, c.cells);
@@ -93,7 +88,7 @@ std::optional<GgmlGraph> gpt_oss_graph(const Model& m, const LlamaCppGraphInput&
       b.cuda_flash_attn_bytes(fa, kv_width, v_width, c.cells, false);
       merged = g.view(fa);
     } else {
-      into_cache({g.view(g.view(g.view(v))), c.v_idx});  // into the transposed V cache
+      into_cache(b, il, {g.view(g.view(g.view(v))), c.v_idx});  // into the transposed V cache
       const int kq = g.node(checked_product({c.cells, b.T_, heads, kF32}), {k_cache, g.view(g.view(q))});
       const int sm = g.node(b.bytes(kq), {kq, c.mask}, kq);  // SOFT_MAX with the sinks, in place
       b.reads(sm, {sinks}, SchedOp::Other, heads);

@@ -17,15 +17,6 @@ inline int sized_view(GgmlGraph& g, int of, uint64_t bytes) {
   return v;
 }
 
-// An op that writes into layer `il`'s cache (a CPY into a view of it, SCALE in place): it runs
-// where the cache is (ggml_backend_sched_backend_id_from_cur, "1.vsrc").
-inline int into_cache(Builder& b, size_t il, std::vector<int> parents) {
-  const int w = b.g.write_out(std::move(parents));
-  b.g.tensors[static_cast<size_t>(w)].cache_layer = static_cast<int>(il);
-  b.mark(w, SchedOp::Other);
-  return w;
-}
-
 // The whole of one of layer `il`'s recurrent caches (r_l or s_l: `values` f32 per sequence, one
 // row per sequence slot): what a GET_ROWS or SSM_SCAN reading it copies when it runs elsewhere.
 inline int whole_state(Builder& b, size_t il, uint64_t values) {
