@@ -340,6 +340,9 @@ TEST_F(MockHub, DraftDevicesAndOverrides) {
   const std::string bad = run_cli("estimate hf:org/tiny:Q4_K_M --gpu \"RTX 4090 x2\" --engine-command \"llama-server -m t.gguf -ngl 99 -md hf:org/tiny:Q8_0 -devd CUDA2\"");
   EXPECT_EQ(status_, 2) << bad;
   EXPECT_NE(bad.find("-devd"), std::string::npos) << bad;
+  const std::string bad_otd = run_cli("estimate hf:org/tiny:Q4_K_M --engine-command \"llama-server -m t.gguf -ngl 99 -md hf:org/tiny:Q8_0 -otd exps\"");
+  EXPECT_EQ(status_, 2) << bad_otd;
+  EXPECT_NE(bad_otd.find("-otd: 'exps' is not REGEX=BUFFER"), std::string::npos) << bad_otd;
 }
 
 TEST_F(MockHub, CliDraftAndLora) {

@@ -134,7 +134,7 @@ bool moved_by_n_cpu_moe(const LlamaCppPlacementSettings& s, std::optional<uint64
          (id.find("ffn_up_exps") != id.npos || id.find("ffn_gate_exps") != id.npos || id.find("ffn_down_exps") != id.npos);
 }
 
-std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value) {
+std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value, const std::string& flag) {
   std::vector<std::pair<std::string, std::string>> out;
   size_t start = 0;
   while (start <= value.size()) {
@@ -142,17 +142,17 @@ std::vector<std::pair<std::string, std::string>> parse_overrides(const std::stri
     std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     size_t eq = item.rfind('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
-      throw InputError("-ot", "'" + item + "' is not REGEX=BUFFER (e.g. exps=CPU or blk\\.[0-9]\\.=CUDA1)");
+      throw InputError(flag, "'" + item + "' is not REGEX=BUFFER (e.g. exps=CPU or blk\\.[0-9]\\.=CUDA1)");
     }
     std::string buft = item.substr(eq + 1);
-    if (!is_buffer_name(buft)) throw InputError("-ot", "buffer '" + buft + "' is not known; accepted: CPU, CUDA0, CUDA1, ... CUDA63");
+    if (!is_buffer_name(buft)) throw InputError(flag, "buffer '" + buft + "' is not known; accepted: CPU, CUDA0, CUDA1, ... CUDA63");
     try {
       std::regex check(item.substr(0, eq));
     } catch (const std::regex_error& e) {
-      throw InputError("-ot", "'" + item.substr(0, eq) + "' is not a valid regular expression: " + e.what());
+      throw InputError(flag, "'" + item.substr(0, eq) + "' is not a valid regular expression: " + e.what());
     }
     out.emplace_back(item.substr(0, eq), buft);
-    if (out.size() > 256) throw InputError("-ot", "more than 256 overrides");
+    if (out.size() > 256) throw InputError(flag, "more than 256 overrides");
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

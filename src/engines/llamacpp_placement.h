@@ -43,8 +43,9 @@ struct LlamaCppPlacement {
   std::vector<HostTensor> host_tensors;               // the weights on the CPU backend (CPU_REPACK reads them)
 };
 
-// `-ot` values ("exps=CPU,blk\.1\.=CUDA1") into pairs; InputError("-ot") on a bad regex or form.
-std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value);
+// `-ot` values ("exps=CPU,blk\.1\.=CUDA1") into pairs; InputError(flag: -ot, or -otd for the
+// draft's) on a bad regex or form.
+std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value, const std::string& flag = "-ot");
 
 // What --cpu-moe (`layers` empty: every layer) and --n-cpu-moe N (layers 0 .. N-1) add: one
 // override per layer moving its routed expert tensors to the CPU, as llama.cpp's arg.cpp does.

@@ -183,7 +183,7 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
     c.draft_context = count_flag(flags.draft_context, "-cd", uint64_t{1} << 24, 0);
     if (!flags.draft_cache_type.empty()) c.draft_cache_type = flags.draft_cache_type;
     c.draft_devices = flags.draft_devices;
-    if (!flags.draft_overrides.empty()) c.draft_overrides = parse_overrides(flags.draft_overrides);  // InputError names -ot
+    if (!flags.draft_overrides.empty()) c.draft_overrides = parse_overrides(flags.draft_overrides, "-otd");
     std::vector<Line> lines = draft_lines(*c.draft, draft_scenario(sc, c.draft_context, c.draft_cache_type));
     if (serving) {
       // vLLM and SGLang split the draft over the target's TP and keep its cache in their pools:
