@@ -306,20 +306,26 @@ TEST_F(MockHub, DraftAndLoraPlacedPerDevice) {
   EXPECT_GT(line_bytes(e, "CUDA0", "Draft model: Compute buffer"), 0);
   EXPECT_EQ(line_bytes(e, "CUDA0", "LoRA adapter"), static_cast<int64_t>(kQ4Bytes));
   EXPECT_EQ(e["settings"]["n_ctx_draft"], 8192);
+  // One llama-server prompt cache holds both models' slot states (server_slot::prompt_save): the
+  // target's 1,024 B a token x 8,192 plus the draft's as much, well under the 8,192 MiB --cache-ram.
+  EXPECT_EQ(line_bytes(e, "host", "Prompt cache"), 2 * 1024 * 8192);
+  EXPECT_EQ(line_bytes(e, "host", "Draft model: Prompt cache"), -1);
   // -ngld 0 keeps the draft's layers on the host.
   const auto cpu = nlohmann::json::parse(run_cli("estimate hf:org/tiny:Q4_K_M --engine-command \"llama-server -m t.gguf -ngl 99 -md hf:org/tiny:Q8_0 -ngld 0\" --json"))["engine"];
   EXPECT_EQ(line_bytes(cpu, "CUDA0", "Draft model: Weights"), -1);
-  EXPECT_EQ(line_bytes(cpu, "host", "Draft model: KV cache"), 1024 * 4096);  // -c default 4,096
+  // No -c: llama.cpp's -c 0, the context the GGUF was trained with (this test's file writes
+  // llama.context_length 131,072), which the draft's cache follows.
+  EXPECT_EQ(line_bytes(cpu, "host", "Draft model: KV cache"), 1024 * 131072);
 }
 
 // A pasted llama.cpp command without -ts runs on every GPU of the box (llama.cpp splits the layers
 // by each device's memory), and -devd / -otd place the draft: -devd CUDA1 puts all of the draft's
-// offloaded layers on CUDA1 (its f16 cache, 1,024 B a token x the -c default 4,096, there and
+// offloaded layers on CUDA1 (its f16 cache, 1,024 B a token x -c 4,096, there and
 // nowhere else), -devd none keeps them on the host, -otd moves the tensors it matches (all here)
 // to the host; a device the box lacks exits 2 naming -devd.
 TEST_F(MockHub, DraftDevicesAndOverrides) {
   auto engine = [&](const std::string& flags) {
-    const std::string out = run_cli("estimate hf:org/tiny:Q4_K_M --gpu \"RTX 4090 x2\" --engine-command \"llama-server -m t.gguf -ngl 99 -md hf:org/tiny:Q8_0 " +
+    const std::string out = run_cli("estimate hf:org/tiny:Q4_K_M --gpu \"RTX 4090 x2\" --engine-command \"llama-server -m t.gguf -c 4096 -ngl 99 -md hf:org/tiny:Q8_0 " +
                                     flags + "\" --json");
     EXPECT_EQ(status_, 0) << out;
     return nlohmann::json::parse(out)["engine"];

@@ -52,6 +52,25 @@ void add_lora_line(DeviceAllocation& d, const AdapterFile& lora, uint64_t bytes,
          "llama.cpp --lora: each adapter tensor sits beside the layer it modifies, so the adapter splits like the layers", kLoraSource});
 }
 
+// llama-server saves an evicted slot's target and draft states together in its one prompt cache,
+// within one --cache-ram budget (tools/server/server-context.cpp, server_slot::prompt_save), so the
+// target's "Prompt cache" host line becomes min(--cache-ram, target KV + draft KV).
+void add_draft_to_prompt_cache(const EngineRun& run, uint64_t target_kv, uint64_t draft_kv, EngineAnswer& a) {
+  if (run.llamacpp_cache_ram_mib == 0) return;
+  const uint64_t limit = run.llamacpp_cache_ram_mib < 0 ? UINT64_MAX : static_cast<uint64_t>(run.llamacpp_cache_ram_mib) << 20;
+  for (auto& d : a.devices) {
+    if (!is_host(d)) continue;
+    for (auto& l : d.lines) {
+      if (l.label.rfind("Prompt cache", 0) != 0) continue;
+      const uint64_t both = std::min(limit, checked_add(target_kv, draft_kv));
+      d.total_bytes = checked_add(d.total_bytes - l.bytes, both);
+      l.bytes = both;
+      l.formula = fmt::format("{} (target {} B + draft model {} B of KV state)", l.formula, format_count(target_kv), format_count(draft_kv));
+      l.source += "; https://github.com/ggml-org/llama.cpp/blob/master/tools/server/server-context.cpp (server_slot::prompt_save: target and draft states)";
+    }
+  }
+}
+
 // llama-server's draft: a second model and context with the target's parameters except -devd
 // (its devices), -otd (its tensor overrides), -ngld, -cd (0: the target's context per sequence),
 // one sequence and -ctkd/-ctvd; it reserves
@@ -67,6 +86,7 @@ void add_llamacpp_draft(const EngineRequest& r, const EngineRun& run, const Comp
   drun.llamacpp.n_seq = 1;
   drun.llamacpp.kv_unified = false;
   drun.llamacpp.type_k = drun.llamacpp.type_v = c.draft_cache_type;
+  drun.llamacpp_cache_ram_mib = 0;  // one prompt cache for both models: the target's line grows below
   drun.placement.overrides = c.draft_overrides;  // -ot applies to the target; the draft's are -otd
   drun.placement.n_gpu_layers = c.draft_gpu_layers.value_or(run.placement.n_gpu_layers > 0 ? 1u << 20 : 0);
   if (c.draft_devices == "none") {
@@ -96,6 +116,7 @@ void add_llamacpp_draft(const EngineRequest& r, const EngineRun& run, const Comp
       device_named(a, d.name).add(std::move(line));
     }
   }
+  add_draft_to_prompt_cache(run, target.context_bytes(), llamacpp_memory(*c.draft, drun.llamacpp).context_bytes(), a);
   a.settings.push_back({"n_ctx_draft", drun.llamacpp.n_ctx});
   a.settings.push_back({"n_gpu_layers_draft", drun.placement.n_gpu_layers});
   a.settings.push_back({"cache_type_draft", c.draft_cache_type});

@@ -201,7 +201,8 @@ std::string command_model_tier(const std::string& model) {
 void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const ScenarioGiven& given) {
   sc.engine = run.engine;
   if (run.engine == EngineKind::LlamaCpp) {
-    if (!given.context) sc.context = std::max<uint64_t>(1, run.llamacpp.n_ctx / run.llamacpp.n_seq);
+    if (!given.context && run.llamacpp_defaults.ctx) sc.context_from_model = true;
+    else if (!given.context) sc.context = std::max<uint64_t>(1, run.llamacpp.n_ctx / run.llamacpp.n_seq);
     if (!given.sequences) sc.sequences = run.llamacpp.n_seq;
     if (!given.cache_dtype) sc.cache_dtype = run.llamacpp.type_k;
     if (!given.quant && sc.quant.empty()) sc.quant = command_model_tier(run.model);
@@ -215,6 +216,12 @@ void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const Scenari
   }
 }
 
+void resolve_context_from_model(Scenario& sc, const Model& model) {
+  if (!sc.context_from_model) return;  // the flag stays: plan's --fit may still lower the context (plan/llamacpp_fit.h)
+  const uint64_t trained = std::min(model.max_context, kMaxContextTokens);  // a GGUF's context_length is bounded like -c
+  if (trained) sc.context = std::max<uint64_t>(1, trained / std::max<uint64_t>(1, sc.sequences));
+}
+
 std::string command_model(const EngineInputs& in) { return in.command.empty() ? "" : parse_engine_command(in.command).model; }
 
 EngineRequest engine_request(const Model& model, Scenario scenario, const EngineInputs& in, const ScenarioGiven& given) {
@@ -226,6 +233,7 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
     ScenarioGiven g = given;
     g.quant = g.quant || !model.tensors.empty();  // a model read from a GGUF is the file's own tensors
     apply_command_to_scenario(run, scenario, g);
+    resolve_context_from_model(scenario, model);
     r.command = std::move(run);
   }
   if (!in.gpu.empty()) {
@@ -254,7 +262,12 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
 EngineAnswer run_engine(const EngineRequest& r) {
   if (!r.model) throw std::logic_error("run_engine: no model");
   EngineRun run = r.command ? *r.command : engine_run_for(r);
-  if (!r.command && r.llamacpp_placement) {
+  // A pasted llama.cpp command without -ngl leaves the layers to llama.cpp's --fit: a placement
+  // searched for it (plan's offload) stands in; without -c its context is the scenario's.
+  const bool command_leaves_layers = r.command && r.command->engine == EngineKind::LlamaCpp && r.command->llamacpp_defaults.ngl;
+  if (r.command && r.command->engine == EngineKind::LlamaCpp && r.command->llamacpp_defaults.ctx)
+    run.llamacpp.n_ctx = checked_mul(r.scenario.context, run.llamacpp.n_seq);
+  if ((!r.command || command_leaves_layers) && r.llamacpp_placement) {
     run.placement.n_gpu_layers = r.llamacpp_placement->n_gpu_layers;
     run.placement.overrides = r.llamacpp_placement->overrides;
     run.placement.cpu_moe_layers = r.llamacpp_placement->cpu_moe_layers;
@@ -264,6 +277,8 @@ EngineAnswer run_engine(const EngineRequest& r) {
   const EngineKind kind = r.command ? r.command->engine : r.scenario.engine;
   // A pasted llama.cpp command without -ts runs on every GPU of the box, as llama.cpp does.
   if (r.command && kind == EngineKind::LlamaCpp && r.box && run.placement.tensor_split.empty()) split_over_the_box(*r.box, run.placement);
+  // A box without GPUs: llama.cpp has no device to offload to, whatever -ngl says.
+  if (r.command && kind == EngineKind::LlamaCpp && r.box && r.box->gpus.empty()) run.placement.n_gpu_layers = 0;
   EngineAnswer a;
   switch (kind) {
     case EngineKind::Rule: a = engines::rule(r); break;

@@ -235,6 +235,8 @@ EngineRun parse_engine_command(const std::string& command) {
   if (exe.rfind("llama-", 0) == 0) {
     r.engine = EngineKind::LlamaCpp;
     if (exe != "llama-server") r.llamacpp_cache_ram_mib = 0;  // only the server keeps a prompt cache
+    r.placement.n_gpu_layers = 1u << 20;  // llama.cpp's default -ngl auto: every layer, then --fit
+    r.llamacpp_defaults = {.ngl = true, .ctx = true, .fit = true};
   } else if (exe == "vllm") {
     r.engine = EngineKind::Vllm;
     if (i + 2 < w.size() + 1 && i + 1 < w.size() && w[i + 1] == "serve") {
@@ -280,7 +282,11 @@ EngineRun parse_engine_command(const std::string& command) {
       auto& s = r.llamacpp;
       if (flag == "-m" || flag == "--model") r.model = take();
       else if (flag == "-hf" || flag == "-hfr" || flag == "--hf-repo") r.model = "hf:" + take();  // ORG/REPO[:QUANT]
-      else if (flag == "-c" || flag == "--ctx-size") s.n_ctx = number(flag, take(), 1, kMaxContextTokens);
+      else if (flag == "-c" || flag == "--ctx-size") {
+        const uint64_t n = number(flag, take(), 0, kMaxContextTokens);  // 0: the model's trained context
+        r.llamacpp_defaults.ctx = n == 0;
+        if (n) s.n_ctx = n;
+      }
       else if (flag == "-np" || flag == "--parallel") s.n_seq = number(flag, take(), 1, 256);
       else if (flag == "-b" || flag == "--batch-size") s.n_batch = number(flag, take(), 1, 1u << 20);
       else if (flag == "-ub" || flag == "--ubatch-size") s.n_ubatch = number(flag, take(), 1, 1u << 20);
@@ -297,8 +303,15 @@ EngineRun parse_engine_command(const std::string& command) {
         if (v != "on" && v != "off" && v != "auto") throw InputError(flag, "'" + v + "' is not on, off or auto");
         s.flash_attn = v != "off";
       } else if (flag == "-ngl" || flag == "--n-gpu-layers" || flag == "--gpu-layers") {
+        // common/arg.cpp: a number, "auto" (the default: every layer, then --fit) or "all".
         std::string v = take();
+        if (v == "-1") v = "auto";
         r.placement.n_gpu_layers = (v == "all" || v == "auto") ? 1u << 20 : number(flag, v, 0, 1u << 20);
+        r.llamacpp_defaults.ngl = v == "auto";
+      } else if (flag == "-fit" || flag == "--fit") {
+        std::string v = take();
+        if (v != "on" && v != "off") throw InputError(flag, "'" + v + "' is not on or off");
+        r.llamacpp_defaults.fit = v == "on";
       } else if (flag == "-ts" || flag == "--tensor-split") {
         std::stringstream ss(take());
         std::string part;

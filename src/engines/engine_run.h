@@ -25,6 +25,16 @@ struct SpeculativeFlags {
   std::string draft_model;             // -md / --model-draft
 };
 
+// What a pasted llama.cpp command leaves to llama.cpp: every layer on the GPUs (-ngl auto, since
+// "llama: use max. GPU layers by default", ggml-org/llama.cpp PR #15434), the model's trained
+// context (-c 0), and --fit on, which at start-up lowers that context toward -fitc (4,096) and then
+// moves layers to the CPU until each GPU keeps -fitt (1,024 MiB) free (docs/engines.md).
+struct LlamaCppDefaults {
+  bool ngl = false;  // no -ngl, or -ngl auto
+  bool ctx = false;  // no -c, or -c 0
+  bool fit = true;   // -fit on (the default) / off
+};
+
 struct EngineRun {
   EngineKind engine = EngineKind::Rule;  // rule, llamacpp, vllm, sglang
   std::string model;               // -m / the serve argument, when the command names one
@@ -38,6 +48,9 @@ struct EngineRun {
   ServingParallel parallel;        // vLLM / SGLang data and expert parallelism (TP and PP: vllm.kv, sglang)
   SpeculativeFlags speculative;    // llama.cpp
   std::optional<uint64_t> threads; // llama.cpp -t / --threads (none, or -t -1: its default, the physical cores)
+  // llama.cpp: what the command leaves to llama.cpp's own defaults (common/common.h: n_gpu_layers -1
+  // "auto", n_ctx 0 "the context the model was trained with", fit_params on).
+  LlamaCppDefaults llamacpp_defaults;
   ServingSpeculative serving_speculative;  // vLLM --speculative-config, SGLang --speculative-* (its draft: estimate's companions)
   std::vector<std::string> notes;  // flags ignored, assumptions
 };

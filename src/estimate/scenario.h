@@ -24,6 +24,9 @@ struct Scenario {
   uint64_t overhead_fixed = 0;       // bytes added on top
   std::optional<uint64_t> latent_values;  // overrides latent + rope + index values per latent layer
   EngineKind engine = EngineKind::Rule;  // whose allocations answer (src/engines/engine.h); rule: the percentage rule
+  // A pasted llama.cpp command without -c (or -c 0) and no --context: the context each model was
+  // trained with, settled per model by resolve_context_from_model (engines/engine.h).
+  bool context_from_model = false;
 };
 
 }  // namespace vc

@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "engines/engine_tiers.h"
+#include "plan/llamacpp_fit.h"
 
 #include "core/units.h"
 
@@ -115,6 +116,7 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
   std::stable_sort(tiers.begin(), tiers.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
 
   Scenario s = base;
+  resolve_context_from_model(s, model);  // a pasted llama.cpp command without -c: this model's trained context
   if (model.max_context) s.context = std::min(s.context, model.max_context);
   CheckRow row;
   row.model = &model;
@@ -142,33 +144,36 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
     std::string best_quant;
     for (const auto& [quant, bytes] : tiers) {
       s.quant = quant;
+      // A pasted llama.cpp command without -c: the context llama.cpp's --fit starts this tier with.
+      std::vector<std::string> fit_notes;
+      const Scenario st = llamacpp_fit_context(model, s, b, o, fit_notes);
       std::optional<EngineAnswer> answer;
       std::optional<EngineRequest> request;
       std::optional<Plan> plan;
       if (by_engine) {  // the engine's per-device figures decide
         if (loaded_bytes_floor(model, bytes) > b.vram_bytes()) continue;
-        request = plan_engine_request(model, s, b, o);
+        request = plan_engine_request(model, st, b, o);
         answer = run_engine(*request);
         if (!answer->fits().value_or(false)) continue;
       } else if (by_llamacpp_offload) {
         if (loaded_bytes_floor(model, bytes) > memory) continue;  // the weights alone exceed the GPUs and the RAM
-        plan = make_plan(model, s, b, o);
+        plan = make_plan(model, st, b, o);
         if (const auto& lo = plan->llamacpp_offload) {
           if (!lo->fits) continue;
-          request = plan_engine_request(model, s, b, o, lo->placement);
+          request = plan_engine_request(model, st, b, o, lo->placement);
           answer = lo->answer;
         } else {  // no GPU: llama.cpp's CPU answer (-ngl 0)
           if (!b.gpus.empty() || !plan->engine.fits().value_or(false)) continue;
-          request = plan_engine_request(model, s, b, o);
+          request = plan_engine_request(model, st, b, o);
           answer = plan->engine;
         }
       } else {
-        const Estimate e = estimate(model, s);
+        const Estimate e = estimate(model, st);
         const Footprint f = make_footprint(model, e);
-        if (!(offload ? fits_with_offload(f, b, o, s.context, s.sequences) : fits_on_devices(f, b, o, s.context, s.sequences))) continue;
+        if (!(offload ? fits_with_offload(f, b, o, st.context, st.sequences) : fits_on_devices(f, b, o, st.context, st.sequences))) continue;
       }
       ++row.tiers_fitting;
-      Plan p = plan ? std::move(*plan) : make_plan(model, s, b, o);
+      Plan p = plan ? std::move(*plan) : make_plan(model, st, b, o);
       if (!best || (fastest && p.decode.expected_tok_s > best->decode.expected_tok_s)) {
         best = std::move(p);
         best_answer = std::move(answer);

@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "engines/llamacpp_profile.h"
 #include "plan/engine_speed.h"
+#include "plan/llamacpp_fit.h"
 #include "plan/serving_command.h"
 #include "plan/unified_memory.h"
 
@@ -351,9 +352,12 @@ namespace {
 Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options, uint64_t replicas, const Box& whole_box);
 }  // namespace
 
-Plan make_plan(const Model& model, const Scenario& scenario, const Box& whole_box, const PlanOptions& options) {
+Plan make_plan(const Model& model, const Scenario& asked, const Box& whole_box, const PlanOptions& options) {
   if (options.efficiency_bp == 0 || options.efficiency_bp > 10000) throw InputError("--efficiency", "must be above 0% and at most 100%");
   if (options.compute_efficiency_bp == 0 || options.compute_efficiency_bp > 10000) throw InputError("--compute-efficiency", "must be above 0% and at most 100%");
+  // A pasted llama.cpp command without -c: the model's context, lowered as llama.cpp's --fit lowers it.
+  std::vector<std::string> fit_notes;
+  const Scenario scenario = llamacpp_fit_context(model, asked, whole_box, options, fit_notes);
   // A pasted vLLM/SGLang command: where its ranks sit. With data-parallel replicas (-dp N on a dense
   // model) every figure below is one replica's, on its own devices.
   PlanOptions replica_options = options;
@@ -365,7 +369,9 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& whole_bo
     replica_options.split = layout.split;
     if (replicas > 1) replica_box = std::move(layout.box);
   }
-  return make_plan_of(model, scenario, replica_box ? *replica_box : whole_box, replica_options, replicas, whole_box);
+  Plan p = make_plan_of(model, scenario, replica_box ? *replica_box : whole_box, replica_options, replicas, whole_box);
+  p.engine.notes.insert(p.engine.notes.begin(), fit_notes.begin(), fit_notes.end());
+  return p;
 }
 
 namespace {
@@ -395,7 +401,19 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
   // llama.cpp short on its GPUs: its own offload (or the user's placement), judged on its answer.
   if (options.engine == EngineKind::LlamaCpp && !box.gpus.empty() && (options.command || !p.fits_on_devices)) {
     const EngineRequest base = plan_engine_request(model, scenario, box, options);
-    if (options.command) {
+    const LlamaCppDefaults& left = options.command ? options.command->llamacpp_defaults : LlamaCppDefaults{};
+    const bool fit_moves_layers = options.command && left.ngl && left.fit && options.command->placement.overrides.empty() &&
+                                  options.command->placement.cpu_moe_layers == 0 && !llamacpp_fit_holds(p.engine);
+    if (fit_moves_layers) {
+      // No -ngl, -ot or --n-cpu-moe: llama.cpp's --fit moves layers (MoE: routed experts first) to
+      // the CPU; the offload search stands in for it, with the command's other flags.
+      if (auto o = solve_llamacpp_offload(base, p.footprint)) {
+        p.engine.notes.push_back(fmt::format("no -ngl: llama.cpp's --fit moves what the GPUs cannot hold to the CPU, keeping 1 GiB free on each; "
+                                             "sized here as {} (plan's offload search standing in for --fit's own)",
+                                             llamacpp_offload_flags(*o)));
+        p.llamacpp_offload = o;
+      }
+    } else if (options.command) {
       LlamaCppOffload o;
       o.placement = options.command->placement;
       o.layers = p.footprint.layers.size();
