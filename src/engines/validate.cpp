@@ -298,6 +298,7 @@ void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string
   s.card_bytes = static_cast<uint64_t>(number_at(c["hardware"], "gpu_memory_gib") * kGiB);
   s.tensor_parallel = whole(st, "tp", 1);
   s.gpu_link = parse_gpu_link(c["hardware"].value("link", ""), id + ": hardware.link");
+  s.rocm = c["hardware"].value("vendor", "") == "amd";  // an AMD GPU runs SGLang's ROCm build
   s.disable_custom_all_reduce = st.value("disable_custom_all_reduce", false);
   if (number_at(st, "mem_fraction_static") > 0) s.mem_fraction_static = number_at(st, "mem_fraction_static");
   s.kv_cache_dtype = first_word(st, "kv_cache_dtype", "auto");

@@ -15,7 +15,7 @@ As first built: build_cases.py tools/engine-logs/models.json REFERENCE_CASES.jso
 Since: build_cases.py tools/engine-logs/models.json tests/data/engine-logs.json NEW_CASES.json (the SGLang logs
 added for issue 13 are tools/engine-logs/sglang_cases_2.json, then tools/engine-logs/sglang_cases_3.json, then
 tools/engine-logs/sglang_cases_4.json; a case's hardware.link, when given, says how its GPUs are joined: pcie,
-nvlink-bridge, nvswitch or xgmi).
+nvlink-bridge, nvswitch or xgmi; hardware.vendor "amd" marks AMD GPUs, which run SGLang's ROCm build).
 MODELS.json maps each model_source to {"catalogue": id} or {"config": {...}, "config_source": URL}.
 """
 import json
