@@ -156,6 +156,27 @@ TEST(EngineLogs, SglangPoolExpertsOnCpu) {
   EXPECT_EQ(find_row(engine_log_rows(), "sglang-ktransformers1971-qwen3-30b-a3b-3090-kt", "sglang token pool (from the card)"), nullptr);
 }
 
+// Qwen3-32B on one H100 (RyanRosario/llm-d, the GKE pod-snapshot guide; mem_fraction_static 0.90 in
+// its manifest): by hand, 0.90 x (17.40 + 61.07) GiB - 61.07 GiB = 9.553 GiB / 262,144 B a token
+// (64 layers x 8 KV heads x 128 x 2 x 2 B) = 39,129 tokens; the guide reports 9.54 GB for 39,078.
+TEST(EngineLogs, SglangPoolQwen3On1H100) {
+  expect_sglang_pool_from_free_memory("sglang-llmd-gke-qwen3-32b-h100", 39078, 39129);
+}
+
+// GLM-5-FP8 on 8 x MI355X (ajith-sirra-amd/Issues, Trail 2, fp8_e4m3 cache, mem_fraction_static
+// 0.908): by hand, 0.908 x 283.48 GiB - 89.58 GiB = 167.82 GiB / 61,464 B a token (78 layers x (656
+// B packed latent + 132 B index key)) = 2,931,719 tokens, where SGLang printed 3,262,823 tokens and
+// 186.77 GiB (the same bytes a token, 19 GiB more pool than the rule leaves): a miss, kept. The
+// weights are the FP8 checkpoint, not the catalogue's BF16 bytes: no row from the card.
+TEST(EngineLogs, SglangSparseAttentionPoolOnMi355xIsAMiss) {
+  const ValidationRow* r = find_row(engine_log_rows(), "sglang-amd-glm5-fp8-mi355x-tp8", "sglang token pool (from printed free memory)");
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(r->printed, 3262823);
+  EXPECT_NEAR(r->ours, 2931719, 1);
+  EXPECT_FALSE(r->met);
+  EXPECT_EQ(find_row(engine_log_rows(), "sglang-amd-glm5-fp8-mi355x-tp8", "sglang token pool (from the card)"), nullptr);
+}
+
 // A hybrid model's state pool from a public log (kvcache-ai/ktransformers #1870, Qwen3.5-397B-A17B
 // at TP 2): slots = floor((0.85 x 22.84 GiB - 3.76 GiB) x 0.9 / 1.9 / 96,030,720 B a request) = 82,
 // as SGLang printed ("Mamba Cache is allocated. max_mamba_cache_size: 82").

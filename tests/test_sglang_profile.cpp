@@ -258,6 +258,33 @@ TEST(SglangProfile, CommunicatorsFollowHowTheGpusAreJoined) {
   EXPECT_EQ(p.runtime_before_weights, kGiB / 2);
 }
 
+// SGLang's ROCm build (RCCL and aiter's custom all-reduce) took 3.41 to 3.83 GB in
+// init_torch_distributed on 8 x MI355X, 3.83 GB on the rank with the least free memory ("Init torch
+// distributed ends. mem usage=3.83 GB", ajith-sirra-amd/Issues, the GLM-5-FP8 and Kimi-K2.5 logs):
+// an AMD box takes that, whatever joins its GPUs; each rank also holds its 0.5 GiB context.
+TEST(SglangProfile, RocmCommunicatorsAsPrintedOnMi355x) {
+  const Model& qwq = *Catalogue::builtin().find("qwen2.5-32b");
+  SglangSettings s;
+  s.card_bytes = 288 * kGiB;
+  s.tensor_parallel = 8;
+  s.mem_fraction_static = 0.826;
+  s.weight_bytes = qwq.native.bytes;
+  s.gpu_link = GpuLink::FullMesh;
+  s.rocm = true;
+  SglangProfile p = sglang_profile(qwq, s);
+  // 3.83 GiB = 4,112,431,185 B (kGiB x 383 / 100, truncated); + 536,870,912 B of context.
+  EXPECT_EQ(p.communicators, 4'112'431'185u);
+  EXPECT_EQ(p.runtime_before_weights, 4'649'302'097u);
+  EXPECT_EQ(line_sum(p), s.card_bytes);
+  // The same board taken as NVIDIA's: the NVLink figure, 2 GiB.
+  s.rocm = false;
+  EXPECT_EQ(sglang_profile(qwq, s).communicators, 2 * kGiB);
+  // One rank has no communicators on either platform.
+  s.rocm = true;
+  s.tensor_parallel = 1;
+  EXPECT_EQ(sglang_profile(qwq, s).communicators, 0u);
+}
+
 // Qwen3.5-397B-A17B on two GPUs (kvcache-ai/ktransformers issue #1870, worked there by hand): 45
 // Gated DeltaNet layers hold, per request and rank, 32 value heads x 128 x 128 x 4 B (float32) +
 // 6,144 conv channels x 3 x 2 B = 2,134,016 B -> 96,030,720 B; the 15 attention layers 1 KV head a

@@ -76,6 +76,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
   }
   if (ss.card_bytes == 0) ss.card_bytes = run.vllm.card_bytes;  // --gpu or --gpu-memory
   if (ss.gpu_link == GpuLink::Unknown && r.box && !r.box->gpus.empty()) ss.gpu_link = r.box->gpus.front().gpu_link;  // what the communicators take
+  if (r.box && !r.box->gpus.empty()) ss.rocm = r.box->gpus.front().vendor == "amd";  // SGLang's ROCm build: RCCL, aiter's all-reduce
   const uint64_t tp = ss.tensor_parallel, pp = ss.pipeline_parallel, ranks = checked_mul(tp, pp);
   const uint64_t context = ss.context_length ? ss.context_length : s.context;
 

@@ -40,6 +40,12 @@ constexpr uint64_t kCudaContext = kGiB / 2;
 // llms-in-clouds docs/sglang.md).
 constexpr uint64_t kCommunicatorsNvlink = kGiB * 2;
 constexpr uint64_t kCommunicatorsPcie = kGiB * 13 / 100;
+// SGLang's ROCm build: RCCL plus aiter's custom all-reduce ("[AR] Using AiterCustomAllreduce (AMD
+// default)"). 3.41 to 3.83 GB printed on 8 x MI355X, 3.83 GB on the rank with the least free memory,
+// the one SGLang sizes the pool from (GLM-5-FP8 and Kimi-K2.5 logs, ajith-sirra-amd/Issues).
+constexpr uint64_t kCommunicatorsRocm = kGiB * 383 / 100;
+const char* const kRocmLogs =
+    "https://github.com/ajith-sirra-amd/Issues/blob/95a6dec604eac37b37ed406d81d902dce429c8c2/GLM-5-FP8-MI355X-SGLANG-ERROR.md";
 
 // SGLang's custom all-reduce (custom_all_reduce.py): world sizes 2, 4, 6 and 8 only, and more than
 // two GPUs must all be joined by NVLink ("not supported on more than two PCIe-only GPUs"); two GPUs
@@ -182,7 +188,10 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   // 2. Before and after the weights; the static share holds weights + token pool.
   p.custom_all_reduce = ranks > 1 && custom_all_reduce_runs(s.tensor_parallel, s.gpu_link, s.disable_custom_all_reduce);
   p.cuda_context = kCudaContext;
-  p.communicators = ranks == 1 ? 0 : nccl_over_nvlink(s.tensor_parallel, s.gpu_link) ? kCommunicatorsNvlink : kCommunicatorsPcie;
+  p.communicators = ranks == 1                                   ? 0
+                    : s.rocm                                     ? kCommunicatorsRocm
+                    : nccl_over_nvlink(s.tensor_parallel, s.gpu_link) ? kCommunicatorsNvlink
+                                                                 : kCommunicatorsPcie;
   const bool printed_free = s.free_before_weights && *s.free_before_weights <= s.card_bytes;
   p.runtime_before_weights = printed_free ? s.card_bytes - *s.free_before_weights : std::min(p.cuda_context + p.communicators, s.card_bytes);
   p.free_before_weights = s.card_bytes - p.runtime_before_weights;
@@ -273,7 +282,12 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
     p.lines.push_back({"sglang.runtime", "CUDA context", cuda_context, "0.5 GiB per GPU",
                        "uncertain: not printed; 0.38-0.73 GiB in public logs (the card less \"Load weight begin. avail mem\" and the communicators)",
                        kInitDistributed});
-    if (p.communicators) {
+    if (p.communicators && s.rocm) {
+      p.lines.push_back({"sglang.nccl", "RCCL communicators and aiter's custom all-reduce buffers", p.runtime_before_weights - cuda_context,
+                         fmt::format("3.83 GiB: SGLang's ROCm build ({} ranks; GPUs joined by {})", ranks, link_name(s.gpu_link)),
+                         "as SGLang printed \"Init torch distributed ends. mem usage=3.83 GB\" on 8 x MI355X (3.41-3.83 GB over the ranks)",
+                         std::string(kInitDistributed) + "; " + kRocmLogs});
+    } else if (p.communicators) {
       const bool nvlink = p.communicators == kCommunicatorsNvlink;
       p.lines.push_back({"sglang.nccl", p.custom_all_reduce ? "NCCL communicators and custom all-reduce buffers" : "NCCL communicators (custom all-reduce off)",
                          p.runtime_before_weights - cuda_context,

@@ -21,7 +21,8 @@
 // Before the weights each rank holds its CUDA context and, with more than one rank, the NCCL
 //   communicators SGLang's model runner creates (init_torch_distributed); how much those take
 //   depends on how the GPUs are joined (NCCL over NVLink opens many more channels than over
-//   PCIe), and SGLang's own custom all-reduce runs only where its rule allows it
+//   PCIe) and on the platform (ROCm's RCCL and aiter's custom all-reduce take more), and SGLang's
+//   own custom all-reduce runs only where its rule allows it
 //   (distributed/device_communicators/custom_all_reduce.py).
 // A pure function: model + settings + card -> lines, pool size, max_total_num_tokens.
 #include <cstdint>
@@ -42,6 +43,7 @@ struct SglangSettings {
   uint64_t tensor_parallel = 1;                  // --tp
   uint64_t pipeline_parallel = 1;                // --pp
   GpuLink gpu_link = GpuLink::Unknown;           // how the ranks' GPUs are joined (the box's device)
+  bool rocm = false;                             // AMD GPUs: SGLang's ROCm build (RCCL, aiter's all-reduce)
   bool disable_custom_all_reduce = false;        // --disable-custom-all-reduce
   std::string dtype = "auto";                    // --dtype: auto (16-bit), float16, bfloat16, float32
   std::string kv_cache_dtype = "auto";           // --kv-cache-dtype: auto, bf16, bfloat16, fp8_e4m3, fp8_e5m2

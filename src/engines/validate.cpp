@@ -298,6 +298,7 @@ void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string
   s.card_bytes = static_cast<uint64_t>(number_at(c["hardware"], "gpu_memory_gib") * kGiB);
   s.tensor_parallel = whole(st, "tp", 1);
   s.gpu_link = parse_gpu_link(c["hardware"].value("link", ""), id + ": hardware.link");
+  s.rocm = c["hardware"].value("vendor", "") == "amd";  // an AMD GPU runs SGLang's ROCm build
   s.disable_custom_all_reduce = st.value("disable_custom_all_reduce", false);
   if (number_at(st, "mem_fraction_static") > 0) s.mem_fraction_static = number_at(st, "mem_fraction_static");
   s.kv_cache_dtype = first_word(st, "kv_cache_dtype", "auto");
@@ -335,9 +336,19 @@ void sglang_case_rows(const nlohmann::json& c, const Model& m, const std::string
     if (printed.card_bytes < *printed.free_before_weights) printed.card_bytes = *printed.free_before_weights;
     add("sglang token pool (from printed free memory)", "sglang state slots (from printed free memory)", sglang_profile(m, printed));
   }
-  // --cpu-offload-gb keeps part of the weights in host memory: the weights on the GPU are what the
-  // log printed, not the checkpoint over the ranks, so only the row above applies.
-  if (s.card_bytes > 0 && !st.contains("cpu_offload_gb")) add("sglang token pool (from the card)", "sglang state slots (from the card)", sglang_profile(m, s));
+  // --cpu-offload-gb keeps part of the weights in host memory, and a quantized checkpoint loads at
+  // another tier than the catalogue's native bytes: the weights on the GPU are what the log printed,
+  // not the checkpoint over the ranks, so only the row above applies.
+  const bool other_weights = st.contains("cpu_offload_gb") || (st.contains("quantization") && !st["quantization"].is_null());
+  if (s.card_bytes == 0 || other_weights) return;
+  const SglangProfile card = sglang_profile(m, s);
+  add("sglang token pool (from the card)", "sglang state slots (from the card)", card);
+  // The weights one rank holds ("Load weight end ... mem usage"): shown for the diagnosis.
+  if (p.contains("weights_gib")) {
+    ValidationRow w = row(id, "sglang weights (per GPU)", number_at(p, "weights_gib"), static_cast<double>(card.weights) / kGiB, 3.0);
+    w.part = set;
+    out.push_back(std::move(w));
+  }
 }
 
 // A CUDA build's cases (llamacpp-cuda-measured.json): each buffer type's model, context and

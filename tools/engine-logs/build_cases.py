@@ -13,8 +13,9 @@ As first built: build_cases.py tools/engine-logs/models.json REFERENCE_CASES.jso
   <(from_llmd_csv.py LLM_D_PLANNER_GIT_DIR d3121e059da88662db39a926a3ead964be97359b)
 (from_llmd_csv.py's cases whose log was already in the reference cases were dropped: same source file.)
 Since: build_cases.py tools/engine-logs/models.json tests/data/engine-logs.json NEW_CASES.json (the SGLang logs
-added for issue 13 are tools/engine-logs/sglang_cases_2.json, then tools/engine-logs/sglang_cases_3.json; a case's
-hardware.link, when given, says how its GPUs are joined: pcie, nvlink-bridge, nvswitch or xgmi).
+added for issue 13 are tools/engine-logs/sglang_cases_2.json, then tools/engine-logs/sglang_cases_3.json, then
+tools/engine-logs/sglang_cases_4.json; a case's hardware.link, when given, says how its GPUs are joined: pcie,
+nvlink-bridge, nvswitch or xgmi; hardware.vendor "amd" marks AMD GPUs, which run SGLang's ROCm build).
 MODELS.json maps each model_source to {"catalogue": id} or {"config": {...}, "config_source": URL}.
 """
 import json
