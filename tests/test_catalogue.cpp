@@ -269,8 +269,10 @@ TEST(CatalogueAudit, Q8ZeroBuildsMatchTheDerivedTotalAtThirtyFourBytesPerThirtyT
   // the file is the derived total x 34/32 within a fraction of a percent. The sizes are exact
   // bytes pinned with their sha256 (data/models/*/facts.json builds): the Qwen team's
   // Qwen3-30B-A3B-Q8_0.gguf 32,483,931,648 and unsloth's Qwen3-Coder-30B-A3B-Instruct-Q8_0.gguf
-  // 32,483,935,392, two files of the same geometry. An independent check of the derived count.
-  for (const char* id : {"qwen3-30b-a3b", "qwen3-coder-30b-a3b"}) {
+  // 32,483,935,392, two files of the same geometry; and unsloth's GLM-5.3 Q8_0, 801,357,677,216
+  // bytes over 17 shards, each shard's size pinned with its sha256 at revision 346b3591. An
+  // independent check of the derived count.
+  for (const char* id : {"qwen3-30b-a3b", "qwen3-coder-30b-a3b", "glm-5.3"}) {
     SCOPED_TRACE(id);
     const Model& m = model(id);
     uint64_t q8 = 0;
