@@ -269,8 +269,10 @@ TEST(CatalogueAudit, Q8ZeroBuildsMatchTheDerivedTotalAtThirtyFourBytesPerThirtyT
   // the file is the derived total x 34/32 within a fraction of a percent. The sizes are exact
   // bytes pinned with their sha256 (data/models/*/facts.json builds): the Qwen team's
   // Qwen3-30B-A3B-Q8_0.gguf 32,483,931,648 and unsloth's Qwen3-Coder-30B-A3B-Instruct-Q8_0.gguf
-  // 32,483,935,392, two files of the same geometry. An independent check of the derived count.
-  for (const char* id : {"qwen3-30b-a3b", "qwen3-coder-30b-a3b"}) {
+  // 32,483,935,392, two files of the same geometry; and unsloth's GLM-5.3 Q8_0, 801,357,677,216
+  // bytes over 17 shards, each shard's size pinned with its sha256 at revision 346b3591. An
+  // independent check of the derived count.
+  for (const char* id : {"qwen3-30b-a3b", "qwen3-coder-30b-a3b", "glm-5.3"}) {
     SCOPED_TRACE(id);
     const Model& m = model(id);
     uint64_t q8 = 0;
@@ -285,21 +287,24 @@ TEST(CatalogueAudit, Q8ZeroBuildsMatchTheDerivedTotalAtThirtyFourBytesPerThirtyT
 }
 
 TEST(CatalogueAudit, ListedQ8ZeroFoldersAgreeWithTheDerivedTotal) {
-  // The Q8_0 builds read from github.com/janhq/model-catalog (each file's Hub API size / 1024^3,
-  // printed to one decimal: +-0.05 GiB a shard) must be the derived total x 34/32 (ggml's Q8_0
-  // block) within that rounding plus the header and F32 norms. By hand for the widest case, Kimi
-  // K2's 23 shards: +-1.15 GiB over 1,090.9 GB is 0.11%; headers and norms add under 0.2%, so 0.5%
-  // holds every entry below while a wrong layer count or expert width (several %) would not.
-  // Only entries whose GGUF carries every weight the derived total counts (no mmproj-split vision
-  // tower, no MTP layer the converter drops) are asked.
+  // The Q8_0 builds read from github.com/janhq/model-catalog or
+  // github.com/AtomicBot-ai/atomic-chat-model-catalog (each file's Hub API size / 1024^3, printed
+  // to one decimal: +-0.05 GiB a shard) must be the derived total x 34/32 (ggml's Q8_0 block)
+  // within that rounding plus the header and F32 norms. By hand for the widest cases, Kimi K2's 23
+  // shards: +-1.15 GiB over 1,090.9 GB is 0.11%; bartowski's GLM-5.1, 21 shards: +-1.05 GiB over
+  // 800.9 GB is 0.14%; headers and norms add under 0.2%, so 0.5% holds every entry below while a
+  // wrong layer count or expert width (several %) would not. Only entries whose GGUF carries every
+  // weight the derived total counts (no mmproj-split vision tower, no MTP layer the converter
+  // drops) are asked.
   for (const char* id : {"qwen3-235b-a22b", "qwen3-coder-480b-a35b", "kimi-k2", "mixtral-8x7b",
-                         "granite-4.0-h-small", "glm-4.7", "glm-4.5-air", "qwen2.5-14b"}) {
+                         "granite-4.0-h-small", "glm-4.7", "glm-4.5-air", "qwen2.5-14b", "llama-3-70b",
+                         "glm-4.5", "glm-5.1", "glm-5.2"}) {
     SCOPED_TRACE(id);
     const Model& m = model(id);
     const Build* q8 = nullptr;
     for (const auto& b : m.builds) {
-      if (contains(b.source, "janhq/model-catalog") &&
-          (contains(b.name, "Q8_0") || contains(b.name, "q8_0"))) q8 = &b;
+      const bool listed = contains(b.source, "janhq/model-catalog") || contains(b.source, "atomic-chat-model-catalog");
+      if (listed && (contains(b.name, "Q8_0") || contains(b.name, "q8_0"))) q8 = &b;
     }
     ASSERT_NE(q8, nullptr);
     const double blocks = static_cast<double>(m.params.total()) * 34.0 / 32.0;
