@@ -186,9 +186,11 @@ TEST(SpeedEstimate, AFasterGpuPaysLessPerLayer) {
   EXPECT_NE(e.assumption.find("dense BF16 TFLOPS"), std::string::npos) << e.assumption;
 }
 
-TEST(SpeedEstimate, TheCpuCostPerLayerCountsThreadsOnlyWhenTheDataHasACostPerThread) {
-  // CPU only: all 4 layers on the CPU. kFactors' one cost per layer (10 us) holds whatever the
-  // threads; with a cost of 2 us a thread, 16 threads pay 32 us a layer: 4 x (32 - 10) us more.
+TEST(SpeedEstimate, TheCpuWithKnownThreadsTakesTheSlowerOfRamAndThreadsPlusACostPerLayer) {
+  // CPU only, depth 999: 1,250 MB of weights (4 x 100 MB attention + 4 x 2/8 x 800 MB experts +
+  // 50 MB head) and 4 MB of cache, 4 layers, 4 MoE layers; RAM 100 GB/s x 0.5 = 50 GB/s.
+  // kFactors alone (no rate per thread): 1,254 MB / 50 GB/s = 25.08 ms + 4 x 10 us + 4 x 20 us
+  // = 25.2 ms whatever the threads.
   TinyMoe m;
   Box cpu;
   cpu.ram_bandwidth = 100'000'000'000;
@@ -196,21 +198,43 @@ TEST(SpeedEstimate, TheCpuCostPerLayerCountsThreadsOnlyWhenTheDataHasACostPerThr
   s.depth = 999;
   const SpeedData plain(kFactors);
   const SpeedEstimate none = decode_speed(token_reads(m.model, m.f, cpu, s), plain);
+  EXPECT_NEAR(none.seconds, 0.0252, 1e-12);
   s.threads = 16;
   const SpeedEstimate given = decode_speed(token_reads(m.model, m.f, cpu, s), plain);
   EXPECT_EQ(given.seconds, none.seconds);
   EXPECT_NE(given.assumption.find("16 CPU threads: the CPU's cost per layer is one fitted figure"), std::string::npos) << given.assumption;
+  // With 10 GB/s a thread and 50 us a layer: 16 threads compute 1,250 MB in 1.25 GB / 160 GB/s =
+  // 7.8125 ms, under the RAM's 25.08 ms, so 25.08 ms + (4 + 4) x 50 us = 25.48 ms.
   std::string json = kFactors;
-  json.insert(json.rfind('}'), R"(, "cpu_layer_us_per_thread": 2)");
-  const SpeedData per_thread(json);
-  const SpeedEstimate scaled = decode_speed(token_reads(m.model, m.f, cpu, s), per_thread);
-  EXPECT_NEAR(scaled.seconds - none.seconds, 4 * (32 - 10) * 1e-6, 1e-12);
-  EXPECT_NE(scaled.assumption.find("2.0 us a thread x 16 threads"), std::string::npos) << scaled.assumption;
-  // Without a thread count the row's cost stays.
+  json.insert(json.rfind('}'), R"(, "cpu_thread_gbps": 10, "cpu_threaded_layer_us": 50)");
+  const SpeedData threaded(json);
+  const SpeedEstimate ram_bound = decode_speed(token_reads(m.model, m.f, cpu, s), threaded);
+  EXPECT_NEAR(ram_bound.seconds, 0.02548, 1e-12);
+  EXPECT_NE(ram_bound.formula.find("16 threads x 10.00 GB/s"), std::string::npos) << ram_bound.formula;
+  EXPECT_NE(ram_bound.assumption.find("10.00 GB/s a thread"), std::string::npos) << ram_bound.assumption;
+  // 2 threads compute it in 1.25 GB / 20 GB/s = 62.5 ms, slower than the RAM: 62.5 + 0.4 = 62.9 ms.
+  s.threads = 2;
+  EXPECT_NEAR(decode_speed(token_reads(m.model, m.f, cpu, s), threaded).seconds, 0.0629, 1e-12);
+  // Without a thread count the row's constants stay.
   s.threads.reset();
-  EXPECT_EQ(decode_speed(token_reads(m.model, m.f, cpu, s), per_thread).seconds, none.seconds);
+  EXPECT_EQ(decode_speed(token_reads(m.model, m.f, cpu, s), threaded).seconds, none.seconds);
   s.threads = 0;
   EXPECT_THROW(token_reads(m.model, m.f, cpu, s), InputError);
+}
+
+TEST(SpeedEstimate, ThreadsCostOnlyTheCpusShareOfAnOffload) {
+  // As DecodeByHandWithExpertsInRam (12.21444 ms), with 4 threads at 10 GB/s and 50 us a layer:
+  // the RAM's 400 MB of experts take max(400 MB / 40 GB/s, 400 MB / 40 GB/s) = 10 ms and its
+  // 2 MoE layers 2 x 50 us instead of 2 x 20 us: 0.06 ms more, 12.27444 ms; the GPU is unchanged.
+  TinyMoe m;
+  std::string json = kFactors;
+  json.insert(json.rfind('}'), R"(, "cpu_thread_gbps": 10, "cpu_threaded_layer_us": 50)");
+  const SpeedData threaded(json);
+  SpeedSettings s;
+  s.llamacpp.overrides = cpu_moe_overrides(2);
+  s.depth = 999;
+  s.threads = 4;
+  EXPECT_NEAR(decode_speed(token_reads(m.model, m.f, rtx4090(), s), threaded).seconds, 0.0122744444, 1e-9);
 }
 
 TEST(SpeedEstimate, PrefillCopiesRamWeightsOncePerUbatch) {
@@ -361,7 +385,7 @@ TEST(SpeedValidate, ACaseReadsItsSocketCount) {
   EXPECT_EQ(ram(rows[0]), 100'000'000'000u);
   EXPECT_EQ(ram(rows[1]), static_cast<uint64_t>(100e9 * (1.0 + SpeedData::builtin().second_socket_gain)));
   EXPECT_GT(rows[1].estimate, rows[0].estimate);
-  // A case's thread count travels to the reads (fit.py's per-thread refit reads it); none: null.
+  // A case's thread count travels to the reads (fit.py --refit-cpu-threads reads it); none: null.
   EXPECT_TRUE(rows[0].reads.at("threads").is_null());
   EXPECT_EQ(rows[1].reads.at("threads"), 32);
   std::remove(path.c_str());

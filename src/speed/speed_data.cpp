@@ -55,7 +55,8 @@ SpeedData::SpeedData(std::string_view json_text) {
   second_socket_gain = share(doc, "second_socket_gain", 1);
   // Optional: without them every GPU pays the same fixed cost per layer.
   if (doc.contains("layer_reference_tflops")) layer_reference_tflops = share(doc, "layer_reference_tflops", 1e6);
-  if (doc.contains("cpu_layer_us_per_thread")) cpu_layer_us_per_thread = share(doc, "cpu_layer_us_per_thread", 1e6);
+  if (doc.contains("cpu_thread_gbps")) cpu_thread_gbps = share(doc, "cpu_thread_gbps", 1e6);
+  if (doc.contains("cpu_threaded_layer_us")) cpu_threaded_layer_us = share(doc, "cpu_threaded_layer_us", 1e6);
   if (doc.contains("cpu_prefill_gflops_per_thread")) cpu_prefill_gflops_per_thread = share(doc, "cpu_prefill_gflops_per_thread", 1e6);
   if (doc.contains("layer_compute_share")) layer_compute_share = share(doc, "layer_compute_share", 1);
   decode_on_device = range(doc.at("ranges").at("decode_on_device"));

@@ -47,10 +47,13 @@ struct SpeedData {
   // does not scale. 0: one cost on every GPU.
   double layer_reference_tflops = 0;
   double layer_compute_share = 0;
-  // The CPU's fixed cost per layer as a cost per thread times the threads, for a run whose thread
-  // count is known (ggml's threads synchronise per operation). 0: the row's layer_us whatever the
-  // threads, which is what the fit kept (docs/performance.md, "CPU cost per core").
-  double cpu_layer_us_per_thread = 0;
+  // llama.cpp's CPU decode when the run's thread count is known (ggml-cpu.c: every thread takes a
+  // share of each node's rows, then all wait at a barrier before the next node): the CPU's weights
+  // take the longer of their RAM read and a read at cpu_thread_gbps GB/s a thread (dequantise and
+  // dot), and each layer and each MoE layer on the CPU costs cpu_threaded_layer_us (its nodes'
+  // barriers and small ops). 0: the row's bandwidth and layer_us whatever the threads.
+  double cpu_thread_gbps = 0;
+  double cpu_threaded_layer_us = 0;
   // CPU prefill when the run says how many threads: each thread's achieved GFLOP/s (prompt work is
   // compute-bound, so it scales with the threads rather than the RAM). 0: cpu_flops_per_ram_byte.
   double cpu_prefill_gflops_per_thread = 0;

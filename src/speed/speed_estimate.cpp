@@ -11,14 +11,20 @@ namespace {
 
 std::string gbps(uint64_t b) { return format_grouped(static_cast<double>(b) / 1e9, 0); }
 
-// What the given thread count does to the CPU's cost per layer (nothing while the data keeps one
-// cost for every thread count: the fit found none that holds, docs/performance.md).
+// Whether llama.cpp's CPU is costed from the run's threads (speed/speed_data.h): the data carries
+// the rates and the run says how many threads.
+bool threaded_cpu(const TokenReads& t, const MemoryRead& m, const SpeedData& data) {
+  return !m.is_gpu() && t.threads && t.engine == "llamacpp" && data.cpu_thread_gbps > 0;
+}
+
+// What the given thread count does to the CPU's decode cost.
 std::string cpu_threads_note(const TokenReads& t, const SpeedData& data) {
   const bool cpu = std::any_of(t.memories.begin(), t.memories.end(), [](const MemoryRead& m) { return !m.is_gpu() && (m.layers || m.moe_layers); });
   if (!t.threads || !cpu) return "";
-  if (data.cpu_layer_us_per_thread > 0)
-    return fmt::format("; the CPU's cost per layer is {:.1f} us a thread x {} threads", data.cpu_layer_us_per_thread, *t.threads);
-  return fmt::format("; {} CPU threads: the CPU's cost per layer is one fitted figure whatever the threads (no cost per thread held on the measured runs)", *t.threads);
+  if (t.engine == "llamacpp" && data.cpu_thread_gbps > 0)
+    return fmt::format("; {} CPU threads: the CPU's weights take the longer of their RAM read and {:.2f} GB/s a thread, and each layer and MoE layer on it {:.1f} us",
+                       *t.threads, data.cpu_thread_gbps, data.cpu_threaded_layer_us);
+  return fmt::format("; {} CPU threads: the CPU's cost per layer is one fitted figure whatever the threads", *t.threads);
 }
 
 void finish(SpeedEstimate& e, const SpeedRange& r) {
@@ -44,10 +50,18 @@ SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
     }
     const double move = read ? static_cast<double>(read) / (static_cast<double>(m.bandwidth) * f.bandwidth_share) : 0;
     const double scale = data.layer_cost_scale(m.is_gpu(), m.tflops);
-    // The CPU's cost per layer grows with the threads that synchronise per operation, when the data
-    // carries that cost and the run says how many threads (speed/speed_data.h).
-    const bool per_thread = !m.is_gpu() && t.threads && data.cpu_layer_us_per_thread > 0;
-    const double layer_us = per_thread ? data.cpu_layer_us_per_thread * *t.threads : f.layer_us * scale, moe_layer_us = f.moe_layer_us * scale;
+    if (threaded_cpu(t, m, data)) {
+      // The threads' dequantise-and-dot rate can be slower than the RAM (two laptop cores are);
+      // every layer and MoE layer pays its barriers and small ops (speed/speed_data.h).
+      const double compute = static_cast<double>(m.weights_read) / (*t.threads * data.cpu_thread_gbps * 1e9);
+      const double fixed = (m.layers + m.moe_layers) * data.cpu_threaded_layer_us * 1e-6;
+      e.seconds += std::max(move, compute) + fixed;
+      terms += fmt::format("{}{}: max({} / ({} GB/s x {:.2f}), {} / ({} threads x {:.2f} GB/s)) + {} layers{} x {:.1f} us = {:.2f} ms", terms.empty() ? "" : "; ", m.name,
+                           format_bytes(read), gbps(m.bandwidth), f.bandwidth_share, format_bytes(m.weights_read), *t.threads, data.cpu_thread_gbps, m.layers,
+                           m.moe_layers ? fmt::format(" + {} MoE layers", m.moe_layers) : "", data.cpu_threaded_layer_us, (std::max(move, compute) + fixed) * 1e3);
+      continue;
+    }
+    const double layer_us = f.layer_us * scale, moe_layer_us = f.moe_layer_us * scale;
     const double fixed = (m.layers * layer_us + m.moe_layers * moe_layer_us) * 1e-6;
     e.seconds += move + fixed;
     terms += fmt::format("{}{}: {} / ({} GB/s x {:.2f}) + {} layers x {:.1f} us{} = {:.2f} ms", terms.empty() ? "" : "; ", m.name, format_bytes(read), gbps(m.bandwidth),

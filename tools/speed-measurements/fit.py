@@ -5,8 +5,8 @@
     python3 tools/speed-measurements/fit.py /tmp/speed.json   # rewrites data/speed_efficiency.json
     (--dry-run: print the fitted share's accuracy only; --fixed-layer-cost: one cost per layer on
     every GPU, the model before issue 18's scaling; --refit-cpu-layer: llama.cpp's CPU cost per
-    layer alone; --refit-cpu-per-thread: that cost as a cost per thread times each run's threads,
-    over the fitted runs whose thread count the measurements record)
+    layer alone; --refit-cpu-threads: llama.cpp's CPU decode from each run's threads, over the
+    fitted runs whose thread count the measurements record)
 
 The set-aside share (fixed by the hash rule in build.py) is never read here. The model is the one
 src/speed/speed_estimate.cpp computes:
@@ -17,7 +17,8 @@ src/speed/speed_estimate.cpp computes:
               of the fixed cost per layer is small kernels that run faster on a faster GPU, the rest
               launch and synchronisation, which do not (reference: the RTX 4090's dense BF16)
               + handoffs * handoff_us + (TP > 1) * layers * tp_allreduce_us
-              (on the CPU, layer_us is cpu_layer_us_per_thread * threads where both are known)
+              (llama.cpp's CPU with the run's threads known: max(read / (bandwidth * share),
+              weights_read / (threads * cpu_thread_gbps)) + (layers + moe_layers) * cpu_threaded_layer_us)
   prefill s = sum_gpu flops / (tflops * compute_share[engine, backend])
               + RAM-held bytes / (PCIe * pcie_share) / ubatch  +  CPU flops / (RAM bytes/s * cpu_flops_per_ram_byte)
               (or CPU flops / (threads * cpu_prefill_gflops_per_thread) where both are known;
@@ -150,42 +151,42 @@ def refit_cpu_layer(names, decode, decode_seconds, params, doc, default):
         f.write("\n")
 
 
-def refit_cpu_per_thread(names, decode, decode_seconds, params, doc, default, per_thread):
-    """--refit-cpu-per-thread: the CPU's cost per layer as a cost per thread times the run's threads
-    (ggml's threads synchronise per operation), fitted alone on the fitted share's runs that record
-    their threads, every other constant as data/speed_efficiency.json holds it. Prints the fit; the
-    set-aside share is scored by `vramcalc validate --speed` once the value is in the data."""
-    x = current_params(names, doc, default)
-    runs = [r for r in decode if r["reads"].get("threads") and any(m["backend"] == "cpu" and m["layers"] for m in r["reads"]["memories"])]
+def refit_cpu_threads(decode, decode_seconds, params, x, doc, threaded):
+    """--refit-cpu-threads: llama.cpp's CPU decode where the run's threads are known, as the longer of
+    the RAM read and the weights at a rate per thread, plus a cost per layer and MoE layer (ggml's
+    barriers after every node), fitted alone (Nelder-Mead on the two logs, no pull to a default) on
+    the fitted share's runs that record their threads; every other constant as
+    data/speed_efficiency.json holds it. Rewrites the two values unless --dry-run."""
+    runs = [r for r in decode if r["reads"].get("threads") and r["reads"]["engine"] == "llamacpp"
+            and any(m["backend"] == "cpu" and (m["layers"] or m["moe_layers"]) for m in r["reads"]["memories"])]
     print(f"fitted-share decode runs with CPU layers and a recorded thread count: {len(runs)}", file=sys.stderr)
     if not runs:
         return
+    p = params(x)
 
-    def loss(v):
-        per_thread[0] = math.exp(v)
-        p = params(x)
+    def err(v):
+        threaded[0], threaded[1] = (math.exp(v[0]), math.exp(v[1])) if v else (0.0, 0.0)
         e = sum((math.log(1.0 / decode_seconds(r, p)) - math.log(r["measured_tok_s"])) ** 2 for r in runs)
-        per_thread[0] = 0.0
         return e
 
-    lo, hi = math.log(0.01), math.log(1000.0)
-    g = (math.sqrt(5) - 1) / 2
-    for _ in range(200):
-        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-        if loss(a) < loss(b):
-            hi = b
-        else:
-            lo = a
-    best = (lo + hi) / 2
-    p = params(x)
-    before = sum((math.log(1.0 / decode_seconds(r, p)) - math.log(r["measured_tok_s"])) ** 2 for r in runs)
-    print(f"cpu_layer_us_per_thread: {math.exp(best):.2f} us (squared log error {before:.4f} with one cost per layer -> {loss(best):.4f})", file=sys.stderr)
-    for r in runs:
-        old = r["measured_tok_s"] * decode_seconds(r, p)
-        per_thread[0] = math.exp(best)
-        new = r["measured_tok_s"] * decode_seconds(r, p)
-        per_thread[0] = 0.0
-        print(f"  {r['id']} ({r['reads']['threads']} threads): measured / estimate {old:.2f} -> {new:.2f}", file=sys.stderr)
+    before = err(None)
+    ratios_before = [r["measured_tok_s"] * decode_seconds(r, p) for r in runs]
+    best = nelder_mead(err, [math.log(10.0), math.log(100.0)], step=0.5)
+    after = err(best)
+    print(f"cpu_thread_gbps {math.exp(best[0]):.2f}, cpu_threaded_layer_us {math.exp(best[1]):.1f} "
+          f"(squared log error {before:.4f} with the row's constants -> {after:.4f})", file=sys.stderr)
+    for r, old in zip(runs, ratios_before):
+        print(f"  {r['id']} ({r['reads']['threads']} threads): measured / estimate {old:.2f} -> {r['measured_tok_s'] * decode_seconds(r, p):.2f}", file=sys.stderr)
+    if "--dry-run" in sys.argv:
+        return
+    doc["cpu_thread_gbps"] = round(math.exp(best[0]), 2)
+    doc["cpu_threaded_layer_us"] = round(math.exp(best[1]), 1)
+    doc["cpu_threads_source"] = (f"llama.cpp's CPU decode where a run's threads are known: max(RAM read, weights / (threads x cpu_thread_gbps)) "
+                                 f"+ (layers + MoE layers) x cpu_threaded_layer_us; tools/speed-measurements/fit.py --refit-cpu-threads on the "
+                                 f"fitted share's {len(runs)} decode runs with CPU layers and recorded threads (docs/performance.md)")
+    with open(os.path.join(ROOT, "data", "speed_efficiency.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
 
 
 def refit_cpu_prefill_per_thread(prefill, doc):
@@ -225,7 +226,8 @@ def main():
     doc0 = json.load(open(os.path.join(ROOT, "data", "speed_efficiency.json")))
     ref_tflops = doc0["layer_reference_tflops"]
     layer_c = [0.0]  # the compute share of the per-layer costs, scanned below
-    per_thread = [doc0.get("cpu_layer_us_per_thread", 0.0)]  # the CPU's cost per layer per thread (0: off)
+    # llama.cpp's CPU from the run's threads: GB/s a thread and us a layer (0: off, the row's constants).
+    threaded = [doc0.get("cpu_thread_gbps", 0.0), doc0.get("cpu_threaded_layer_us", 0.0)]
     x0 = [math.log(default[n[0]]) for n in names]
 
     def params(x):
@@ -236,15 +238,15 @@ def main():
         s = 0.0
         for m in t["memories"]:
             read = m["weights_read"] + m["cache_read"]
-            if read:
-                s += read / (m["bandwidth"] * min(p[("share", t["engine"], m["backend"], m["memory"])], 1.0))
+            move = read / (m["bandwidth"] * min(p[("share", t["engine"], m["backend"], m["memory"])], 1.0)) if read else 0.0
+            if m["backend"] == "cpu" and t["engine"] == "llamacpp" and t.get("threads") and threaded[0] > 0:
+                s += max(move, m["weights_read"] / (t["threads"] * threaded[0] * 1e9)) + (m["layers"] + m["moe_layers"]) * threaded[1] * 1e-6
+                continue
+            s += move
             if m["layers"] or m["moe_layers"]:
                 c = layer_c[0]
                 speed = (1 - c) + c * ref_tflops / m["tflops"] if m["backend"] != "cpu" and m["tflops"] > 0 else 1.0
-                layer = p[("layer", t["engine"], m["backend"])]
-                if m["backend"] == "cpu" and per_thread[0] > 0 and t.get("threads"):
-                    layer = per_thread[0] * t["threads"]
-                s += (m["layers"] * layer + m["moe_layers"] * p[("moe", t["engine"])]) * speed * 1e-6
+                s += (m["layers"] * p[("layer", t["engine"], m["backend"])] + m["moe_layers"] * p[("moe", t["engine"])]) * speed * 1e-6
         s += t["handoffs"] * p[("handoff",)] * 1e-6
         if t["tensor_parallel"] > 1:
             s += t["layers"] * p[("tp",)] * 1e-6
@@ -259,8 +261,8 @@ def main():
     if "--refit-cpu-prefill-per-thread" in sys.argv:
         refit_cpu_prefill_per_thread(prefill, doc0)
         return
-    if "--refit-cpu-per-thread" in sys.argv:
-        refit_cpu_per_thread(names, decode, decode_seconds, params, doc0, default, per_thread)
+    if "--refit-cpu-threads" in sys.argv:
+        refit_cpu_threads(decode, decode_seconds, params, current_params(names, doc0, default), doc0, threaded)
         return
     if "--refit-cpu-layer" in sys.argv:
         refit_cpu_layer(names, decode, decode_seconds, params, doc0, default)
