@@ -1,13 +1,15 @@
-// What a pasted llama.cpp command leaves to llama.cpp (src/engines/engine_run.cpp, plan/llamacpp_fit.h):
+// What a pasted llama.cpp command leaves to llama.cpp (src/engines/engine_run.cpp, engines/llamacpp_fit.h):
 // no -ngl is "auto", every layer on the GPUs (ggml-org/llama.cpp PR #15434, "llama: use max. GPU
 // layers by default"); no -c is -c 0, the model's trained context (common/common.h: n_ctx 0); and
 // --fit, on by default, lowers that context toward 4,096 tokens and then moves layers to the CPU
 // until each GPU keeps 1,024 MiB free (common/common.h: fit_params_target, fit_params_min_ctx).
+// Sources: engines/llamacpp_fit.h, plan.h llamacpp_fit_scenario, engines/engine.h engine_request.
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 #include "engines/engine.h"
-#include "plan/llamacpp_fit.h"
+#include "engines/llamacpp_fit.h"
+#include "plan/plan.h"
 #include "plan_fixtures.h"
 
 using namespace vc;
@@ -60,7 +62,7 @@ TEST(LlamaCppDefaults, FitLowersTheTrainedContextToTheMostThatKeeps1GiBFree) {
   ASSERT_TRUE(s.context_from_model);
   const Box box = box_of("h100-sxm");
   std::vector<std::string> notes;
-  const Scenario fitted = llamacpp_fit_context(m, s, box, o, notes);
+  const Scenario fitted = llamacpp_fit_scenario(m, s, box, o, notes);
   EXPECT_FALSE(fitted.context_from_model);
   EXPECT_LT(fitted.context, 131072u);
   EXPECT_GT(fitted.context, 4096u);
@@ -90,7 +92,7 @@ TEST(LlamaCppDefaults, FitOffKeepsTheTrainedContext) {
   o.command = parse_engine_command("llama-server -m Llama-3.1-70B-Q4_K_M.gguf -fit off");
   apply_command_to_scenario(*o.command, s, ScenarioGiven{});
   std::vector<std::string> notes;
-  EXPECT_EQ(llamacpp_fit_context(m, s, box_of("h100-sxm"), o, notes).context, 131072u);
+  EXPECT_EQ(llamacpp_fit_scenario(m, s, box_of("h100-sxm"), o, notes).context, 131072u);
 }
 
 TEST(LlamaCppDefaults, WhenTheFloorContextStillDoesNotFitLayersMoveToTheCpu) {
@@ -113,4 +115,31 @@ TEST(LlamaCppDefaults, WhenTheFloorContextStillDoesNotFitLayersMoveToTheCpu) {
   EXPECT_LT(*p.llamacpp_offload->n_gpu_layers, 81u);
   EXPECT_GT(*p.llamacpp_offload->n_gpu_layers, 0u);
   EXPECT_TRUE(p.llamacpp_offload->fits);
+}
+
+TEST(LlamaCppDefaults, EstimateOnAGpuStartsWhereFitLeavesTheContext) {
+  // The same 70B at Q4_K_M on one H100 through estimate's request (the pasted command itself):
+  // the context is lowered to the most that holds, and one token more does not hold.
+  const Model m = llama_70b();
+  EngineInputs in;
+  in.command = "llama-server -m Llama-3.1-70B-Q4_K_M.gguf";
+  in.gpu = "h100-sxm";
+  const EngineRequest r = engine_request(m, Scenario{}, in, ScenarioGiven{});
+  EXPECT_FALSE(r.scenario.context_from_model);
+  EXPECT_LT(r.scenario.context, 131072u);
+  EXPECT_GT(r.scenario.context, 4096u);
+  auto holds = [&](uint64_t ctx) {
+    EngineRequest probe = r;
+    probe.scenario.context = ctx;
+    return llamacpp_fit_holds(run_engine(probe));
+  };
+  EXPECT_TRUE(holds(r.scenario.context));
+  EXPECT_FALSE(holds(r.scenario.context + 1));
+  // Without a GPU nothing is lowered: the trained context, with the note saying where it came from.
+  EngineInputs cpu = in;
+  cpu.gpu.clear();
+  const EngineRequest c = engine_request(m, Scenario{}, cpu, ScenarioGiven{});
+  EXPECT_EQ(c.scenario.context, 131072u);
+  ASSERT_FALSE(c.command->notes.empty());
+  EXPECT_NE(c.command->notes.back().find("trained with, 131,072 tokens"), std::string::npos) << c.command->notes.back();
 }

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
+#include "engines/llamacpp_fit.h"
 #include "engines/vllm_profile.h"
 #include "model/quant.h"
 #include "sources/remote/hub_builds.h"
@@ -256,6 +257,8 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
     if (r.command) r.command->vllm.lora = r.lora_slots;
   }
   r.scenario = std::move(scenario);
+  // A pasted llama.cpp command without -c on GPUs: the context llama.cpp's --fit starts with.
+  if (std::string note = apply_llamacpp_fit_context(model, r); !note.empty()) r.command->notes.push_back(std::move(note));
   return r;
 }
 

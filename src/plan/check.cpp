@@ -8,7 +8,6 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "engines/engine_tiers.h"
-#include "plan/llamacpp_fit.h"
 
 #include "core/units.h"
 
@@ -146,7 +145,7 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
       s.quant = quant;
       // A pasted llama.cpp command without -c: the context llama.cpp's --fit starts this tier with.
       std::vector<std::string> fit_notes;
-      const Scenario st = llamacpp_fit_context(model, s, b, o, fit_notes);
+      const Scenario st = llamacpp_fit_scenario(model, s, b, o, fit_notes);
       std::optional<EngineAnswer> answer;
       std::optional<EngineRequest> request;
       std::optional<Plan> plan;

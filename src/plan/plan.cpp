@@ -8,7 +8,7 @@
 #include "core/units.h"
 #include "engines/llamacpp_profile.h"
 #include "plan/engine_speed.h"
-#include "plan/llamacpp_fit.h"
+#include "engines/llamacpp_fit.h"
 #include "plan/serving_command.h"
 #include "plan/unified_memory.h"
 
@@ -143,6 +143,22 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
     if (experts_over_data_parallel(*r.command, model)) r.command->vllm.kv.tensor_parallel *= r.command->parallel.data_parallel;
   }
   return r;
+}
+
+Scenario llamacpp_fit_scenario(const Model& model, Scenario scenario, const Box& box, const PlanOptions& options, std::vector<std::string>& notes) {
+  const bool from_model = scenario.context_from_model;
+  resolve_context_from_model(scenario, model);
+  scenario.context_from_model = false;
+  if (!from_model || !options.command || options.command->engine != EngineKind::LlamaCpp) return scenario;
+  const LlamaCppFitContext f =
+      llamacpp_fit_context(scenario.context, scenario.sequences, options.command->llamacpp_defaults.fit, !box.gpus.empty(), [&](uint64_t context) {
+        Scenario s = scenario;
+        s.context = context;
+        return llamacpp_fit_holds(run_engine(plan_engine_request(model, s, box, options)));
+      });
+  scenario.context = f.context;
+  notes.push_back(f.note);
+  return scenario;
 }
 
 namespace {
@@ -357,7 +373,7 @@ Plan make_plan(const Model& model, const Scenario& asked, const Box& whole_box, 
   if (options.compute_efficiency_bp == 0 || options.compute_efficiency_bp > 10000) throw InputError("--compute-efficiency", "must be above 0% and at most 100%");
   // A pasted llama.cpp command without -c: the model's context, lowered as llama.cpp's --fit lowers it.
   std::vector<std::string> fit_notes;
-  const Scenario scenario = llamacpp_fit_context(model, asked, whole_box, options, fit_notes);
+  const Scenario scenario = llamacpp_fit_scenario(model, asked, whole_box, options, fit_notes);
   // A pasted vLLM/SGLang command: where its ranks sit. With data-parallel replicas (-dp N on a dense
   // model) every figure below is one replica's, on its own devices.
   PlanOptions replica_options = options;

@@ -91,6 +91,10 @@ std::string speed_text_for(const Speed& s, int decimals);
 
 // The engine request a plan makes: the scenario under options.engine on the box's devices.
 // With `placement`, llama.cpp places by it (-ngl/-ot) instead of everything on the GPUs.
+// The scenario a pasted llama.cpp command starts with on `box`: a context taken from the model (no
+// -c) lowered as llama.cpp's --fit lowers it (engines/llamacpp_fit.h), its note added to `notes`;
+// anything else passes through, the mark context_from_model cleared.
+Scenario llamacpp_fit_scenario(const Model& model, Scenario scenario, const Box& box, const PlanOptions& options, std::vector<std::string>& notes);
 EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options,
                                   const std::optional<LlamaCppPlacementSettings>& placement = std::nullopt);
 // Does the engine's answer fit every device at this context and sequence count?
