@@ -15,6 +15,23 @@
 using namespace vc;
 using namespace vc::test;
 
+namespace {
+// A pasted llama.cpp command at a weights tier, as plan and check take it: the options carrying the
+// command, and the scenario it sets (apply_command_to_scenario, nothing given by flags).
+struct Pasted {
+  Scenario scenario;
+  PlanOptions options;
+};
+Pasted pasted(const std::string& command, const std::string& quant) {
+  Pasted p;
+  p.scenario.quant = quant;
+  p.options.engine = EngineKind::LlamaCpp;
+  p.options.command = parse_engine_command(command);
+  apply_command_to_scenario(*p.options.command, p.scenario, ScenarioGiven{});
+  return p;
+}
+}  // namespace
+
 TEST(LlamaCppDefaults, WhatTheCommandLeavesToLlamaCpp) {
   const EngineRun bare = parse_engine_command("llama-server -m model.gguf");
   EXPECT_EQ(bare.placement.n_gpu_layers, 1u << 20);  // every layer (was 0, the CPU, before)
@@ -52,13 +69,7 @@ TEST(LlamaCppDefaults, FitLowersTheTrainedContextToTheMostThatKeeps1GiBFree) {
   // Llama 3.1 70B at Q4_K_M on one H100: the weights (~42 GB) plus 131,072 tokens of F16 cache
   // (80 layers x 8 KV heads x 128 x 2 x 2 B = 327,680 B a token: 42.9 GB) exceed 80 GB.
   const Model m = llama_70b();
-  Scenario s;
-  s.quant = "Q4_K_M";
-  PlanOptions o;
-  o.engine = EngineKind::LlamaCpp;
-  o.command = parse_engine_command("llama-server -m Llama-3.1-70B-Q4_K_M.gguf");
-  ScenarioGiven g;
-  apply_command_to_scenario(*o.command, s, g);
+  const auto [s, o] = pasted("llama-server -m Llama-3.1-70B-Q4_K_M.gguf", "Q4_K_M");
   ASSERT_TRUE(s.context_from_model);
   const Box box = box_of("h100-sxm");
   std::vector<std::string> notes;
@@ -85,12 +96,7 @@ TEST(LlamaCppDefaults, FitLowersTheTrainedContextToTheMostThatKeeps1GiBFree) {
 
 TEST(LlamaCppDefaults, FitOffKeepsTheTrainedContext) {
   const Model m = llama_70b();
-  Scenario s;
-  s.quant = "Q4_K_M";
-  PlanOptions o;
-  o.engine = EngineKind::LlamaCpp;
-  o.command = parse_engine_command("llama-server -m Llama-3.1-70B-Q4_K_M.gguf -fit off");
-  apply_command_to_scenario(*o.command, s, ScenarioGiven{});
+  const auto [s, o] = pasted("llama-server -m Llama-3.1-70B-Q4_K_M.gguf -fit off", "Q4_K_M");
   std::vector<std::string> notes;
   EXPECT_EQ(llamacpp_fit_scenario(m, s, box_of("h100-sxm"), o, notes).context, 131072u);
 }
@@ -99,12 +105,7 @@ TEST(LlamaCppDefaults, WhenTheFloorContextStillDoesNotFitLayersMoveToTheCpu) {
   // Q8_0 70B (~75 GB of weights) on one 24 GB RTX 4090: the context drops to the 4,096 floor,
   // then --fit's layer step (plan's offload search) keeps only some layers on the GPU.
   const Model m = llama_70b();
-  Scenario s;
-  s.quant = "Q8_0";
-  PlanOptions o;
-  o.engine = EngineKind::LlamaCpp;
-  o.command = parse_engine_command("llama-server -m Llama-3.1-70B-Q8_0.gguf");
-  apply_command_to_scenario(*o.command, s, ScenarioGiven{});
+  const auto [s, o] = pasted("llama-server -m Llama-3.1-70B-Q8_0.gguf", "Q8_0");
   Box box = box_of("RTX 4090");
   box.ram_bytes = 256'000'000'000;
   box.ram_bandwidth = 80'000'000'000;
