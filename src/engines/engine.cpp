@@ -218,7 +218,7 @@ void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const Scenari
 }
 
 void resolve_context_from_model(Scenario& sc, const Model& model) {
-  if (!sc.context_from_model) return;  // the flag stays: plan's --fit may still lower the context (plan/llamacpp_fit.h)
+  if (!sc.context_from_model) return;  // the mark stays: --fit may still lower the context (engines/llamacpp_fit.h)
   const uint64_t trained = std::min(model.max_context, kMaxContextTokens);  // a GGUF's context_length is bounded like -c
   if (trained) sc.context = std::max<uint64_t>(1, trained / std::max<uint64_t>(1, sc.sequences));
 }
@@ -265,12 +265,10 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
 EngineAnswer run_engine(const EngineRequest& r) {
   if (!r.model) throw std::logic_error("run_engine: no model");
   EngineRun run = r.command ? *r.command : engine_run_for(r);
-  // A pasted llama.cpp command without -ngl leaves the layers to llama.cpp's --fit: a placement
-  // searched for it (plan's offload) stands in; without -c its context is the scenario's.
-  const bool command_leaves_layers = r.command && r.command->engine == EngineKind::LlamaCpp && r.command->llamacpp_defaults.ngl;
+  // A pasted llama.cpp command without -c: its context is the scenario's (the model's, or what --fit left).
   if (r.command && r.command->engine == EngineKind::LlamaCpp && r.command->llamacpp_defaults.ctx)
     run.llamacpp.n_ctx = checked_mul(r.scenario.context, run.llamacpp.n_seq);
-  if ((!r.command || command_leaves_layers) && r.llamacpp_placement) {
+  if (!r.command && r.llamacpp_placement) {
     run.placement.n_gpu_layers = r.llamacpp_placement->n_gpu_layers;
     run.placement.overrides = r.llamacpp_placement->overrides;
     run.placement.cpu_moe_layers = r.llamacpp_placement->cpu_moe_layers;

@@ -130,7 +130,7 @@ std::string command_model_tier(const std::string& model);
 void apply_command_to_scenario(const EngineRun& run, Scenario& scenario, const ScenarioGiven& given);
 // Settles scenario.context_from_model: the model's trained context over the command's sequences
 // (llama.cpp gives each of -np sequences n_ctx / n_seq cells), as estimate, plan and check read it;
-// idempotent, and the mark stays for plan's --fit (plan/llamacpp_fit.h), which may lower it.
+// idempotent, and the mark stays for --fit (engines/llamacpp_fit.h), which may lower it.
 void resolve_context_from_model(Scenario& scenario, const Model& model);
 
 }  // namespace vc

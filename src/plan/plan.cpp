@@ -6,9 +6,9 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "engines/llamacpp_fit.h"
 #include "engines/llamacpp_profile.h"
 #include "plan/engine_speed.h"
-#include "engines/llamacpp_fit.h"
 #include "plan/serving_command.h"
 #include "plan/unified_memory.h"
 
