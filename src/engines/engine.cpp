@@ -234,7 +234,6 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
     ScenarioGiven g = given;
     g.quant = g.quant || !model.tensors.empty();  // a model read from a GGUF is the file's own tensors
     apply_command_to_scenario(run, scenario, g);
-    resolve_context_from_model(scenario, model);
     r.command = std::move(run);
   }
   if (!in.gpu.empty()) {

@@ -35,20 +35,23 @@ LlamaCppFitContext llamacpp_fit_context(uint64_t trained, uint64_t seqs, bool fi
                                   format_count(checked_mul(lo, seqs)))};
 }
 
-std::string apply_llamacpp_fit_context(const Model& model, EngineRequest& r) {
-  Scenario& sc = r.scenario;
+std::string settle_llamacpp_context(const Model& model, Scenario& sc, const EngineRun* command, bool gpus, const std::function<bool(uint64_t)>& holds) {
   const bool from_model = sc.context_from_model;
   resolve_context_from_model(sc, model);
   sc.context_from_model = false;
-  if (!from_model || !r.command || r.command->engine != EngineKind::LlamaCpp) return "";
-  const bool gpus = r.box && !r.box->gpus.empty();
-  const LlamaCppFitContext f = llamacpp_fit_context(sc.context, sc.sequences, r.command->llamacpp_defaults.fit, gpus, [&](uint64_t context) {
+  if (!from_model || !command || command->engine != EngineKind::LlamaCpp) return "";
+  const LlamaCppFitContext f = llamacpp_fit_context(sc.context, sc.sequences, command->llamacpp_defaults.fit, gpus, holds);
+  sc.context = f.context;
+  return f.note;
+}
+
+std::string apply_llamacpp_fit_context(const Model& model, EngineRequest& r) {
+  const EngineRun* command = r.command ? &*r.command : nullptr;
+  return settle_llamacpp_context(model, r.scenario, command, r.box && !r.box->gpus.empty(), [&](uint64_t context) {
     EngineRequest probe = r;
     probe.scenario.context = context;
     return llamacpp_fit_holds(run_engine(probe));
   });
-  sc.context = f.context;
-  return f.note;
 }
 
 }  // namespace vc

@@ -30,9 +30,13 @@ struct LlamaCppFitContext {
 };
 LlamaCppFitContext llamacpp_fit_context(uint64_t trained, uint64_t seqs, bool fit_on, bool gpus, const std::function<bool(uint64_t)>& holds);
 
-// The scenario a pasted llama.cpp command starts with on `r.box`, for a request whose scenario is
-// marked context_from_model (engine_request, plan): the context lowered as --fit lowers it, the
-// mark cleared and the note returned ("" when nothing applies).
+// Settles a scenario marked context_from_model (a pasted llama.cpp `command` without -c): the
+// model's trained context, lowered as --fit lowers it where `gpus` and `holds(context)` say so; the
+// mark cleared. Returns the note ("" when the scenario was not so marked).
+std::string settle_llamacpp_context(const Model& model, Scenario& scenario, const EngineRun* command, bool gpus,
+                                    const std::function<bool(uint64_t)>& holds);
+
+// The same for estimate's request, judged on its own answers at each context.
 std::string apply_llamacpp_fit_context(const Model& model, EngineRequest& r);
 
 }  // namespace vc

@@ -146,18 +146,13 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
 }
 
 Scenario llamacpp_fit_scenario(const Model& model, Scenario scenario, const Box& box, const PlanOptions& options, std::vector<std::string>& notes) {
-  const bool from_model = scenario.context_from_model;
-  resolve_context_from_model(scenario, model);
-  scenario.context_from_model = false;
-  if (!from_model || !options.command || options.command->engine != EngineKind::LlamaCpp) return scenario;
-  const LlamaCppFitContext f =
-      llamacpp_fit_context(scenario.context, scenario.sequences, options.command->llamacpp_defaults.fit, !box.gpus.empty(), [&](uint64_t context) {
-        Scenario s = scenario;
-        s.context = context;
-        return llamacpp_fit_holds(run_engine(plan_engine_request(model, s, box, options)));
-      });
-  scenario.context = f.context;
-  notes.push_back(f.note);
+  const EngineRun* command = options.command ? &*options.command : nullptr;
+  const std::string note = settle_llamacpp_context(model, scenario, command, !box.gpus.empty(), [&](uint64_t context) {
+    Scenario s = scenario;
+    s.context = context;
+    return llamacpp_fit_holds(run_engine(plan_engine_request(model, s, box, options)));
+  });
+  if (!note.empty()) notes.push_back(note);
   return scenario;
 }
 
