@@ -163,12 +163,18 @@ void split_over_the_box(const Box& box, LlamaCppPlacementSettings& placement) {
 EngineRun engine_run_for(const EngineRequest& r) {
   const Scenario& s = r.scenario;
   EngineRun run;
+  if (r.llamacpp_flags && s.engine == EngineKind::LlamaCpp) {
+    run = *r.llamacpp_flags;  // a different -ctv stays; a V type that was K's follows the scenario's
+    if (run.llamacpp.type_v == run.llamacpp.type_k) run.llamacpp.type_v = s.cache_dtype;
+  } else {
+    run.llamacpp.type_v = s.cache_dtype;
+  }
   run.engine = s.engine;
   // llama.cpp: the whole context over -np sequences, the cache type on K and V, everything offloaded
   // to the GPUs (split by memory, as llama.cpp's -ts does from free memory), or none without GPUs.
   run.llamacpp.n_ctx = checked_mul(s.context, s.sequences);
   run.llamacpp.n_seq = s.sequences;
-  run.llamacpp.type_k = run.llamacpp.type_v = s.cache_dtype;
+  run.llamacpp.type_k = s.cache_dtype;
   const bool no_gpu = r.box && r.box->gpus.empty();
   run.placement.n_gpu_layers = no_gpu ? 0 : 1u << 20;
   if (r.box) split_over_the_box(*r.box, run.placement);
@@ -256,8 +262,8 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
     if (r.command) r.command->vllm.lora = r.lora_slots;
   }
   r.scenario = std::move(scenario);
-  // A pasted llama.cpp command without -c on GPUs: the context llama.cpp's --fit starts with.
-  if (std::string note = apply_llamacpp_fit_context(model, r); !note.empty()) r.command->notes.push_back(std::move(note));
+  // A pasted llama.cpp command: the context and layers llama.cpp's --fit settles at start-up.
+  for (auto& note : apply_llamacpp_fit(model, r)) r.command->notes.push_back(std::move(note));
   return r;
 }
 
@@ -271,6 +277,7 @@ EngineAnswer run_engine(const EngineRequest& r) {
     run.placement.n_gpu_layers = r.llamacpp_placement->n_gpu_layers;
     run.placement.overrides = r.llamacpp_placement->overrides;
     run.placement.cpu_moe_layers = r.llamacpp_placement->cpu_moe_layers;
+    run.placement.fit_overflow = r.llamacpp_placement->fit_overflow;
     if (!r.llamacpp_placement->tensor_split.empty()) run.placement.tensor_split = r.llamacpp_placement->tensor_split;
   }
   if (r.command && r.box && !r.box->gpus.empty() && run.vllm.card_bytes == 0) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
@@ -278,7 +285,7 @@ EngineAnswer run_engine(const EngineRequest& r) {
   // A pasted llama.cpp command without -ts runs on every GPU of the box, as llama.cpp does.
   if (r.command && kind == EngineKind::LlamaCpp && r.box && run.placement.tensor_split.empty()) split_over_the_box(*r.box, run.placement);
   // A box without GPUs: llama.cpp has no device to offload to, whatever -ngl says.
-  if (r.command && kind == EngineKind::LlamaCpp && r.box && r.box->gpus.empty()) run.placement.n_gpu_layers = 0;
+  if (kind == EngineKind::LlamaCpp && r.box && r.box->gpus.empty()) run.placement.n_gpu_layers = 0;
   EngineAnswer a;
   switch (kind) {
     case EngineKind::Rule: a = engines::rule(r); break;

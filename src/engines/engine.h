@@ -88,6 +88,10 @@ struct EngineRequest {
   // llama.cpp: -ngl / -ot / -ts to use instead of the default (everything on the GPUs), keeping the
   // scenario's context and sequences: the plan's offload placement and --n-cpu-moe.
   std::optional<LlamaCppPlacementSettings> llamacpp_placement;
+  // llama.cpp, without `command`: a pasted command's other flags (-b, -ub, -fa, -ctv, -kvu,
+  // --swa-full, --cache-ram, -md) under the scenario's context, sequences and cache type: plan
+  // varies those (engines/engine.cpp engine_run_for).
+  std::optional<EngineRun> llamacpp_flags;
   Companions companions;             // mmproj, draft, adapters beside the model (engines/companions.h)
   LoraSlotSettings lora_slots;       // vLLM --max-loras / --max-lora-rank (engines/vllm_lora.h); max_loras 0: off
 };

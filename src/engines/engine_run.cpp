@@ -257,6 +257,7 @@ EngineRun parse_engine_command(const std::string& command) {
   bool enable_lora = false;
   std::optional<uint64_t> max_loras;
   std::string sglang_draft;  // --speculative-draft-model-path
+  bool slots_auto = exe == "llama-server";  // llama-server's -np defaults to -1, "auto"
   const bool serving = r.engine == EngineKind::Vllm || r.engine == EngineKind::Sglang;
   ParallelFlags parallel(r.engine);
   for (++i; i < w.size(); ++i) {
@@ -287,7 +288,11 @@ EngineRun parse_engine_command(const std::string& command) {
         r.llamacpp_defaults.ctx = n == 0;
         if (n) s.n_ctx = n;
       }
-      else if (flag == "-np" || flag == "--parallel") s.n_seq = number(flag, take(), 1, 256);
+      else if (flag == "-np" || flag == "--parallel") {
+        const std::string v = take();
+        slots_auto = exe == "llama-server" && v == "-1";
+        if (!slots_auto) s.n_seq = number(flag, v, 1, 256);
+      }
       else if (flag == "-b" || flag == "--batch-size") s.n_batch = number(flag, take(), 1, 1u << 20);
       else if (flag == "-ub" || flag == "--ubatch-size") s.n_ubatch = number(flag, take(), 1, 1u << 20);
       else if (flag == "-ctk" || flag == "--cache-type-k") s.type_k = upper(take());
@@ -427,6 +432,12 @@ EngineRun parse_engine_command(const std::string& command) {
     }
   }
   if (serving) parallel.finish(r);
+  if (r.engine == EngineKind::LlamaCpp && slots_auto) {
+    // tools/server/server.cpp: "n_parallel is set to auto, using n_parallel = 4 and kv_unified = true".
+    r.llamacpp.n_seq = 4;
+    r.llamacpp.kv_unified = true;
+    r.notes.push_back("no -np: llama-server's auto, 4 slots sharing one unified KV cache (-kvu)");
+  }
   if (r.engine == EngineKind::Sglang) settle_sglang_draft(r.serving_speculative, sglang_draft, r.notes);
   if (r.engine == EngineKind::Sglang) {
     // SGLang turns LoRA on with --enable-lora or --lora-paths (8 slots by default), and refuses it

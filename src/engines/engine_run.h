@@ -33,6 +33,10 @@ struct LlamaCppDefaults {
   bool ngl = false;  // no -ngl, or -ngl auto
   bool ctx = false;  // no -c, or -c 0
   bool fit = true;   // -fit on (the default) / off
+  // Once --fit has been replayed for a scenario (engines/llamacpp_fit.h) it is not run again;
+  // layers_fitted: its layer step placed the layers (the placement is llama.cpp's, not the user's).
+  bool fit_replayed = false;
+  bool layers_fitted = false;
 };
 
 struct EngineRun {

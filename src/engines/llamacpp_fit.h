@@ -1,42 +1,79 @@
 #pragma once
-// llama.cpp's --fit (on by default): before loading, llama-server projects each device's memory for
-// the parameters the user left unset, and where a GPU would keep less than -fitt (1,024 MiB) free
-// it first lowers the context (only when -c was not given) toward -fitc (4,096 tokens), then moves
-// layers to the CPU (only when -ngl was not given). The context step is replayed here on llama.cpp's
-// own per-device answers, for estimate (engine_request) and plan/check (plan/plan.cpp); the layer
-// step is plan's offload search (solve_llamacpp_offload).
-// Source: ggml-org/llama.cpp common/common.h (fit_params, fit_params_target, fit_params_min_ctx).
+// llama.cpp's --fit (on by default), replayed step by step as common/fit.cpp runs it
+// (common_params_fit_impl, ggml-org/llama.cpp at 08033df0), on vramcalc's own per-device figures
+// where llama.cpp measures a dry run of its allocator:
+//   0. -c unset: the context is the trained one for each KV stream (n_ctx_train x -np unless the
+//      cache is unified);
+//   1. every GPU keeps -fitt (1,024 MiB) free: nothing changes;
+//   2. else, -c unset: the context is interpolated between -fitc (4,096 a stream) and that, on the
+//      projected memory summed over the GPUs, rounded down to 256 a stream; one GPU stops here;
+//   3. else, -ngl, -ts (several GPUs) and -ot/--n-cpu-moe unset: layers are filled back to front,
+//      by false position, each GPU up to its free memory less the margin (MoE: dense parts only,
+//      experts on the CPU);
+//   4. MoE whose dense parts all fit: those layers become whole front to back, and one more layer
+//      is tried in part (up, then gate, else attention only).
+// The host-only path (no GPU) does steps 1 and 2 against the RAM. The real --fit subtracts the
+// CUDA context llama.cpp already holds from "free"; here a GPU's free memory is its capacity and
+// the 1 GiB reserve line of each answer stands for both (docs/engines.md).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "engines/engine.h"
 
 namespace vc {
 
-inline constexpr uint64_t kLlamaCppFitMinContext = 4096;  // -fitc: the least context --fit sets
+inline constexpr uint64_t kLlamaCppFitMinContext = 4096;        // -fitc: the least context a stream gets
+inline constexpr uint64_t kLlamaCppFitMargin = 1024ull << 20;   // -fitt: what each device keeps free
 
-// Whether every GPU of a llama.cpp answer holds it: each answer already carries a 1,024 MiB reserve
-// line per GPU, --fit's -fitt margin (engines/llamacpp_engine.cpp), so "fits" is --fit's test.
-// The host is not checked (--fit does not move anything for RAM).
+// Whether every GPU of a llama.cpp answer holds it: each answer already carries the 1,024 MiB
+// reserve line per GPU, so "fits" is --fit's test. The host is not checked.
 bool llamacpp_fit_holds(const EngineAnswer& answer);
 
-// The context per sequence llama.cpp starts with when a pasted command leaves -c to the model
-// (`trained` tokens a sequence over `seqs` sequences): kept when `holds(trained)`, else the most
-// that holds, down to -fitc; `note` says which. With --fit off or no GPU the trained context stays.
-struct LlamaCppFitContext {
-  uint64_t context = 0;
-  std::string note;
+// What --fit starts from: the command's settings and the devices' memory.
+struct LlamaCppFitStart {
+  uint64_t layers = 0;              // repeating layers (llama.cpp's n_layer; the output layer is one more)
+  bool moe = false;                 // routed experts
+  uint64_t trained = 0;             // n_ctx_train
+  uint64_t sequences = 1;           // -np
+  bool kv_unified = false;          // one KV stream for every sequence
+  std::optional<uint64_t> n_ctx;    // -c (all streams); none: left to llama.cpp
+  LlamaCppPlacementSettings placement;  // the command's
+  bool ngl_given = false;           // -ngl set: no layer step
+  bool split_given = false;         // -ts set: no layer step with several GPUs
+  bool overrides_given = false;     // -ot / --n-cpu-moe / --cpu-moe set: no layer step
+  std::vector<uint64_t> gpu_free;   // each GPU's memory, CUDA0 first; empty: no GPU
+  uint64_t host_total = 0;          // RAM, for the host-only path; 0: unknown
 };
-LlamaCppFitContext llamacpp_fit_context(uint64_t trained, uint64_t seqs, bool fit_on, bool gpus, const std::function<bool(uint64_t)>& holds);
 
-// Settles a scenario marked context_from_model (a pasted llama.cpp `command` without -c): the
-// model's trained context, lowered as --fit lowers it where `gpus` and `holds(context)` say so; the
-// mark cleared. Returns the note ("" when the scenario was not so marked).
-std::string settle_llamacpp_context(const Model& model, Scenario& scenario, const EngineRun* command, bool gpus,
-                                    const std::function<bool(uint64_t)>& holds);
+// Memory a placement uses at a total context: per GPU, all it holds and its weights; on the host.
+struct LlamaCppFitUse {
+  std::vector<int64_t> gpu_used;
+  std::vector<int64_t> gpu_model;
+  int64_t host_used = 0;
+};
+using LlamaCppFitMeasure = std::function<LlamaCppFitUse(uint64_t n_ctx, const LlamaCppPlacementSettings& placement)>;
 
-// The same for estimate's request, judged on its own answers at each context.
-std::string apply_llamacpp_fit_context(const Model& model, EngineRequest& r);
+struct LlamaCppFitOutcome {
+  uint64_t n_ctx = 0;                   // the total context llama.cpp creates
+  LlamaCppPlacementSettings placement;  // the command's, or the layers --fit chose
+  bool layers_moved = false;
+  std::vector<std::string> notes;       // what each step did, in words
+};
+
+LlamaCppFitOutcome llamacpp_fit(const LlamaCppFitStart& start, const LlamaCppFitMeasure& measure);
+
+// The start for a pasted llama.cpp command on a box, and the measure that runs llama.cpp's answer
+// for `request` (its command's placement replaced, its scenario's context set to n_ctx over the
+// sequences). Used by estimate (engine_request) and plan/check (plan.cpp).
+LlamaCppFitStart llamacpp_fit_start(const Model& model, const EngineRun& command, const Scenario& scenario, const std::optional<Box>& box);
+LlamaCppFitUse llamacpp_fit_use(const EngineAnswer& answer, std::size_t gpus);
+
+// Runs --fit for a pasted llama.cpp command (`request.command`), settling its context and placement
+// in the request; returns the notes ("" when there is no such command). The scenario's
+// context_from_model mark is cleared.
+std::vector<std::string> apply_llamacpp_fit(const Model& model, EngineRequest& request);
 
 }  // namespace vc

@@ -134,6 +134,36 @@ bool moved_by_n_cpu_moe(const LlamaCppPlacementSettings& s, std::optional<uint64
          (id.find("ffn_up_exps") != id.npos || id.find("ffn_gate_exps") != id.npos || id.find("ffn_down_exps") != id.npos);
 }
 
+namespace {
+bool starts_with_any(std::string_view s, std::initializer_list<std::string_view> prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return s.substr(0, p.size()) == p; });
+}
+}  // namespace
+
+std::optional<std::string> fit_overflow_buffer(const LlamaCppPlacementSettings& s, std::optional<uint64_t> layer, std::string_view id) {
+  if (!layer || s.fit_overflow.empty()) return std::nullopt;
+  // fit.cpp's patterns are "blk\.N\.ffn_...": what follows the layer's prefix decides.
+  if (id.substr(0, 4) == "blk.") {
+    const auto dot = id.find('.', 4);
+    id = dot == id.npos ? std::string_view{} : id.substr(dot + 1);
+  }
+  for (const LlamaCppLayerOverflow& o : s.fit_overflow) {
+    if (o.layer != *layer) continue;
+    bool moves = false;
+    switch (o.fraction) {
+      case LlamaCppLayerFraction::Attention: moves = starts_with_any(id, {"ffn_gate", "ffn_up", "ffn_down"}); break;
+      case LlamaCppLayerFraction::Up: moves = starts_with_any(id, {"ffn_gate", "ffn_down"}); break;
+      case LlamaCppLayerFraction::Gate: moves = starts_with_any(id, {"ffn_down"}); break;
+      case LlamaCppLayerFraction::Moe:
+        moves = starts_with_any(id, {"ffn_up_exps", "ffn_up_chexps", "ffn_down_exps", "ffn_down_chexps", "ffn_gate_exps", "ffn_gate_chexps",
+                                     "ffn_gate_up_exps", "ffn_gate_up_chexps"});
+        break;
+    }
+    return moves ? std::optional<std::string>(buffer_name(o.buffer)) : std::nullopt;  // one override per layer
+  }
+  return std::nullopt;
+}
+
 std::vector<std::pair<std::string, std::string>> parse_overrides(const std::string& value, const std::string& flag) {
   std::vector<std::pair<std::string, std::string>> out;
   size_t start = 0;
@@ -203,6 +233,9 @@ LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, 
   auto place = [&](const std::string& name, const HostTensor& what, std::size_t buffer) {
     if (moved_by_n_cpu_moe(s, what.layer, *what.part ? std::string_view(what.part) : std::string_view(name))) {
       buffer = 0;  // the count came before any -ot (add_n_cpu_moe): its match is the first
+      ++p.overridden_tensors;
+    } else if (auto fit = fit_overflow_buffer(s, what.layer, *what.part ? std::string_view(what.part) : std::string_view(name))) {
+      buffer = buffer_index(*fit);  // --fit's overrides: the user set none (it does not run otherwise)
       ++p.overridden_tensors;
     } else {
       for (const auto& [re, target] : res) {

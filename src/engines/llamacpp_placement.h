@@ -16,12 +16,27 @@
 
 namespace vc {
 
+// Which of a layer's tensors llama.cpp's --fit sends off the layer's device (common/fit.cpp,
+// common_layer_fraction_t, named by what stays): Attention keeps the attention and moves every
+// ffn_gate/ffn_up/ffn_down tensor; Up keeps ffn_up too; Gate moves only ffn_down; Moe moves the
+// routed experts (ffn_{up,down,gate,gate_up}_{exps,chexps}).
+enum class LlamaCppLayerFraction { Attention, Up, Gate, Moe };
+
+// One layer --fit leaves partly on its device: what moves and where (0: CPU; 1 + k: CUDAk). Kept
+// as structure, not as the -ot regexes fit.cpp writes, because the fit replays many placements.
+struct LlamaCppLayerOverflow {
+  uint64_t layer = 0;
+  LlamaCppLayerFraction fraction = LlamaCppLayerFraction::Moe;
+  std::size_t buffer = 0;
+};
+
 struct LlamaCppPlacementSettings {
   uint64_t n_gpu_layers = 0;                // -ngl (99 or more: everything)
   uint64_t devices = 1;                     // GPUs (CUDA0 ...); -ts gives one weight per device
   std::vector<double> tensor_split;         // -ts 3,1 (empty: even, see docs: llama.cpp uses free memory)
   std::vector<std::pair<std::string, std::string>> overrides;  // -ot REGEX=BUFT, in order
   uint64_t cpu_moe_layers = 0;  // --n-cpu-moe N as a count: routed experts of layers 0..N-1 on the CPU, no names or regex
+  std::vector<LlamaCppLayerOverflow> fit_overflow;  // what llama.cpp's --fit moved (engines/llamacpp_fit.h); empty: nothing
 };
 
 // A weight tensor left on the CPU backend, as CPU_REPACK reads it (llamacpp_cpu_weights.h): a GGUF
@@ -59,6 +74,10 @@ void add_n_cpu_moe(LlamaCppPlacementSettings& s, uint64_t layers);
 
 // Whether --n-cpu-moe's count moves this tensor of layer `layer` to the CPU (`id`: its name or part).
 bool moved_by_n_cpu_moe(const LlamaCppPlacementSettings& s, std::optional<uint64_t> layer, std::string_view id);
+
+// The buffer --fit's overflow sends this tensor of layer `layer` to (`id`: "blk.N.<name>" or the
+// name alone), or none when it stays where its layer is.
+std::optional<std::string> fit_overflow_buffer(const LlamaCppPlacementSettings& s, std::optional<uint64_t> layer, std::string_view id);
 
 // llama.cpp's tensor names for one per-layer parameter class, without the "blk.N." prefix.
 std::span<const char* const> llamacpp_tensor_names(ParamClass c);

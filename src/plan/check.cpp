@@ -145,25 +145,29 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
       s.quant = quant;
       // A pasted llama.cpp command without -c: the context llama.cpp's --fit starts this tier with.
       std::vector<std::string> fit_notes;
-      const Scenario st = llamacpp_fit_scenario(model, s, b, o, fit_notes);
+      const LlamaCppFitted fitted = llamacpp_fit_plan(model, s, b, o, fit_notes);
+      const Scenario& st = fitted.scenario;
+      const PlanOptions& ot = fitted.options;  // the command's layers as --fit leaves them
+      const bool fit_moved_layers = ot.command && ot.command->llamacpp_defaults.layers_fitted;
       std::optional<EngineAnswer> answer;
       std::optional<EngineRequest> request;
       std::optional<Plan> plan;
       if (by_engine) {  // the engine's per-device figures decide
         if (loaded_bytes_floor(model, bytes) > b.vram_bytes()) continue;
-        request = plan_engine_request(model, st, b, o);
+        if (fit_moved_layers) continue;  // --fit moved layers to the CPU: not the GPUs alone
+        request = plan_engine_request(model, st, b, ot);
         answer = run_engine(*request);
         if (!answer->fits().value_or(false)) continue;
       } else if (by_llamacpp_offload) {
         if (loaded_bytes_floor(model, bytes) > memory) continue;  // the weights alone exceed the GPUs and the RAM
-        plan = make_plan(model, st, b, o);
+        plan = make_plan(model, st, b, ot);
         if (const auto& lo = plan->llamacpp_offload) {
           if (!lo->fits) continue;
-          request = plan_engine_request(model, st, b, o, lo->placement);
+          request = plan_engine_request(model, st, b, ot, lo->placement);
           answer = lo->answer;
         } else {  // no GPU: llama.cpp's CPU answer (-ngl 0)
           if (!b.gpus.empty() || !plan->engine.fits().value_or(false)) continue;
-          request = plan_engine_request(model, st, b, o);
+          request = plan_engine_request(model, st, b, ot);
           answer = plan->engine;
         }
       } else {
@@ -172,7 +176,7 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
         if (!(offload ? fits_with_offload(f, b, o, st.context, st.sequences) : fits_on_devices(f, b, o, st.context, st.sequences))) continue;
       }
       ++row.tiers_fitting;
-      Plan p = plan ? std::move(*plan) : make_plan(model, st, b, o);
+      Plan p = plan ? std::move(*plan) : make_plan(model, st, b, ot);
       if (!best || (fastest && p.decode.expected_tok_s > best->decode.expected_tok_s)) {
         best = std::move(p);
         best_answer = std::move(answer);

@@ -110,6 +110,7 @@ EngineCommand llamacpp(const Plan& p) {
   const ModelArg arg = model_arg(p);
   std::string cmd = fmt::format("llama-server -m {} -c {} -np {}", arg.gguf, s.context * s.sequences, s.sequences);
   c.notes.push_back("-m: " + arg.note);
+  if (p.options.command && p.options.command->engine == EngineKind::LlamaCpp && p.options.command->llamacpp.kv_unified) cmd += " -kvu";
   const std::string ct = llama_cache_type(s.cache_dtype);
   if (ct != "f16") cmd += fmt::format(" -ctk {} -ctv {}", ct, ct);
   if (!p.box.gpus.empty()) {
@@ -123,7 +124,11 @@ EngineCommand llamacpp(const Plan& p) {
   if (p.llamacpp_offload) {
     // llama.cpp's own offload, judged on its per-device answer (plan.cpp solve_llamacpp_offload).
     const auto& lo = *p.llamacpp_offload;
-    if (lo.n_gpu_layers) {
+    if (lo.fitted) {
+      // No -ngl or -ts: llama.cpp's --fit makes the placement above at start-up (engines/llamacpp_fit.h).
+      if (const auto at = cmd.find(" -ngl 999"); at != std::string::npos) cmd.erase(at);
+      c.notes.push_back("no -ngl: llama.cpp's --fit (on by default) places the layers at start-up as in the device table above");
+    } else if (lo.n_gpu_layers) {
       if (const auto at = cmd.find(" -ngl 999"); at != std::string::npos) cmd.replace(at, 9, fmt::format(" -ngl {}", *lo.n_gpu_layers));
     }
     if (lo.n_cpu_moe) cmd += fmt::format(" --n-cpu-moe {}", lo.n_cpu_moe);
@@ -134,7 +139,7 @@ EngineCommand llamacpp(const Plan& p) {
     if (lo.n_cpu_moe) {
       c.notes.push_back(fmt::format("--n-cpu-moe {}: the routed experts of the first {} of {} layers stay in system memory ({})", lo.n_cpu_moe, lo.n_cpu_moe, lo.layers, why));
     }
-    if (lo.n_gpu_layers) {
+    if (lo.n_gpu_layers && !lo.fitted) {
       c.notes.push_back(fmt::format("-ngl {}: the last {} of {} layers go to the GPUs and the rest run on the CPU ({})", *lo.n_gpu_layers, *lo.n_gpu_layers, lo.layers,
                                     lo.given ? "as given" : "the most the GPUs hold, from llama.cpp's per-device answer above"));
     }

@@ -136,6 +136,7 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
   r.per_device_fixed = options.per_device_fixed;
   if (placement) r.llamacpp_placement = placement;
   else if (options.command && options.engine == EngineKind::LlamaCpp) r.llamacpp_placement = options.command->placement;
+  if (options.command && options.command->engine == EngineKind::LlamaCpp) r.llamacpp_flags = options.command;
   if (options.command && is_serving_command(*options.command)) {  // a pasted vLLM/SGLang command, at the plan's context
     r.command = options.command;
     set_serving_context(*r.command, scenario.context);
@@ -145,15 +146,35 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
   return r;
 }
 
-Scenario llamacpp_fit_scenario(const Model& model, Scenario scenario, const Box& box, const PlanOptions& options, std::vector<std::string>& notes) {
-  const EngineRun* command = options.command ? &*options.command : nullptr;
-  const std::string note = settle_llamacpp_context(model, scenario, command, !box.gpus.empty(), [&](uint64_t context) {
+LlamaCppFitted llamacpp_fit_plan(const Model& model, Scenario scenario, const Box& box, const PlanOptions& options, std::vector<std::string>& notes) {
+  const bool from_model = scenario.context_from_model;
+  resolve_context_from_model(scenario, model);
+  scenario.context_from_model = false;
+  LlamaCppFitted out{scenario, options};
+  if (!options.command || options.command->engine != EngineKind::LlamaCpp || options.command->llamacpp_defaults.fit_replayed) return out;
+  EngineRun& command = *out.options.command;
+  command.llamacpp_defaults.fit_replayed = true;
+  if (!command.llamacpp_defaults.fit) {
+    if (from_model) {
+      notes.push_back(fmt::format("no -c: llama.cpp sizes the context the model was trained with, {} tokens in all (-fit off: kept even where the GPUs cannot hold it)",
+                                  format_count(checked_mul(scenario.context, scenario.sequences))));
+    }
+    return out;
+  }
+  Scenario start_scenario = scenario;
+  start_scenario.context_from_model = from_model;
+  const LlamaCppFitStart start = llamacpp_fit_start(model, command, start_scenario, box);
+  const uint64_t seqs = std::max<uint64_t>(1, command.llamacpp.n_seq);
+  const LlamaCppFitOutcome f = llamacpp_fit(start, [&](uint64_t n_ctx, const LlamaCppPlacementSettings& placement) {
     Scenario s = scenario;
-    s.context = context;
-    return llamacpp_fit_holds(run_engine(plan_engine_request(model, s, box, options)));
+    s.context = std::max<uint64_t>(1, n_ctx / seqs);
+    return llamacpp_fit_use(run_engine(plan_engine_request(model, s, box, options, placement)), start.gpu_free.size());
   });
-  if (!note.empty()) notes.push_back(note);
-  return scenario;
+  out.scenario.context = std::max<uint64_t>(1, f.n_ctx / seqs);
+  command.placement = f.placement;
+  command.llamacpp_defaults.layers_fitted = f.layers_moved;
+  notes.insert(notes.end(), f.notes.begin(), f.notes.end());
+  return out;
 }
 
 namespace {
@@ -366,12 +387,13 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
 Plan make_plan(const Model& model, const Scenario& asked, const Box& whole_box, const PlanOptions& options) {
   if (options.efficiency_bp == 0 || options.efficiency_bp > 10000) throw InputError("--efficiency", "must be above 0% and at most 100%");
   if (options.compute_efficiency_bp == 0 || options.compute_efficiency_bp > 10000) throw InputError("--compute-efficiency", "must be above 0% and at most 100%");
-  // A pasted llama.cpp command without -c: the model's context, lowered as llama.cpp's --fit lowers it.
+  // A pasted llama.cpp command: the context and layers llama.cpp's --fit settles at start-up.
   std::vector<std::string> fit_notes;
-  const Scenario scenario = llamacpp_fit_scenario(model, asked, whole_box, options, fit_notes);
+  const LlamaCppFitted fitted = llamacpp_fit_plan(model, asked, whole_box, options, fit_notes);
+  const Scenario& scenario = fitted.scenario;
   // A pasted vLLM/SGLang command: where its ranks sit. With data-parallel replicas (-dp N on a dense
   // model) every figure below is one replica's, on its own devices.
-  PlanOptions replica_options = options;
+  PlanOptions replica_options = fitted.options;
   uint64_t replicas = 1;
   std::optional<Box> replica_box;
   if (options.command && is_serving_command(*options.command)) {
@@ -411,30 +433,18 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
   }
   // llama.cpp short on its GPUs: its own offload (or the user's placement), judged on its answer.
   if (options.engine == EngineKind::LlamaCpp && !box.gpus.empty() && (options.command || !p.fits_on_devices)) {
-    const EngineRequest base = plan_engine_request(model, scenario, box, options);
-    const LlamaCppDefaults& left = options.command ? options.command->llamacpp_defaults : LlamaCppDefaults{};
-    const bool fit_moves_layers = options.command && left.ngl && left.fit && options.command->placement.overrides.empty() &&
-                                  options.command->placement.cpu_moe_layers == 0 && !llamacpp_fit_holds(p.engine);
-    if (fit_moves_layers) {
-      // No -ngl, -ot or --n-cpu-moe: llama.cpp's --fit moves layers (MoE: routed experts first) to
-      // the CPU; the offload search stands in for it, with the command's other flags.
-      if (auto o = solve_llamacpp_offload(base, p.footprint)) {
-        p.engine.notes.push_back(fmt::format("no -ngl: llama.cpp's --fit moves what the GPUs cannot hold to the CPU, keeping 1 GiB free on each; "
-                                             "sized here as {} (plan's offload search standing in for --fit's own)",
-                                             llamacpp_offload_flags(*o)));
-        p.llamacpp_offload = o;
-      }
-    } else if (options.command) {
+    if (options.command) {  // the command's placement, or the one llama.cpp's --fit made of it (llamacpp_fit_plan)
       LlamaCppOffload o;
       o.placement = options.command->placement;
       o.layers = p.footprint.layers.size();
       if (o.placement.n_gpu_layers < o.layers) o.n_gpu_layers = o.placement.n_gpu_layers;
       o.n_cpu_moe = o.placement.cpu_moe_layers;  // --n-cpu-moe, given as a flag or in the pasted command
-      o.given = true;
+      o.fitted = options.command->llamacpp_defaults.layers_fitted;  // --fit's layers (llamacpp_fit_plan), else the user's
+      o.given = !o.fitted;
       o.answer = p.engine;
       o.fits = p.engine.fits().value_or(false);
       p.llamacpp_offload = o;
-    } else if (auto o = solve_llamacpp_offload(base, p.footprint)) {
+    } else if (auto o = solve_llamacpp_offload(plan_engine_request(model, scenario, box, options), p.footprint)) {
       p.llamacpp_offload = o;  // p.engine stays the answer with every layer on the GPUs (the one estimate gives)
     }
   }
@@ -517,7 +527,7 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
     }
     if (p.llamacpp_offload && !p.fits_on_devices) {
       const auto& lo = *p.llamacpp_offload;
-      const std::string how = lo.given ? "the placement given" : llamacpp_offload_flags(lo);
+      const std::string how = lo.given ? "the placement given" : lo.fitted ? "the layers --fit places" : llamacpp_offload_flags(lo);
       const DeviceAllocation* host = nullptr;
       for (const auto& d : lo.answer.devices) {
         if (d.name == "host") host = &d;

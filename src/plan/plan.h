@@ -54,6 +54,7 @@ struct LlamaCppOffload {
   uint64_t n_cpu_moe = 0;                 // --n-cpu-moe N (0: none)
   uint64_t layers = 0;                    // the model's repeating layers
   bool given = false;                     // the user's placement, not one solved here
+  bool fitted = false;                    // llama.cpp's --fit placed the layers (engines/llamacpp_fit.h)
   bool fits = false;                      // every device of the answer, host RAM included when given, holds it
   EngineAnswer answer;                    // llama.cpp's per-device answer with this placement
 };
@@ -89,12 +90,17 @@ Plan make_plan(const Model& model, const Scenario& scenario, const Box& box, con
 // "41.20 tok/s (estimate, likely 35.02-47.38)"; "unknown" when there is no figure.
 std::string speed_text_for(const Speed& s, int decimals);
 
+// A pasted llama.cpp command as it starts on `box`: llama.cpp's --fit replayed
+// (engines/llamacpp_fit.h) settles the context (no -c) and the layers (no -ngl, -ts, -ot), in the
+// scenario and in the options' command, its notes added to `notes`; anything else passes through,
+// the mark context_from_model cleared.
+struct LlamaCppFitted {
+  Scenario scenario;
+  PlanOptions options;
+};
+LlamaCppFitted llamacpp_fit_plan(const Model& model, Scenario scenario, const Box& box, const PlanOptions& options, std::vector<std::string>& notes);
 // The engine request a plan makes: the scenario under options.engine on the box's devices.
 // With `placement`, llama.cpp places by it (-ngl/-ot) instead of everything on the GPUs.
-// The scenario a pasted llama.cpp command starts with on `box`: a context taken from the model (no
-// -c) lowered as llama.cpp's --fit lowers it (engines/llamacpp_fit.h), its note added to `notes`;
-// anything else passes through, the mark context_from_model cleared.
-Scenario llamacpp_fit_scenario(const Model& model, Scenario scenario, const Box& box, const PlanOptions& options, std::vector<std::string>& notes);
 EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, const Box& box, const PlanOptions& options,
                                   const std::optional<LlamaCppPlacementSettings>& placement = std::nullopt);
 // Does the engine's answer fit every device at this context and sequence count?

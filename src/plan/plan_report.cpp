@@ -55,7 +55,7 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
     out += fmt::format("{} allocates {} in all ({} devices in aggregate).\n\n", to_string(p.options.engine), format_bytes(p.engine.total_bytes, u),
                        format_bytes(p.aggregate_capacity, u));
     out += engine_text(p.engine, explain, u);
-    if (p.llamacpp_offload && !p.llamacpp_offload->given) {
+    if (p.llamacpp_offload && !p.llamacpp_offload->given && !p.llamacpp_offload->fitted) {
       out += fmt::format("\nWith llama.cpp's offload ({}), what it allocates per device:\n", llamacpp_offload_flags(*p.llamacpp_offload));
       out += engine_text(p.llamacpp_offload->answer, explain, u);
     }
@@ -130,7 +130,7 @@ nlohmann::json plan_json(const Plan& p, const PlanSolved& solved) {
   if (p.llamacpp_offload) {
     const auto& lo = *p.llamacpp_offload;
     j["llamacpp_offload"] = {{"flags", llamacpp_offload_flags(lo)}, {"n_gpu_layers", lo.n_gpu_layers ? nlohmann::json(*lo.n_gpu_layers) : nlohmann::json(nullptr)},
-                             {"n_cpu_moe", lo.n_cpu_moe}, {"layers", lo.layers}, {"given", lo.given}, {"fits", lo.fits}, {"engine", engine_json(lo.answer)}};
+                             {"n_cpu_moe", lo.n_cpu_moe}, {"layers", lo.layers}, {"given", lo.given}, {"fitted", lo.fitted}, {"fits", lo.fits}, {"engine", engine_json(lo.answer)}};
   }
   if (p.split) {
     const auto& s = *p.split;

@@ -120,7 +120,9 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
     const std::string prefix = fmt::format("blk.{}.", il);
     auto buffer_of = [&](ParamClass c) {
       const std::string name = prefix + llamacpp_tensor_names(c).front();
-      return moved_by_n_cpu_moe(ps, il, name) ? std::string("CPU") : override_buffer(name, overrides, dev);
+      if (moved_by_n_cpu_moe(ps, il, name)) return std::string("CPU");
+      if (auto fit = fit_overflow_buffer(ps, il, name)) return *fit;  // llama.cpp's --fit moved it
+      return override_buffer(name, overrides, dev);
     };
     const std::string attn_buf = buffer_of(ParamClass::Attention);
     MemoryRead& home = mem(attn_buf);
@@ -153,6 +155,7 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
     const uint64_t ngl = std::min<uint64_t>(ps.n_gpu_layers, n + 1);
     what = ngl > n ? "-ngl all" : fmt::format("-ngl {}", ngl);
     if (!ps.overrides.empty()) what += fmt::format(", {} -ot override{}", ps.overrides.size(), ps.overrides.size() == 1 ? "" : "s");
+    if (!ps.fit_overflow.empty()) what += fmt::format(", --fit's overflow of {} layer{}", ps.fit_overflow.size(), ps.fit_overflow.size() == 1 ? "" : "s");
   } else {
     what = "CPU only";
   }

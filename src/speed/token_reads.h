@@ -22,7 +22,7 @@ namespace vc {
 struct SpeedSettings {
   std::string engine = "llamacpp";      // llamacpp, ik_llama.cpp, ollama, ktransformers, vllm, sglang
   std::string backend;                  // cuda, rocm, vulkan, metal, cpu; "" = the GPU vendor's default
-  LlamaCppPlacementSettings llamacpp{1u << 20, 1, {}, {}};  // -ngl (default: all), -ts, -ot
+  LlamaCppPlacementSettings llamacpp{1u << 20, 1, {}, {}, 0, {}};  // -ngl (default: all), -ts, -ot
   uint32_t tensor_parallel = 1;         // vllm
   uint32_t gpu_experts = 0;             // ktransformers: experts per layer kept on the GPU
   std::optional<uint32_t> experts_per_token;  // fewer (or more) active experts than the config
