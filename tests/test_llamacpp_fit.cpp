@@ -361,4 +361,9 @@ TEST(LlamaCppDefaults, WithoutAGpuTheContextIsFittedToTheRam) {
   // What --fit projects (the breakdown: not the prompt cache, which fills later) leaves the RAM 1 GiB.
   const LlamaCppFitUse use = llamacpp_fit_use(p.engine, 0);
   EXPECT_LE(use.host_used + static_cast<int64_t>(kLlamaCppFitMargin), static_cast<int64_t>(box.ram_bytes));
+  // The verdict is llama.cpp's host answer (prompt cache included: 8 GiB by default fills later), as
+  // check reads it: here over the 16 GB.
+  ASSERT_EQ(p.engine.devices.size(), 1u);
+  EXPECT_GT(p.engine.devices[0].total_bytes, box.ram_bytes);
+  EXPECT_EQ(p.verdict.rfind("No GPU, and llama.cpp needs", 0), 0u) << p.verdict;
 }

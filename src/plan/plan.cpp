@@ -498,7 +498,19 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
                          model.params.total_source()});
 
   // Verdict in words.
-  if (box.gpus.empty()) {
+  const DeviceAllocation* engine_host = nullptr;
+  for (const auto& d : p.engine.devices) {
+    if (d.name == "host" && d.capacity) engine_host = &d;
+  }
+  if (box.gpus.empty() && options.engine == EngineKind::LlamaCpp && engine_host) {
+    // llama.cpp on the CPU: its own answer for the host decides (what check reads too).
+    const uint64_t ram = *engine_host->capacity, held = engine_host->total_bytes;
+    p.verdict = held <= ram ? fmt::format("No GPU: llama.cpp holds {} of {} RAM, {} to spare; about {:.2f} tok/s.", format_bytes(held), format_bytes(ram),
+                                          format_bytes(ram - held), p.decode.expected_tok_s)
+                            : fmt::format("No GPU, and llama.cpp needs {} of {} RAM, {} over (its lines above say where: a smaller context, -cram for "
+                                          "the prompt cache or a smaller tier helps).",
+                                          format_bytes(held), format_bytes(ram), format_bytes(held - ram));
+  } else if (box.gpus.empty()) {
     p.verdict = p.offload->fits ? fmt::format("No GPU: runs from RAM{} at about {:.2f} tok/s.", box.ssd_bandwidth ? " and SSD" : "", p.offload->expected_tok_s)
                                 : "No GPU, and it does not fit in RAM" + std::string(box.ssd_bandwidth ? " and SSD" : "") + ": " + p.offload->why + ".";
   } else {
