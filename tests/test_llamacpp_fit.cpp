@@ -265,12 +265,14 @@ TEST(LlamaCppDefaults, FitLowersTheTrainedContextWhereAGpuIsShort) {
   EXPECT_LT(ctx, 131072u);
   EXPECT_GT(ctx, 4096u);
   EXPECT_EQ(ctx % 256, 0u);  // "round down context for CUDA backend"
-  // The cache grows linearly with the context, so the interpolation lands on the most that holds,
-  // to the 256-token step: it holds, 256 tokens more do not.
+  // The cache grows linearly with the context, so the interpolation lands on the most that leaves
+  // 1 GiB of the H100's free memory (its capacity less the CUDA context, kLlamaCppCudaContextBytes),
+  // to the 256-token step: that context does, 256 tokens more do not.
   auto holds = [&](uint64_t c) {
     Scenario t = fitted.scenario;
     t.context = c;
-    return llamacpp_fit_holds(run_engine(plan_engine_request(m, t, box, fitted.options)));
+    const LlamaCppFitUse u = llamacpp_fit_use(run_engine(plan_engine_request(m, t, box, fitted.options)), 1);
+    return u.gpu_used[0] + static_cast<int64_t>(kLlamaCppFitMargin + kLlamaCppCudaContextBytes) <= static_cast<int64_t>(box.gpus[0].memory_bytes);
   };
   EXPECT_TRUE(holds(ctx));
   EXPECT_FALSE(holds(ctx + 256));
@@ -312,10 +314,11 @@ TEST(LlamaCppDefaults, WhenTheFloorContextStillDoesNotFitLayersMoveToTheCpu) {
   EXPECT_LT(ngl, 81u);
   EXPECT_GT(ngl, 0u);
   EXPECT_TRUE(p.llamacpp_offload->fits);
-  auto holds_with = [&](uint64_t layers) {
+  auto holds_with = [&](uint64_t layers) {  // the 4090's free memory (less its CUDA context) keeps 1 GiB
     LlamaCppPlacementSettings pl = p.llamacpp_offload->placement;
     pl.n_gpu_layers = layers;
-    return llamacpp_fit_holds(run_engine(plan_engine_request(m, p.estimate.scenario, box, p.options, pl)));
+    const LlamaCppFitUse u = llamacpp_fit_use(run_engine(plan_engine_request(m, p.estimate.scenario, box, p.options, pl)), 1);
+    return u.gpu_used[0] + static_cast<int64_t>(kLlamaCppFitMargin + kLlamaCppCudaContextBytes) <= static_cast<int64_t>(box.gpus[0].memory_bytes);
   };
   EXPECT_TRUE(holds_with(ngl));
   EXPECT_FALSE(holds_with(ngl + 1));

@@ -170,7 +170,8 @@ LlamaCppFitOutcome llamacpp_fit(const LlamaCppFitStart& in, const LlamaCppFitMea
         const uint64_t align = 256 * streams;  // "round down context for CUDA backend, keep it divisible by the number of streams"
         out.n_ctx = std::max(n - n % align, ctx_min);
         out.notes.push_back(fmt::format("--fit lowers the context to {} tokens: interpolated between -fitc ({} a stream) and the trained context on the "
-                                        "projected memory{}, rounded down to 256 a stream (common/fit.cpp); pass -c to choose it",
+                                        "projected memory{} against the free memory (an NVIDIA GPU's less the 527 MiB its CUDA context holds), rounded down to 256 a stream (common/fit.cpp); "
+                                        "pass -c to choose it",
                                         format_count(out.n_ctx), format_count(kLlamaCppFitMinContext), nd > 1 ? " summed over the GPUs" : ""));
         context_done = nd <= 1;
       } else {
@@ -234,7 +235,7 @@ LlamaCppFitOutcome llamacpp_fit(const LlamaCppFitStart& in, const LlamaCppFitMea
   auto finish = [&](const char* how) {
     out.placement = layers_placement(in.placement, in.layers, per, overflow_buffer);
     out.layers_moved = true;
-    out.notes.push_back(fmt::format("--fit {}: {} (common/fit.cpp; each GPU up to its memory less 1 GiB)", how, layers_text(per, overflow_buffer, in.layers)));
+    out.notes.push_back(fmt::format("--fit {}: {} (common/fit.cpp; each GPU up to its free memory, an NVIDIA GPU's less the 527 MiB its CUDA context holds, less 1 GiB)", how, layers_text(per, overflow_buffer, in.layers)));
     return out;
   };
   if (!in.moe || surplus_cpu_moe <= 0) return finish(in.moe ? "keeps the routed experts on the CPU and fills the GPUs back to front" : "fills the GPUs with whole layers back to front");
@@ -342,7 +343,10 @@ LlamaCppFitStart llamacpp_fit_start(const Model& model, const EngineRun& command
   s.split_given = !command.placement.tensor_split.empty();
   s.overrides_given = !command.placement.overrides.empty() || command.placement.cpu_moe_layers > 0;
   if (box) {
-    for (const auto& g : box->gpus) s.gpu_free.push_back(g.memory_bytes);
+    for (const auto& g : box->gpus) {
+      const bool cuda = g.vendor == "nvidia" && g.kind == "gpu";
+      s.gpu_free.push_back(cuda ? checked_sub(g.memory_bytes, std::min(g.memory_bytes, kLlamaCppCudaContextBytes)) : g.memory_bytes);
+    }
     s.host_total = box->ram_bytes;
   }
   s.placement.devices = std::max<uint64_t>(1, s.gpu_free.size());

@@ -12,9 +12,9 @@
 //      experts on the CPU);
 //   4. MoE whose dense parts all fit: those layers become whole front to back, and one more layer
 //      is tried in part (up, then gate, else attention only).
-// The host-only path (no GPU) does steps 1 and 2 against the RAM. The real --fit subtracts the
-// CUDA context llama.cpp already holds from "free"; here a GPU's free memory is its capacity and
-// the 1 GiB reserve line of each answer stands for both (docs/engines.md).
+// The host-only path (no GPU) does steps 1 and 2 against the RAM. llama.cpp's "free" is what
+// cudaMemGetInfo reports once its CUDA backend is up, so an NVIDIA GPU's free memory here is its
+// capacity less the CUDA context measured before any model buffer (docs/engines.md).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,6 +27,10 @@ namespace vc {
 
 inline constexpr uint64_t kLlamaCppFitMinContext = 4096;        // -fitc: the least context a stream gets
 inline constexpr uint64_t kLlamaCppFitMargin = 1024ull << 20;   // -fitt: what each device keeps free
+// GPU memory in use before llama.cpp loads a model buffer (the CUDA context and driver): 552,402,944
+// B measured on an NVIDIA H200 (CUDA 13, driver 580; llama.cpp 80fb11ac), the same in every run.
+// Other vendors' runtimes were not measured: nothing is subtracted for them.
+inline constexpr uint64_t kLlamaCppCudaContextBytes = 552'402'944;
 
 // Whether every GPU of a llama.cpp answer holds it: each answer already carries the 1,024 MiB
 // reserve line per GPU, so "fits" is --fit's test. The host is not checked.
@@ -44,7 +48,7 @@ struct LlamaCppFitStart {
   bool ngl_given = false;           // -ngl set: no layer step
   bool split_given = false;         // -ts set: no layer step with several GPUs
   bool overrides_given = false;     // -ot / --n-cpu-moe / --cpu-moe set: no layer step
-  std::vector<uint64_t> gpu_free;   // each GPU's memory, CUDA0 first; empty: no GPU
+  std::vector<uint64_t> gpu_free;   // each GPU's free memory as llama.cpp reads it, CUDA0 first; empty: no GPU
   uint64_t host_total = 0;          // RAM, for the host-only path; 0: unknown
 };
 
