@@ -370,3 +370,26 @@ TEST(LlamaCppDefaults, WithoutAGpuTheContextIsFittedToTheRam) {
   EXPECT_GT(p.engine.devices[0].total_bytes, box.ram_bytes);
   EXPECT_EQ(p.verdict.rfind("No GPU, and llama.cpp needs", 0), 0u) << p.verdict;
 }
+
+TEST(LlamaCppDefaults, ADraftModelCountsInTheFitAsFitCppsExtraModel) {
+  // common_init_from_params passes the draft (-md) to common_fit_params as its "extra model": every
+  // projection includes it, so the context --fit settles is smaller with a draft than without.
+  const Model m = llama_70b();
+  EngineInputs in;
+  in.command = "llama-server -m Llama-3.1-70B-Q4_K_M.gguf -np 1";
+  in.gpu = "h100-sxm";
+  EngineRequest r = engine_request(m, Scenario{}, in, ScenarioGiven{});
+  const uint64_t alone = r.scenario.context;
+  ASSERT_LT(alone, 131072u);
+  r.companions.draft = std::make_shared<const Model>(*Catalogue::builtin().find("llama-3.1-8b"));
+  refit_llamacpp(m, r);
+  EXPECT_LT(r.scenario.context, alone);
+  EXPECT_EQ(r.scenario.context % 256, 0u);
+  // The fit's notes are replaced, not repeated.
+  uint64_t lowered = 0;
+  for (const auto& n : r.command->notes) lowered += n.find("--fit lowers the context") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(lowered, 1u);
+  // With the draft the H100's free memory (less its CUDA context) keeps 1 GiB at that context.
+  const LlamaCppFitUse u = llamacpp_fit_use(run_engine(r), 1);
+  EXPECT_LE(u.gpu_used[0] + static_cast<int64_t>(kLlamaCppFitMargin + kLlamaCppCudaContextBytes), static_cast<int64_t>(r.box->gpus[0].memory_bytes));
+}

@@ -39,6 +39,15 @@ struct LlamaCppDefaults {
   bool layers_fitted = false;
 };
 
+// What llama.cpp's --fit started from, kept so it can be replayed again once a draft model (fit.cpp's
+// "extra model") joins the request (engines/llamacpp_fit.h refit_llamacpp).
+struct LlamaCppFitAsked {
+  bool context_from_model = false;
+  uint64_t context = 0;
+  LlamaCppPlacementSettings placement;
+  std::vector<std::string> notes;  // the notes that fit added
+};
+
 struct EngineRun {
   EngineKind engine = EngineKind::Rule;  // rule, llamacpp, vllm, sglang
   std::string model;               // -m / the serve argument, when the command names one
@@ -55,6 +64,7 @@ struct EngineRun {
   // llama.cpp: what the command leaves to llama.cpp's own defaults (common/common.h: n_gpu_layers -1
   // "auto", n_ctx 0 "the context the model was trained with", fit_params on).
   LlamaCppDefaults llamacpp_defaults;
+  std::optional<LlamaCppFitAsked> fit_asked;  // set once --fit has been replayed for a request
   ServingSpeculative serving_speculative;  // vLLM --speculative-config, SGLang --speculative-* (its draft: estimate's companions)
   std::vector<std::string> notes;  // flags ignored, assumptions
 };

@@ -376,11 +376,30 @@ std::vector<std::string> apply_llamacpp_fit(const Model& model, EngineRequest& r
     if (!probe.command->llamacpp_defaults.ctx) probe.command->llamacpp.n_ctx = n_ctx;
     return llamacpp_fit_use(run_engine(probe), start.gpu_free.size());
   };
+  LlamaCppFitAsked asked{from_model, r.scenario.context, command.placement, {}};
   LlamaCppFitOutcome f = llamacpp_fit(start, measure);
   r.scenario.context = std::max<uint64_t>(1, f.n_ctx / seqs);
   command.placement = f.placement;
   command.llamacpp_defaults.layers_fitted = f.layers_moved;
+  asked.notes = f.notes;
+  command.fit_asked = std::move(asked);
   return f.notes;
+}
+
+void refit_llamacpp(const Model& model, EngineRequest& r) {
+  if (!r.command || !r.command->fit_asked) return;
+  EngineRun& command = *r.command;
+  const LlamaCppFitAsked asked = *command.fit_asked;
+  for (const auto& n : asked.notes) {
+    auto it = std::find(command.notes.begin(), command.notes.end(), n);
+    if (it != command.notes.end()) command.notes.erase(it);
+  }
+  r.scenario.context = asked.context;
+  r.scenario.context_from_model = asked.context_from_model;
+  command.placement = asked.placement;
+  command.fit_asked.reset();
+  command.llamacpp_defaults.fit_replayed = command.llamacpp_defaults.layers_fitted = false;
+  for (auto& n : apply_llamacpp_fit(model, r)) command.notes.push_back(std::move(n));
 }
 
 }  // namespace vc

@@ -80,4 +80,9 @@ LlamaCppFitUse llamacpp_fit_use(const EngineAnswer& answer, std::size_t gpus);
 // context_from_model mark is cleared.
 std::vector<std::string> apply_llamacpp_fit(const Model& model, EngineRequest& request);
 
+// Replays --fit again from what it started from, its earlier notes replaced by the new ones in the
+// command: a draft model (-md) placed since counts in every measurement, as fit.cpp adds its
+// "extra model" (common_init_from_params passes the draft). Nothing when --fit was not replayed.
+void refit_llamacpp(const Model& model, EngineRequest& request);
+
 }  // namespace vc

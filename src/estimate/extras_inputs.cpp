@@ -20,6 +20,7 @@
 #include "estimate/side_loads.h"
 #include "estimate/vision_tower.h"
 #include "engines/engine_run.h"
+#include "engines/llamacpp_fit.h"
 #include "engines/llamacpp_placement.h"
 #include "engines/serving_speculative.h"
 #include "sources/companion_files.h"
@@ -200,6 +201,8 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
     out.lines.push_back(lora_line(c.loras.back()));
   }
   for (const auto& l : out.lines) out.bytes = checked_add(out.bytes, l.bytes);
+  // llama.cpp's --fit measures the draft with the target (fit.cpp's "extra model"): replay it with the draft in.
+  if (c.draft && request.command && request.command->engine == EngineKind::LlamaCpp) refit_llamacpp(*request.model, request);
   return out;
 }
 
