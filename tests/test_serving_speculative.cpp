@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "engines/engine_run.h"
 #include "engines/serving_speculative.h"
+#include "engines/vllm_speculative_budget.h"
 
 using namespace vc;
 using json = nlohmann::json;
@@ -96,15 +97,19 @@ TEST(ServingSpeculative, SglangFlagsAreReadAsSglangSettlesThem) {
 }
 
 // Llama 3.1 8B with the Llama 3.2 1B draft on one 80 GB card (vLLM, --max-model-len 8192): the
-// draft's 2,471,628,800 B load with the target, so the KV cache gets exactly that much less, and
-// each token of the pool holds the draft's 32,768 B beside the target's 131,072 B: tokens =
+// draft's 2,471,628,800 B load with the target, and the profile run grows by the rejection
+// sampler's logits and the proposer's buffers (592,445,440 B, worked out in
+// VllmProfileRunCountsTheDrafter below), so the KV cache gets that much less; each token of the
+// pool holds the draft's 32,768 B beside the target's 131,072 B: tokens =
 // floor(available / (163,840 B x 16)) x 16 blocks instead of floor(available / (131,072 B x 16)) x 16.
 TEST(ServingSpeculative, VllmDraftModelTakesItsWeightsAndAShareOfEveryToken) {
   const json plain = engine_of(kVllm + "\"");
   const json spec = engine_of(kVllm + R"( --speculative-config '{\"model\": \"llama-3.2-1b\", \"num_speculative_tokens\": 5}'")");
   EXPECT_EQ(line_bytes(spec, "Draft weights on this rank"), kLlama32_1bBytes);
   const uint64_t available = kv_line(plain), with_draft = kv_line(spec);
-  EXPECT_EQ(available - with_draft, kLlama32_1bBytes);
+  EXPECT_EQ(available - with_draft, kLlama32_1bBytes + 592'445'440);
+  EXPECT_EQ(line_bytes(spec, "Activation peak") - line_bytes(plain, "Activation peak"), 592'445'440u);
+  EXPECT_EQ(line_bytes(spec, "CUDA graphs"), 48u * 27 * 1024 * 1024);  // 32 target + 16 draft layers
   EXPECT_EQ(plain["kv_tokens"].get<uint64_t>(), available / (kTargetTokenBytes * 16) * 16);
   EXPECT_EQ(spec["kv_tokens"].get<uint64_t>(), with_draft / ((kTargetTokenBytes + kDraftTokenBytes) * 16) * 16);
   EXPECT_EQ(spec["settings"]["speculative_method"], "draft_model");
@@ -177,4 +182,88 @@ TEST(ServingSpeculative, MtpUsesTheModelsOwnLayers) {
   // A model without MTP layers is refused (exit 2), as is a draft given to mtp.
   EXPECT_EQ(run_cli(R"(estimate llama-3.1-8b --gpu-memory 80GB --engine vllm --speculative-config '{"method": "mtp"}')").exit_code, 2);
   EXPECT_EQ(run_cli(R"(estimate deepseek-v3 --engine vllm --gpu-memory 80GB --draft llama-3.2-1b --speculative-config '{"method": "mtp"}')").exit_code, 2);
+}
+
+// vLLM's profile run with a drafter (engines/vllm_speculative_budget.h), Llama 3.1 8B (hidden 4,096,
+// dense width 14,336, vocab 128,256, 32 layers) at bf16 on an 80 GB card: vLLM's defaults there
+// are T = 8,192 batched tokens and N = 1,024 sequences. Without a drafter (vllm_budget.cpp):
+//   forward = 8,192 x (3 x 14,336 + 4 x 4,096) x 2 = 973,078,528 B
+//   sampler = 8,192 x 4,096 x 2 + 1,024 x 128,256 x 14.55 (floor) = 67,108,864 + 1,910,911,795 = 1,978,020,659 B
+// With the Llama 3.2 1B draft (hidden 2,048, dense width 8,192, 16 layers):
+//   rejection-sampler logits = [1,024 + 1,024, 128,256] x 2 B = 525,336,576 B (in the sampler's peak)
+//   buffers = hidden_states + inputs_embeds = 2 x 8,192 x 2,048 x 2 = 67,108,864 B
+//   drafter pass = target hidden states 8,192 x 4,096 x 2 = 67,108,864 + its forward
+//                  8,192 x (3 x 8,192 + 4 x 2,048) x 2 = 536,870,912 -> 603,979,776 B < forward
+//   activation grows by 525,336,576 + 67,108,864 = 592,445,440 B; graphs: (32 + 16) x 27 MiB.
+TEST(ServingSpeculative, VllmProfileRunCountsTheDrafter) {
+  const Model& target = *Catalogue::builtin().find("llama-3.1-8b");
+  const Model& draft = *Catalogue::builtin().find("llama-3.2-1b");
+  VllmBudgetSettings s;
+  s.card_bytes = 80ull * 1000 * 1000 * 1000;
+  s.weight_bytes = target.native.bytes;
+  const VllmBudget plain = vllm_budget(target, s);
+  EXPECT_EQ(plain.forward_peak, 973'078'528u);
+  EXPECT_EQ(plain.sampler_peak, 1'978'020'659u);
+  VllmSpecInput in;
+  in.on = true;
+  in.method = "draft_model";
+  in.drafter = &draft;
+  in.rank_weights = kLlama32_1bBytes;
+  const VllmSpecBudget spec = vllm_budget_speculative(target, s, in);
+  EXPECT_EQ(spec.spec.rejection_logits, 525'336'576u);
+  EXPECT_EQ(spec.spec.buffers, 67'108'864u);
+  EXPECT_EQ(spec.spec.held_hidden, 67'108'864u);
+  EXPECT_EQ(spec.spec.draft_forward, 536'870'912u);
+  EXPECT_EQ(spec.budget.forward_peak, 973'078'528u);  // the target's pass stays the larger
+  EXPECT_EQ(spec.budget.activation - plain.activation, 592'445'440u);
+  EXPECT_EQ(spec.budget.non_kv_total - plain.non_kv_total, 592'445'440u + kLlama32_1bBytes);
+  EXPECT_EQ(spec.budget.cuda_graphs, 48u * 27 * 1024 * 1024);
+
+  // An EAGLE-3 head of the 8B's own width (one layer: hidden 4,096, dense 14,336) with 64
+  // sequences: its pass holds the target's hidden states and the three auxiliary ones,
+  // 4 x 8,192 x 4,096 x 2 = 268,435,456 B, beside its forward of 973,078,528 B: 1,241,513,984 B,
+  // more than the target's forward; the sampler, 67,108,864 + 64 x 128,256 x 14.55 = 186,540,851 B
+  // + rejection logits 2 x 64 x 128,256 x 2 = 32,833,536 B, stays below it. Buffers
+  // 2 x 8,192 x 4,096 x 2 = 134,217,728 B. Activation = 1,241,513,984 + 50 MiB + 134,217,728 =
+  // 1,428,160,512 B (without the head: 973,078,528 + 50 MiB = 1,025,507,328 B).
+  Model head;
+  head.hidden = target.hidden;
+  head.vocab = target.vocab;
+  head.layers = {target.layers.front()};
+  s.max_num_seqs = 64;
+  EXPECT_EQ(vllm_budget(target, s).activation, 1'025'507'328u);
+  in.method = "eagle3";
+  in.drafter = &head;
+  in.rank_weights = 0;
+  const VllmSpecBudget eagle = vllm_budget_speculative(target, s, in);
+  EXPECT_EQ(eagle.spec.held_hidden, 268'435'456u);
+  EXPECT_EQ(eagle.budget.forward_peak, 1'241'513'984u);
+  EXPECT_EQ(eagle.budget.sampler_peak, 186'540'851u + 32'833'536u);
+  EXPECT_EQ(eagle.budget.activation, 1'428'160'512u);
+  EXPECT_EQ(eagle.budget.cuda_graphs, 33u * 27 * 1024 * 1024);
+
+  // N-gram drafting loads nothing and runs no pass: only the rejection sampler's logits.
+  VllmSpecInput ngram;
+  ngram.on = true;
+  ngram.method = "ngram";
+  EXPECT_EQ(vllm_budget_speculative(target, s, ngram).budget.activation, 1'025'507'328u);  // the forward still dominates at 64 sequences
+  s.max_num_seqs = 0;
+  EXPECT_EQ(vllm_budget_speculative(target, s, ngram).budget.activation - plain.activation, 525'336'576u);
+  EXPECT_EQ(vllm_budget_speculative(target, s, ngram).budget.cuda_graphs, plain.cuda_graphs);
+}
+
+// SGLang sets max_running_requests to 48 when speculative decoding is on and it is not given
+// (arg_groups/speculative_hook.py), so the draft pool holds tokens + 48 x (3 x 1 + 4) + 100 = 436
+// more than the target's pool, and the request-to-token map is (48 + 1) x 8,192 x 4 B = 1,605,632 B.
+TEST(ServingSpeculative, SglangSpeculationRunsAtMost48RequestsUnlessGiven) {
+  const json spec = engine_of(
+      R"(--gpu-memory 80GB --engine-command "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 8192 )"
+      R"(--mem-fraction-static 0.8 --speculative-algorithm STANDALONE --speculative-draft-model-path llama-3.2-1b --speculative-num-steps 3 )"
+      R"(--speculative-eagle-topk 1 --speculative-num-draft-tokens 4")");
+  const uint64_t tokens = spec["kv_tokens"].get<uint64_t>();
+  EXPECT_EQ(line_bytes(spec, "Draft token pool"), (tokens + 436) * kDraftTokenBytes);
+  EXPECT_EQ(line_bytes(spec, "Request-to-token map"), 1'605'632u);
+  bool noted = false;
+  for (const auto& n : spec["notes"]) noted = noted || n.get<std::string>().find("max_running_requests to 48") != std::string::npos;
+  EXPECT_TRUE(noted) << spec["notes"].dump();
 }

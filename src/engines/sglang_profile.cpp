@@ -15,6 +15,9 @@ namespace {
 
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kGiB = 1ull << 30;
+// max_running_requests when speculative decoding is on and --max-running-requests is not given
+// (https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/arg_groups/speculative_hook.py).
+constexpr uint64_t kSpecMaxRunningRequests = 48;
 const char* const kServerArgs = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py (_handle_gpu_memory_settings)";
 const char* const kModelRunner =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py (profile_max_num_token, init_memory_pool)";
@@ -185,6 +188,17 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
     if (model.inputs.size() > 1) p.notes.push_back("multimodal model: SGLang lowers mem_fraction_static further for the vision encoder (not modelled)");
   }
 
+  // Speculative decoding: SGLang sets max_running_requests to 48 when it is not given (EAGLE,
+  // EAGLE3, NEXTN, STANDALONE and NGRAM alike: arg_groups/speculative_hook.py _handle_eagle_family,
+  // _handle_ngram), so the request map and the draft pool are sized for 48 requests.
+  std::optional<uint64_t> running = s.max_running_requests;
+  if (!running && !s.speculative_algorithm.empty()) {
+    running = kSpecMaxRunningRequests;
+    p.notes.push_back(fmt::format("speculative decoding: SGLang sets max_running_requests to {} when --max-running-requests is not given "
+                                  "(\"Max running requests is reset to {} for speculative decoding\"), so it runs at most {} requests at once",
+                                  kSpecMaxRunningRequests, kSpecMaxRunningRequests, kSpecMaxRunningRequests));
+  }
+
   // 2. Before and after the weights; the static share holds weights + token pool.
   p.custom_all_reduce = ranks > 1 && custom_all_reduce_runs(s.tensor_parallel, s.gpu_link, s.disable_custom_all_reduce);
   p.cuda_context = kCudaContext;
@@ -208,7 +222,7 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   if (g.state_bytes) {
     p.state_bytes_per_request = g.state_bytes;
     if (s.max_mamba_cache_size) p.state_slots = *s.max_mamba_cache_size;
-    else if (s.disable_radix_cache && s.max_running_requests) p.state_slots = *s.max_running_requests;
+    else if (s.disable_radix_cache && running) p.state_slots = *running;
     else p.state_slots = static_cast<uint64_t>(std::floor(static_cast<double>(available) * s.mamba_full_memory_ratio / (1 + s.mamba_full_memory_ratio) /
                                                           static_cast<double>(g.state_bytes)));
     const uint64_t taken = checked_mul(p.state_slots, g.state_bytes);
@@ -257,8 +271,8 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   // 4. Requests: max_num_reqs = clamp(tokens / context_len x 512, 2048, 4096) unless given; the
   // scheduler runs at most min(tokens / 2, max_num_reqs) (tp_worker.py).
   const uint64_t context = s.context_length ? s.context_length : (model.max_context ? model.max_context : 4096);
-  const uint64_t max_num_reqs = s.max_running_requests ? *s.max_running_requests : std::clamp<uint64_t>(checked_mul(tokens, 512) / context, 2048, 4096);
-  p.max_running_requests = s.max_running_requests ? std::min(*s.max_running_requests, tokens / 2) : std::min(tokens / 2, max_num_reqs);
+  const uint64_t max_num_reqs = running ? *running : std::clamp<uint64_t>(checked_mul(tokens, 512) / context, 2048, 4096);
+  p.max_running_requests = running ? std::min(*running, tokens / 2) : std::min(tokens / 2, max_num_reqs);
   // Hybrid: each running request holds state slots (1 with the radix cache disabled, 3 with it:
   // _calculate_mamba_ratio, no_buffer strategy).
   if (g.state_bytes) p.max_running_requests = std::min(p.max_running_requests, p.state_slots / (s.disable_radix_cache ? 1 : 3));
@@ -323,7 +337,7 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
     p.lines.push_back({"sglang.state", fmt::format("Recurrent state pool: {} request slots", p.state_slots), p.state_pool_bytes,
                        fmt::format("({} slots + 1 padding slot) x {} B of conv (bf16) + SSM ({}) state a request", p.state_slots, g.state_bytes, s.mamba_ssm_dtype),
                        s.max_mamba_cache_size ? "--max-mamba-cache-size as given"
-                       : (s.disable_radix_cache && s.max_running_requests)
+                       : (s.disable_radix_cache && running)
                            ? "radix cache disabled: one slot per --max-running-requests"
                            : fmt::format("slots = floor(rest x {} / (1 + {}) / {} B); the attention pool gets the rest", s.mamba_full_memory_ratio,
                                          s.mamba_full_memory_ratio, g.state_bytes),

@@ -11,7 +11,8 @@
 //   GiB more out of the static share (6 GiB for STANDALONE); the target's bytes a token are scaled
 //   by (1 + draft layers / target layers), so its pool leaves room for the draft's cache; the
 //   draft's weights load after the target's pool, out of the rest, and its pool holds the target's
-//   tokens + max_num_reqs x (steps x top-k + draft tokens) + 100 (model_runner.py draft_runner_cache_size).
+//   tokens + max_num_reqs x (steps x top-k + draft tokens) + 100 (model_runner.py draft_runner_cache_size);
+//   max_running_requests (so max_num_reqs) is 48 unless given, NGRAM too (arg_groups/speculative_hook.py).
 // Hybrid recurrent models (Mamba2, Gated DeltaNet, KDA layers beside attention) first give the
 //   state pool its share: max_mamba_cache_size request slots = the rest x r / (1 + r) (r =
 //   --mamba-full-memory-ratio, 0.9) / one request's state (conv state in bf16, SSM state in

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "engines/serving_dtype.h"
 #include "engines/vllm_encoder.h"
+#include "engines/vllm_speculative_budget.h"
 
 namespace vc {
 namespace {
@@ -22,20 +23,6 @@ uint64_t dense_width(const Model& m) {
     w = std::max(w, f.kind == FeedForwardKind::Dense ? f.dense_width : f.shared_width);
   }
   return w;
-}
-
-// Fused-MoE workspaces for a batch of T tokens on one rank (vllm/model_executor/layers/fused_moe:
-// workspace13 of T x top_k x max(2N, K) and workspace2 of T x top_k x N values, N = expert width / tp,
-// K = hidden); they stay allocated after the forward pass, so they add to the sampler's peak.
-uint64_t moe_workspace(const Model& m, uint64_t tokens, uint64_t tp, uint64_t value_bytes) {
-  uint64_t best = 0;
-  for (const auto& l : m.layers) {
-    const auto& f = l.feed_forward;
-    if (f.kind != FeedForwardKind::MoE) continue;
-    const uint64_t n = f.expert_width / tp;
-    best = std::max(best, checked_product({tokens, f.experts_per_token, std::max(2 * n, m.hidden) + n, value_bytes}));
-  }
-  return best;
 }
 
 // Weights on rank 0, the figure vLLM prints: a TP share of everything without pipelining; with
@@ -57,6 +44,27 @@ uint64_t rank0_weights(const Model& m, uint64_t total, uint64_t tp, uint64_t pp,
 
 }  // namespace
 
+// Fused-MoE workspaces for a batch of T tokens on one rank (vllm/model_executor/layers/fused_moe:
+// workspace13 of T x top_k x max(2N, K) and workspace2 of T x top_k x N values, N = expert width / tp,
+// K = hidden); they stay allocated after the forward pass, so they add to the sampler's peak.
+uint64_t vllm_moe_workspace(const Model& m, uint64_t tokens, uint64_t tp, uint64_t value_bytes) {
+  uint64_t best = 0;
+  for (const auto& l : m.layers) {
+    const auto& f = l.feed_forward;
+    if (f.kind != FeedForwardKind::MoE) continue;
+    const uint64_t n = f.expert_width / tp;
+    best = std::max(best, checked_product({tokens, f.experts_per_token, std::max(2 * n, m.hidden) + n, value_bytes}));
+  }
+  return best;
+}
+
+// The profile's forward pass (fitted on the fitted part of tests/data/engine-logs.json;
+// docs/accuracy.md): T x (3 x dense width / tp + 4 x hidden) values (gate/up and activation
+// outputs, residual and norms).
+uint64_t vllm_forward_peak(const Model& m, uint64_t tokens, uint64_t tp, uint64_t value_bytes) {
+  return checked_product({tokens, checked_add(checked_mul(3, dense_width(m) / tp), checked_mul(4, m.hidden)), value_bytes});
+}
+
 uint64_t vllm_quantized_weight_bytes(const Model& model, uint64_t loaded_bytes, const std::string& quantization) {
   if (quantization.empty()) return loaded_bytes;
   if (quantization != "fp8") throw InputError("--quantization", "'" + quantization + "' is modelled only as the checkpoint stores it; online quantization modelled: fp8");
@@ -71,7 +79,9 @@ uint64_t vllm_quantized_weight_bytes(const Model& model, uint64_t loaded_bytes, 
 // CUDA graph memory a decoder layer on the rank (vLLM 0.19, H100; fitted, docs/accuracy.md).
 constexpr uint64_t kGraphPerLayer = 27 * kMiB;
 
-VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) {
+VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) { return vllm_budget_speculative(model, s, VllmSpecInput{}).budget; }
+
+VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSettings& s, const VllmSpecInput& spec) {
   if (!(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1)) throw InputError("--gpu-memory-utilization", "must be above 0 and at most 1");
   if (s.card_bytes == 0) throw InputError("--gpu-memory", "vLLM's budget needs the card's memory, e.g. 80GB");
   if (s.max_num_batched_tokens > (1u << 22)) throw InputError("--max-num-batched-tokens", "must be from 1 to 4,194,304");
@@ -87,42 +97,62 @@ VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) {
   b.weights = rank0_weights(model, vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization), tp, pp, serving_dtype_bytes(s.kv.dtype));
 
   // Profile run (fitted on the fitted part of tests/data/engine-logs.json; docs/accuracy.md):
-  // forward: T x (3 x dense width / tp + 4 x hidden) values (gate/up and activation outputs,
-  // residual and norms); sampler: the T hidden states kept + 14.55 B per (sequence x vocab entry),
-  // about three and a half fp32 copies of the [max_num_seqs, vocab] logits; plus 50 MiB.
+  // forward: vllm_forward_peak; sampler: the T hidden states kept + 14.55 B per (sequence x vocab
+  // entry), about three and a half fp32 copies of the [max_num_seqs, vocab] logits; plus 50 MiB.
   const uint64_t T = b.max_num_batched_tokens;
   const uint64_t value = serving_dtype_bytes(s.kv.dtype);
-  b.forward_peak = checked_product({T, checked_add(checked_mul(3, dense_width(model) / tp), checked_mul(4, model.hidden)), value});
-  b.moe_workspace = moe_workspace(model, T, tp, value);
+  b.forward_peak = vllm_forward_peak(model, T, tp, value);
+  b.moe_workspace = vllm_moe_workspace(model, T, tp, value);
   const bool last_stage_only = pp > 1;  // rank 0 of a pipeline is not the last stage: no sampler
   if (last_stage_only) {
     b.forward_peak = checked_add(b.forward_peak, checked_product({T, 2 * model.hidden, value}));  // hidden + residual sent on
   } else {
     b.sampler_peak = checked_add(checked_product({T, model.hidden, value}), checked_product({b.max_num_seqs, model.vocab, 1455}) / 100);
   }
+  // Speculative decoding (vllm_speculative_budget.h, read from vLLM's source, not fitted): the
+  // drafter's pass runs after the target's with the target's hidden states held, so the forward
+  // peak is the larger of the two passes; the rejection sampler's dummy run holds [2 x
+  // max_num_seqs, vocab] logits while the same sampler samples the bonus tokens, so the sampler's
+  // peak grows by them; the proposer's persistent buffers stay allocated throughout.
+  VllmSpecProfile sp;
+  if (spec.on) {
+    if (spec.drafter) {
+      const uint64_t aux = spec.method == "eagle3" ? 3 : 0;  // EAGLE-3 reads three auxiliary hidden states of the target
+      sp.held_hidden = checked_product({T, model.hidden, value, 1 + aux});
+      sp.draft_forward = vllm_forward_peak(*spec.drafter, T, tp, value);
+      sp.draft_moe_workspace = vllm_moe_workspace(*spec.drafter, T, tp, value);
+      sp.buffers = checked_product({2, T, spec.drafter->hidden, value});
+      sp.graph_layers = spec.drafter->layers.size();
+    }
+    if (b.sampler_peak) sp.rejection_logits = checked_product({2, b.max_num_seqs, model.vocab, value});
+    b.forward_peak = std::max(b.forward_peak, sp.pass());
+    b.moe_workspace = std::max(b.moe_workspace, sp.draft_moe_workspace);
+    b.sampler_peak = checked_add(b.sampler_peak, sp.rejection_logits);
+  }
   // A multimodal model encodes its dummy images first; their pixels and encoder outputs stay
   // allocated through the decoder pass, so the peak is the larger of the encoder's and the
   // decoder's on top of them (vllm_encoder.h).
   const VllmEncoderProfile encoder = vllm_encoder_profile(model, T, b.max_num_seqs, s.kv.max_model_len, tp, value);
-  b.activation = checked_add(encoder.peak_with(checked_add(b.moe_workspace, std::max(b.forward_peak, b.sampler_peak))), 50 * kMiB);
+  b.activation = checked_add(checked_add(encoder.peak_with(checked_add(b.moe_workspace, std::max(b.forward_peak, b.sampler_peak))), 50 * kMiB), sp.buffers);
   // Non-torch memory: 0.25 GiB on one GPU (CUDA context, cuBLAS workspace); with tensor
   // parallelism NCCL and custom all-reduce buffers make it 2.08 GiB at TP 2, 0.055 GiB more per
   // further rank; a pipeline without TP 0.07 GiB on rank 0 (fitted, docs/accuracy.md).
   if (tp > 1) b.non_torch = checked_add(2080 * kGiB / 1000, checked_product({tp - 2, 55, kGiB}) / 1000);
   else b.non_torch = pp > 1 ? 7 * kGiB / 100 : kGiB / 4;
   b.lora = vllm_lora_slots(model, s.lora, tp, pp, value);
-  b.non_kv_total = checked_add(checked_add(checked_add(b.weights, b.lora.bytes), b.activation), b.non_torch);
+  b.non_kv_total = checked_add(checked_add(checked_add(checked_add(b.weights, b.lora.bytes), b.activation), b.non_torch), spec.on ? spec.rank_weights : 0);
   // CUDA graphs: vLLM 0.19 captures its decode graphs (67 batch sizes up to 512 with the default
   // max_num_seqs) after the KV cache is allocated, in the memory gpu_memory_utilization leaves
   // free; each graph keeps its kernels' nodes, so the memory grows with the layers on the rank:
   // kGraphPerLayer a layer (fitted on the fitted share, docs/accuracy.md; vLLM 0.21 and later
-  // profile it inside the budget instead).
-  b.cuda_graphs = checked_mul(ceil_div(model.layers.size(), pp), kGraphPerLayer);
+  // profile it inside the budget instead). A drafter's layers are captured in the same loop with
+  // the same batch sizes: each is taken at the target's figure a layer.
+  b.cuda_graphs = checked_mul(checked_add(ceil_div(model.layers.size(), pp), sp.graph_layers), kGraphPerLayer);
   b.available_kv = b.requested > b.non_kv_total ? b.requested - b.non_kv_total : 0;
   VllmSettings kv = s.kv;
   kv.available_kv_bytes = b.available_kv;
-  if (b.available_kv) b.kv = vllm_kv(model, kv);
-  return b;
+  if (b.available_kv) b.kv = vllm_kv(spec.on && spec.cache_model ? *spec.cache_model : model, kv);
+  return {b, sp};
 }
 
 }  // namespace vc

@@ -2,7 +2,8 @@
 // share of the weights, the profile run's activation peak and the non-torch memory, and gives the
 // rest to the paged KV cache (vllm_budget.h); the pool's tokens and the concurrency it allows at
 // the scenario's context are numbers of the answer. A drafter (--speculative-config) adds its
-// weights at the target's TP and its layers to the cache spec (engines/serving_speculative.h).
+// weights at the target's TP and its layers to the cache spec (engines/serving_speculative.h), and
+// its profile pass, buffers and graphs to the budget (engines/vllm_speculative_budget.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "engines/serving_dtype.h"
 #include "engines/serving_speculative.h"
 #include "engines/vllm_encoder.h"
+#include "engines/vllm_speculative_budget.h"
 #include "estimate/checkpoint_tower.h"
 #include "model/layer_memory.h"
 
@@ -30,17 +32,27 @@ constexpr const char* kProfileSource =
 
 // The profile run's peak: the fused-MoE workspace stays allocated, then the larger of the forward
 // pass and the dummy sampler over max_num_seqs rows (every TP rank holds the full logits); a
-// multimodal model's encoder batch (vllm_encoder.h) is held under both.
-Allocation activation_line(const Model& model, const VllmBudget& b, const VllmBudgetSettings& s) {
+// multimodal model's encoder batch (vllm_encoder.h) is held under both. With a drafter
+// (vllm_speculative_budget.h) the forward pass is the larger of the target's and the drafter's
+// (with the target's hidden states held), the sampler's peak holds the rejection sampler's
+// logits too, and the proposer's buffers stay allocated.
+Allocation activation_line(const Model& model, const VllmBudget& b, const VllmBudgetSettings& s, const VllmSpecProfile* sp) {
   const VllmEncoderProfile e = vllm_encoder_profile(model, b.max_num_batched_tokens, b.max_num_seqs, s.kv.max_model_len, s.kv.tensor_parallel,
                                                     serving_dtype_bytes(s.kv.dtype));
   std::string formula = fmt::format("MoE workspace {} B + max(forward {} B over {} tokens, sampler {} B over {} sequences) + 50 MiB", b.moe_workspace,
                                     b.forward_peak, b.max_num_batched_tokens, b.sampler_peak, b.max_num_seqs);
   if (e.items) formula = fmt::format("max(encoder pass {} B, encoder batch held {} B + {}); {}", e.encoder_peak, e.held(), formula, e.formula);
-  return {AllocKind::Activation, "Activation peak (profile run)", b.activation, formula,
-          std::string("fitted on public vLLM 0.19 logs, 30% set aside (docs/accuracy.md)") +
-              (e.items ? "; the encoder's dummy batch is read from vLLM's source, not fitted" : e.note.empty() ? "" : "; " + e.note),
-          kProfileSource};
+  std::string assumption = std::string("fitted on public vLLM 0.19 logs, 30% set aside (docs/accuracy.md)") +
+                           (e.items ? "; the encoder's dummy batch is read from vLLM's source, not fitted" : e.note.empty() ? "" : "; " + e.note);
+  std::string source = kProfileSource;
+  if (sp) {
+    formula += fmt::format(" + {} B drafter buffers; speculative: drafter pass {} B ({} B target hidden states held + {} B its own pass), "
+                           "rejection-sampler logits {} B in the sampler's figure",
+                           sp->buffers, sp->pass(), sp->held_hidden, sp->draft_forward, sp->rejection_logits);
+    assumption += "; the drafter's pass, buffers and rejection-sampler logits are read from vLLM's source (the drafter's pass uses the fitted forward formula)";
+    source += std::string("; ") + kVllmSpecProfileSource;
+  }
+  return {AllocKind::Activation, "Activation peak (profile run)", b.activation, formula, assumption, source};
 }
 
 // Non-torch memory, split where tensor parallelism adds communication buffers: the CUDA context
@@ -88,6 +100,17 @@ struct VllmDrafter {
   Drafter drafter;
   uint64_t rank_weights = 0;
   Model cache_layers;  // only `layers` is set: what vllm_kv reads
+  Model pass_model;    // the drafter's profile pass: its layers, hidden size and vocabulary (no layers: n-gram)
+  std::string method;
+  VllmSpecInput input() const {
+    VllmSpecInput in;
+    in.on = true;
+    in.method = method;
+    in.drafter = pass_model.layers.empty() ? nullptr : &pass_model;
+    in.rank_weights = rank_weights;
+    in.cache_model = &cache_layers;
+    return in;
+  }
 };
 
 std::optional<VllmDrafter> vllm_drafter(const EngineRequest& r, const VllmBudgetSettings& bs, EngineAnswer& a) {
@@ -110,10 +133,15 @@ std::optional<VllmDrafter> vllm_drafter(const EngineRequest& r, const VllmBudget
   v.rank_weights = ceil_div(v.drafter.weight_bytes, tp);
   v.cache_layers.layers = r.model->layers;
   v.cache_layers.layers.insert(v.cache_layers.layers.end(), v.drafter.layers.begin(), v.drafter.layers.end());
+  v.method = spec.method;
+  v.pass_model.layers = v.drafter.layers;
+  const Model* draft = r.companions.draft.get();
+  v.pass_model.hidden = draft && spec.method != "mtp" ? draft->hidden : r.model->hidden;  // MTP layers work at the target's width
+  v.pass_model.vocab = draft && spec.method != "mtp" ? draft->vocab : r.model->vocab;
   a.settings.push_back({"speculative_method", spec.method});
   if (spec.num_speculative_tokens) a.settings.push_back({"num_speculative_tokens", spec.num_speculative_tokens});
   a.notes.push_back(fmt::format("drafter: {} ({}; {}); its layers join the KV cache spec, so every token of the pool holds their K/V too; "
-                                "its profile pass and CUDA graphs are not counted",
+                                "its profile pass, persistent buffers and CUDA graphs and the rejection sampler's dummy run count too",
                                 v.drafter.name, v.drafter.weight_formula, v.drafter.layers_formula));
   return v;
 }
@@ -156,14 +184,15 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     const uint64_t need = checked_add(checked_product({kv.bytes_per_token, s.context, s.sequences}), checked_mul(kv.state_bytes_per_seq, s.sequences));
     VllmBudgetSettings probe = bs;
     probe.card_bytes = 1;  // the non-KV parts do not depend on the card
-    const VllmBudget b = vllm_budget(model, probe);
+    const VllmSpecBudget sb = vllm_budget_speculative(model, probe, drafter ? drafter->input() : VllmSpecInput{});
+    const VllmBudget& b = sb.budget;
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
       d.add(even_weights_line(w.bytes, tp, pp, kBudgetSource));
       if (drafter) add_draft_weight_line(d, *drafter, tp);
       add_lora_line(d, b, bs);
-      d.add(activation_line(model, b, bs));
+      d.add(activation_line(model, b, bs, drafter ? &sb.spec : nullptr));
       for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
       d.add(scenario_kv_line(need,
                              fmt::format("{} B per token x {} tokens x {} sequence(s){}", kv.bytes_per_token, s.context, s.sequences,
@@ -175,15 +204,10 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     finish(a);
     return a;
   }
-  VllmBudget b = vllm_budget(model, bs);
-  if (drafter) {
-    // The drafter's weights load with the target's; its layers join the cache spec.
-    b.available_kv = b.available_kv > drafter->rank_weights ? b.available_kv - drafter->rank_weights : 0;
-    b.non_kv_total = checked_add(b.non_kv_total, drafter->rank_weights);
-    VllmSettings kv = bs.kv;
-    kv.available_kv_bytes = b.available_kv;
-    b.kv = b.available_kv ? vllm_kv(cache_model, kv) : VllmKv{};
-  }
+  // The drafter's weights load with the target's, its profile pass, buffers and graphs join the
+  // budget, and its layers join the cache spec (vllm_speculative_budget.h).
+  const VllmSpecBudget sb = vllm_budget_speculative(model, bs, drafter ? drafter->input() : VllmSpecInput{});
+  const VllmBudget& b = sb.budget;
   for (uint64_t i = 0; i < ranks; ++i) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
@@ -191,10 +215,11 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     add_weight_lines(d, model, b.weights, w, tp, pp);
     if (drafter) add_draft_weight_line(d, *drafter, tp);
     add_lora_line(d, b, bs);
-    d.add(activation_line(model, b, bs));
+    d.add(activation_line(model, b, bs, drafter ? &sb.spec : nullptr));
     for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
     d.add({AllocKind::CudaGraphs, "CUDA graphs (captured after the KV cache)", b.cuda_graphs,
-           fmt::format("{} layers on this rank x 27 MiB (decode graphs for 67 batch sizes up to 512)", ceil_div(model.layers.size(), pp)),
+           fmt::format("{} layers on this rank{} x 27 MiB (decode graphs for 67 batch sizes up to 512)", ceil_div(model.layers.size(), pp),
+                       sb.spec.graph_layers ? fmt::format(" + {} drafter layers (captured in the same loop)", sb.spec.graph_layers) : ""),
            "uncertain: fitted on public vLLM 0.19 logs (\"Graph capturing finished ... took\"), 30% set aside; outside gpu_memory_utilization in "
            "vLLM 0.19, profiled inside it from vLLM 0.21",
            "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (capture_model)"});
