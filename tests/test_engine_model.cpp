@@ -12,6 +12,7 @@
 #include "engines/engine.h"
 #include "engines/engine_tiers.h"
 #include "engines/llamacpp_profile.h"
+#include "engines/sglang_weights.h"
 #include "engines/vllm_profile.h"
 #include "gguf_writer.h"
 #include "memory_source.h"
@@ -466,7 +467,11 @@ TEST(Engines, ServingEnginesPickTiersTheyLoad) {
     EXPECT_EQ(row.weights_bytes, 17'020'946'852ull);
     ASSERT_TRUE(row.engine.has_value());
     EXPECT_EQ(row.engine->engine, k);
-    EXPECT_EQ(row.engine->bytes(AllocKind::Weights), row.weights_bytes);  // one rank holds it all
+    // One rank holds it all; SGLang's line is that tier through its weights rule (sglang_weights.h:
+    // the allocator's segments, reached as SGLang measures them), vLLM's the tier's bytes.
+    EXPECT_EQ(row.engine->bytes(AllocKind::Weights),
+              k == EngineKind::Vllm ? row.weights_bytes : sglang_rank_weights(m, row.weights_bytes, 1, 1, "auto").total);
+    EXPECT_GT(sglang_rank_weights(m, row.weights_bytes, 1, 1, "auto").total, row.weights_bytes);
     // Asked for a GGUF tier, the row says the engine does not load it.
     Scenario q4;
     q4.quant = "Q4_K_M";

@@ -56,7 +56,10 @@ TEST(SglangProfile, ChoosesMemFractionFromTheCard) {
   // = 71,363,029,106 B; minus the weights, divided by 131,072 B a token.
   const uint64_t expected = (71'363'029'106u - p.weights) / 131072u;
   EXPECT_EQ(p.max_total_num_tokens, expected);
-  EXPECT_EQ(p.weights, llama8b().native.bytes);
+  // Weights (sglang_weights.h): at TP 1 every tensor is whole and all but the norms are 2 MiB
+  // multiples (embedding and head 1,002 MiB, qkv 48, o 32, gate_up 224, down 112): the allocator adds
+  // only the 2 MiB segment of the 65 norms' 532,480 B, 1,564,672 B more.
+  EXPECT_EQ(p.weights, llama8b().native.bytes + 1'564'672u);
   // max_num_reqs = clamp(tokens x 512 / 131,072 context, 2048, 4096) = 2048 (tokens < 524,288);
   // running requests = min(tokens / 2, 2048).
   EXPECT_EQ(p.max_running_requests, 2048u);
@@ -89,7 +92,13 @@ TEST(SglangProfile, GivenFractionTensorParallelFp8) {
   EXPECT_FALSE(p.mem_fraction_chosen);
   EXPECT_EQ(p.token_bytes, 16384u);
   const uint64_t free_before = 80 * kGiB - 5 * kGiB / 2;
-  const uint64_t weights = (llama8b().native.bytes + 3) / 4;
+  // Weights on a rank (sglang_weights.h): a quarter of the checkpoint, + 3/4 of the 65 norms (8,192 B
+  // each) held whole = 399,360 B, + the allocator's rounding: the embedding and the head (250.5 MiB)
+  // each in 252 MiB, their 1.5 MiB rests never reused; layer 0's qkv_proj (12 MiB) a segment of
+  // its own; each o_proj (8 MiB, under 10) a 20 MiB segment whose 12 MiB rest the next layer's
+  // qkv_proj fills, but for layer 31's; gate_up (56) and down (28) whole: 1.5 + 1.5 + 12 MiB; the
+  // norms' 532,480 B in a 2 MiB segment, 1,564,672 B over: 17,293,312 B in all.
+  const uint64_t weights = (llama8b().native.bytes + 3) / 4 + 399'360u + 17'293'312u;
   EXPECT_EQ(p.weights, weights);
   const uint64_t static_share = static_cast<uint64_t>(0.9 * static_cast<double>(free_before));
   EXPECT_EQ(p.max_total_num_tokens, (static_share - weights) / 16384u);
@@ -217,11 +226,14 @@ TEST(SglangProfile, CommunicatorsFollowHowTheGpusAreJoined) {
   const uint64_t pcie = kGiB / 2 + kGiB * 13 / 100;  // 536,870,912 + 139,586,437 = 676,457,349 B
   EXPECT_EQ(p.runtime_before_weights, 676'457'349u);
   EXPECT_EQ(p.runtime_before_weights, pcie);
-  // Pool: 0.85 x (23,034 MiB - 676,457,349 B) - the weights over 4 ranks, / 65,536 B a token
-  // (64 layers x 2 KV heads a rank x 256 x 2 B).
+  // Pool: 0.85 x (23,034 MiB - 676,457,349 B) - the weights on a rank, / 65,536 B a token
+  // (64 layers x 2 KV heads a rank x 256 x 2 B). Weights: a quarter of the checkpoint + the norms
+  // held whole (990,720 B) + the allocator's rounding (237,230,080 B), both worked out in
+  // tests/test_sglang_weights.cpp (QwQ32bAtTp4RoundsUpPerSegment).
   const uint64_t static_share = static_cast<uint64_t>(0.85 * static_cast<double>((23034ull << 20) - pcie));
   EXPECT_EQ(p.token_bytes, 65536u);
-  EXPECT_EQ(p.max_total_num_tokens, (static_share - (qwq.native.bytes + 3) / 4) / 65536u);
+  EXPECT_EQ(p.weights, (qwq.native.bytes + 3) / 4 + 990'720u + 237'230'080u);
+  EXPECT_EQ(p.max_total_num_tokens, (static_share - p.weights) / 65536u);
   EXPECT_EQ(line_sum(p), s.card_bytes);
 
   // The same four GPUs on an NVSwitch board: custom all-reduce runs and NCCL goes over NVLink.

@@ -12,6 +12,7 @@
 #include "engines/serving_dtype.h"
 #include "engines/serving_speculative.h"
 #include "engines/sglang_profile.h"
+#include "engines/sglang_weights.h"
 #include "engines/vllm_profile.h"
 #include "model/layer_memory.h"
 
@@ -106,11 +107,13 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     if (drafter) {
       for (const auto& l : drafter->layers) draft_per_token = checked_add(draft_per_token, token_cache_bytes(l, layout).total());
     }
+    const SglangRankWeights rank_weights = sglang_rank_weights(model, w.bytes, tp, pp, ss.dtype);
     const uint64_t need = checked_add(checked_product({checked_add(per_token, draft_per_token), context, s.sequences}), checked_mul(state, s.sequences));
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
-      d.add(even_weights_line(w.bytes, tp, pp, kSource));
+      d.add({AllocKind::Weights, "Weights on this rank", rank_weights.total, sglang_weights_formula(rank_weights, ss.dtype, tp, pp),
+             kSglangWeightsAssumption, kSglangWeightsSource});
       if (ss.draft_weights)
         d.add({AllocKind::Weights, "Draft weights per GPU", ss.draft_weights, fmt::format("{} / tp {}", drafter->weight_formula, tp),
                "the draft worker loads at the target's TP", kSglangSpecSource});

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "engines/serving_dtype.h"
 #include "engines/serving_speculative.h"
+#include "engines/sglang_weights.h"
 
 namespace vc {
 namespace {
@@ -209,7 +210,8 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   const bool printed_free = s.free_before_weights && *s.free_before_weights <= s.card_bytes;
   p.runtime_before_weights = printed_free ? s.card_bytes - *s.free_before_weights : std::min(p.cuda_context + p.communicators, s.card_bytes);
   p.free_before_weights = s.card_bytes - p.runtime_before_weights;
-  p.weights = s.loaded_weights ? *s.loaded_weights : ceil_div(loaded_weight_bytes(model, s.weight_bytes, s.dtype), ranks);
+  const SglangRankWeights rank_weights = sglang_rank_weights(model, s.weight_bytes, s.tensor_parallel, s.pipeline_parallel, s.dtype);
+  p.weights = s.loaded_weights ? *s.loaded_weights : rank_weights.total;
   const uint64_t static_share = static_cast<uint64_t>(std::floor(p.mem_fraction_static * static_cast<double>(p.free_before_weights)));
   p.dynamic_reserve = p.free_before_weights - static_share;
   p.lora = sglang_lora_pool(model, s.lora, s.tensor_parallel, serving_dtype_bytes(s.dtype));
@@ -313,8 +315,11 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                          std::string(kInitDistributed) + "; " + kCustomAllReduce});
     }
   }
-  p.lines.push_back({"sglang.weights", "Weights per GPU", p.weights, fmt::format("checkpoint at --dtype {} / (tp {} x pp {})", s.dtype, s.tensor_parallel, s.pipeline_parallel),
-                     s.loaded_weights ? "as the log printed (\"Load weight end ... mem usage\")" : "weights split evenly over the ranks", kModelRunner});
+  p.lines.push_back({"sglang.weights", "Weights per GPU", p.weights,
+                     s.loaded_weights ? fmt::format("as printed ({} B)", p.weights)
+                                      : sglang_weights_formula(rank_weights, s.dtype, s.tensor_parallel, s.pipeline_parallel),
+                     s.loaded_weights ? "as the log printed (\"Load weight end ... mem usage\")" : kSglangWeightsAssumption,
+                     s.loaded_weights ? kModelRunner : kSglangWeightsSource});
   if (p.lora.bytes) {
     p.lines.push_back({"sglang.lora", sglang_lora_label(s.lora), p.lora.bytes, p.lora.formula,
                        p.lora.assumption + "; allocated after the weights, before the token pool, so the pool gets that much less", kSglangLoraSource});

@@ -39,6 +39,12 @@ struct AttentionSpec {
   StateFamily state_family = StateFamily::Unknown;
   uint64_t state_values = 0;  // recurrent matrix values per sequence
   uint64_t conv_values = 0;   // short-convolution values per sequence
+  // Latent (MLA) projections as config.json gives them, 0 where not read (GGUF): q_lora_rank (0 with
+  // value_dim set: no query compression, a plain q_proj), qk_nope_head_dim and v_head_dim. Engines
+  // that lay out the MLA tensors per rank read them (SGLang keeps the down-projections whole).
+  uint32_t query_rank = 0;
+  uint32_t nope_dim = 0;
+  uint32_t value_dim = 0;
 
   // Cached values per token of context (K+V for full/window, latent+rope+index for latent);
   // bytes per token at a cache type: model/layer_memory.h.

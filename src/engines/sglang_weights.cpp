@@ -1,0 +1,183 @@
+#include "engines/sglang_weights.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "core/checked.h"
+#include "engines/serving_dtype.h"
+#include "engines/torch_caching_allocator.h"
+
+namespace vc {
+namespace {
+
+// Bytes of n parameters of a class as the rank loads them: 16-bit classes at --dtype's width (as
+// loaded_weight_bytes has it), quantized ones at the checkpoint's bytes a parameter of that class,
+// and another tier than the native one at its bytes a parameter overall.
+class ClassBytes {
+ public:
+  ClassBytes(const Model& m, uint64_t tier_bytes, uint64_t value_bytes) : m_(m), tier_(tier_bytes), value_bytes_(value_bytes) {}
+
+  uint64_t operator()(ParamClass c, uint64_t n) const {
+    const Ratio r = ratio(c);
+    return r.params ? mul_div_round(n, r.bytes, r.params) : checked_mul(n, value_bytes_);
+  }
+
+  // A quantized tensor is two allocations, as its quant method creates them: the values (1 byte
+  // each at 8 bits and more, half a byte at 4 to 8: FP8, INT4, MXFP4, NVFP4) and then their scales
+  // (weight_scale_inv, weight_scale), the rest of the class's bytes a parameter. {values, scales}.
+  std::pair<uint64_t, uint64_t> split(ParamClass c, uint64_t n) const {
+    const uint64_t total = (*this)(c, n);
+    const Ratio r = ratio(c);
+    if (!r.params || r.bytes >= checked_mul(r.params, 2)) return {total, 0};
+    const uint64_t values = r.bytes >= r.params ? n : ceil_div(n, 2);
+    return values < total ? std::pair{values, total - values} : std::pair{total, uint64_t{0}};
+  }
+
+ private:
+  struct Ratio {
+    uint64_t bytes = 0, params = 0;  // params 0: --dtype's width
+  };
+  Ratio ratio(ParamClass c) const {
+    const uint64_t total_params = m_.params.total();
+    if (tier_ != m_.native.bytes) return {tier_, total_params};
+    if (m_.native.bytes_by_class.empty()) {
+      const bool unquantized = m_.native.format == "BF16" || m_.native.format == "F16" || m_.native.format == "F32";
+      return unquantized ? Ratio{} : Ratio{tier_, total_params};
+    }
+    const auto b = m_.native.bytes_by_class.find(c);
+    const auto p = m_.params.by_class.find(c);
+    if (b == m_.native.bytes_by_class.end() || p == m_.params.by_class.end() || p->second == 0) return {};
+    const bool unquantized = b->second == checked_mul(p->second, 2) || b->second == checked_mul(p->second, 4);
+    return unquantized ? Ratio{} : Ratio{b->second, p->second};
+  }
+
+  const Model& m_;
+  uint64_t tier_;
+  uint64_t value_bytes_;
+};
+
+// The rank's tensors in creation order, and what they hold beyond an even 1/tp share.
+struct Layout {
+  const ClassBytes& bytes;
+  uint64_t tp;
+  std::vector<uint64_t> tensors;
+  uint64_t extra = 0;
+
+  // A tensor of `whole` parameters of which this rank creates `on_rank` (whole when replicated).
+  void add(ParamClass c, uint64_t whole, uint64_t on_rank) {
+    const auto [values, scales] = bytes.split(c, on_rank);
+    tensors.push_back(values);
+    if (scales) tensors.push_back(scales);
+    const uint64_t b = values + scales, share = bytes(c, whole) / tp;
+    if (b > share) extra = checked_add(extra, b - share);
+  }
+};
+
+void lay_out_attention(Layout& t, const AttentionSpec& a, uint64_t hidden, uint64_t tp, std::vector<uint64_t>& mla_copies, uint64_t value_bytes) {
+  const uint64_t heads = a.query_heads, heads_rank = ceil_div(heads, tp);
+  switch (a.kind) {
+    case AttentionKind::Full:
+    case AttentionKind::SlidingWindow: {
+      if (!heads || !a.head_dim_k || !a.kv_heads) return;
+      // QKVParallelLinear: the KV heads split, one replicated on each rank when there are fewer than ranks.
+      const uint64_t kv_rank = std::max<uint64_t>(1, a.kv_heads / tp), hk = a.head_dim_k, hv = a.head_dim_v;
+      t.add(ParamClass::Attention, checked_mul(checked_add(checked_mul(heads, hk), checked_mul(a.kv_heads, hk + hv)), hidden),
+            checked_mul(checked_add(checked_mul(heads_rank, hk), checked_mul(kv_rank, hk + hv)), hidden));
+      t.add(ParamClass::Attention, checked_product({heads, hv, hidden}), checked_product({heads_rank, hv, hidden}));  // o_proj
+      return;
+    }
+    case AttentionKind::Latent: {
+      if (!heads || !a.value_dim || !a.nope_dim) return;  // the MLA widths were not read (GGUF)
+      const uint64_t q_rank = a.query_rank, kv_lora = a.latent_rank, rope = a.rope_dim, qk = uint64_t{a.nope_dim} + rope, v = a.value_dim;
+      if (q_rank) {
+        const uint64_t fused = checked_mul(hidden, q_rank + kv_lora + rope);  // fused_qkv_a_proj_with_mqa, whole on every rank
+        t.add(ParamClass::Attention, fused, fused);
+        t.add(ParamClass::Attention, q_rank, q_rank);  // q_a_layernorm
+        t.add(ParamClass::Attention, checked_product({q_rank, heads, qk}), checked_product({q_rank, heads_rank, qk}));  // q_b_proj
+      } else {
+        t.add(ParamClass::Attention, checked_product({hidden, heads, qk}), checked_product({hidden, heads_rank, qk}));  // q_proj
+        const uint64_t kv_a = checked_mul(hidden, kv_lora + rope);  // kv_a_proj_with_mqa, whole on every rank
+        t.add(ParamClass::Attention, kv_a, kv_a);
+      }
+      t.add(ParamClass::Attention, checked_product({kv_lora, heads, a.nope_dim + v}), checked_product({kv_lora, heads_rank, a.nope_dim + v}));  // kv_b_proj
+      t.add(ParamClass::Attention, checked_product({heads, v, hidden}), checked_product({heads_rank, v, hidden}));  // o_proj
+      t.add(ParamClass::Attention, kv_lora, kv_lora);  // kv_a_layernorm
+      // post_load_weights: w_kc (heads x nope x kv_lora) and w_vc (heads x v x kv_lora), 16-bit.
+      mla_copies.push_back(checked_product({heads_rank, a.nope_dim, kv_lora, value_bytes}));
+      mla_copies.push_back(checked_product({heads_rank, v, kv_lora, value_bytes}));
+      return;
+    }
+    case AttentionKind::LinearState:
+    case AttentionKind::None: return;
+  }
+}
+
+void lay_out_mlp(Layout& t, ParamClass c, uint64_t width, uint64_t hidden, uint64_t tp) {
+  const uint64_t rank = ceil_div(width, tp);
+  t.add(c, checked_product({2, width, hidden}), checked_product({2, rank, hidden}));  // gate_up_proj (merged column-parallel)
+  t.add(c, checked_mul(width, hidden), checked_mul(rank, hidden));                    // down_proj (row-parallel)
+}
+
+}  // namespace
+
+const char* const kSglangWeightsAssumption =
+    "SGLang prints the fall in free memory over load_model: the segments PyTorch's caching allocator reserved for this rank's tensors "
+    "(each of 10 MiB and more rounded up to 2 MiB; smaller ones packed in 20 MiB and 2 MiB segments), with the layer norms, the MoE "
+    "router and MLA's down-projections whole on every rank";
+const char* const kSglangWeightsSource =
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py (load_model: \"Load weight end ... mem "
+    "usage\"); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/deepseek_v2.py (DeepseekV2AttentionMLA, "
+    "post_load_weights); https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp";
+
+std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp) {
+  return fmt::format("checkpoint at --dtype {} / (tp {} x pp {}) = {} B + {} B of tensors whole on every rank + {} B MLA w_kc/w_vc copies + "
+                     "{} B the caching allocator rounds up",
+                     dtype, tp, pp, w.even_share, w.replicated_extra, w.mla_copies, w.allocator_overhead);
+}
+
+SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype) {
+  const uint64_t value_bytes = serving_dtype_bytes(dtype);
+  SglangRankWeights w;
+  w.even_share = ceil_div(loaded_weight_bytes(m, tier_bytes, dtype), checked_mul(tp, pp));
+  const ClassBytes bytes(m, tier_bytes, value_bytes);
+  Layout t{bytes, tp, {}, 0};
+  std::vector<uint64_t> mla_copies;
+  const uint64_t hidden = m.hidden;
+  // VocabParallelEmbedding / ParallelLMHead: the vocabulary padded to a multiple of 64, then split.
+  const uint64_t vocab_rank = ceil_div(checked_mul(ceil_div(m.vocab, 64), 64), tp);
+  if (hidden && m.vocab) t.add(ParamClass::Embedding, checked_mul(m.vocab, hidden), checked_mul(vocab_rank, hidden));
+  const uint64_t stage_layers = std::min<uint64_t>(ceil_div(m.layers.size(), pp), m.layers.size());
+  for (uint64_t i = 0; i < stage_layers && hidden; ++i) {
+    const LayerConfig& l = m.layers[i];
+    lay_out_attention(t, l.attention, hidden, tp, mla_copies, value_bytes);
+    const FeedForwardSpec& f = l.feed_forward;
+    if (f.kind == FeedForwardKind::Dense && f.dense_width) {
+      lay_out_mlp(t, ParamClass::DenseMlp, f.dense_width, hidden, tp);
+    } else if (f.kind == FeedForwardKind::MoE && f.experts && f.expert_width) {
+      const uint64_t router = checked_mul(f.experts, hidden);  // the gate, whole on every rank
+      t.add(ParamClass::Router, router, router);
+      const uint64_t rank = ceil_div(f.expert_width, tp);  // fused experts: w13 and w2, each expert's width split
+      t.add(ParamClass::RoutedExperts, checked_product({f.experts, 2, f.expert_width, hidden}), checked_product({f.experts, 2, rank, hidden}));
+      t.add(ParamClass::RoutedExperts, checked_product({f.experts, f.expert_width, hidden}), checked_product({f.experts, rank, hidden}));
+      if (f.shared_width) lay_out_mlp(t, ParamClass::SharedExperts, f.shared_width, hidden, tp);
+    }
+    t.add(ParamClass::Norms, hidden, hidden);  // input_layernorm
+    t.add(ParamClass::Norms, hidden, hidden);  // post_attention_layernorm
+  }
+  if (pp == 1 && hidden) {
+    t.add(ParamClass::Norms, hidden, hidden);  // the final norm
+    if (!m.tied_embeddings && m.vocab) t.add(ParamClass::OutputHead, checked_mul(m.vocab, hidden), checked_mul(vocab_rank, hidden));
+  }
+  w.replicated_extra = t.extra;
+  for (uint64_t b : mla_copies) w.mla_copies = checked_add(w.mla_copies, b);
+  w.tensors = std::move(t.tensors);
+  w.tensors.insert(w.tensors.end(), mla_copies.begin(), mla_copies.end());
+  const TorchReserved r = torch_reserved(w.tensors);
+  w.allocator_overhead = r.reserved - r.requested;
+  w.total = checked_add(checked_add(w.even_share, w.replicated_extra), checked_add(w.mla_copies, w.allocator_overhead));
+  return w;
+}
+
+}  // namespace vc

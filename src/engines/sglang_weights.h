@@ -1,0 +1,52 @@
+#pragma once
+// SGLang's weights on one GPU as its log prints them ("Load weight end ... mem usage"): the fall in
+// free device memory over load_model (model_runner.py: get_available_gpu_memory, which empties
+// torch's cache and reads torch.cuda.mem_get_info, before and after), so what counts is the
+// segments PyTorch's caching allocator reserved for the rank's tensors, not their bytes
+// (engines/torch_caching_allocator.h). Three parts beyond an even share of the checkpoint:
+//   - tensors SGLang keeps whole on every rank, where an even share holds 1/tp of them: the
+//     layer norms, the MoE router (ReplicatedLinear / MoEGate), and in multi-head latent attention
+//     (models/deepseek_v2.py DeepseekV2AttentionMLA) fused_qkv_a_proj_with_mqa (q_a_proj and
+//     kv_a_proj_with_mqa fused: hidden x (q_lora_rank + kv_lora_rank + qk_rope_head_dim)), or
+//     kv_a_proj_with_mqa alone without query compression, and q_a_layernorm and kv_a_layernorm;
+//     q_b_proj (or q_proj), kv_b_proj and o_proj split over the TP ranks; the vocabulary padded to
+//     64 rows (VocabParallelEmbedding) before it is split; a KV head replicated where a rank would
+//     hold less than one (QKVParallelLinear);
+//   - MLA: post_load_weights keeps w_kc and w_vc, contiguous 16-bit copies of the rank's kv_b_proj,
+//     beside kv_b_proj itself (the MHA prefill path still uses it);
+//   - the caching allocator's rounding: each tensor of 10 MiB and more in its own segment rounded
+//     up to 2 MiB, smaller ones packed into 20 MiB and 2 MiB segments.
+// The rank's tensors are laid out from the model's geometry in the order SGLang's model classes
+// create them (embedding, per layer attention then feed-forward then its two norms, final norm,
+// output head; the w_kc / w_vc copies last), at the checkpoint's bytes a parameter of each class;
+// a quantized tensor is two allocations, its values (1 B each at 8 bits and more, 1/2 B at 4 to 8)
+// then its scales. Only the first pipeline stage's rank is laid out. The allocator is PyTorch's
+// with its defaults (no PYTORCH_CUDA_ALLOC_CONF), CUDA's or ROCm's (hipified from the same file).
+// Layers of other kinds (recurrent mixers, sparse-attention indexers) count as their even share.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+
+namespace vc {
+
+struct SglangRankWeights {
+  uint64_t even_share = 0;          // the loaded checkpoint / (tp x pp)
+  uint64_t replicated_extra = 0;    // whole or padded tensors on this rank beyond their 1/tp share
+  uint64_t mla_copies = 0;          // w_kc + w_vc (16-bit copies of this rank's kv_b_proj)
+  uint64_t allocator_overhead = 0;  // reserved - requested over the rank's laid-out tensors
+  uint64_t total = 0;               // what "mem usage" would print
+  std::vector<uint64_t> tensors;    // the rank's tensor bytes, in creation order (the allocator's input)
+};
+
+// tier_bytes: the checkpoint as resolved (the native tier, or another the scenario names); dtype:
+// --dtype (16-bit weights load at its width, as loaded_weight_bytes has it).
+SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype);
+
+// One wording of the weights line for the profile (sglang_profile.h) and the answer without a card.
+std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp);
+extern const char* const kSglangWeightsAssumption;
+extern const char* const kSglangWeightsSource;
+
+}  // namespace vc

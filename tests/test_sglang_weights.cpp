@@ -1,0 +1,104 @@
+// PyTorch's caching allocator replayed for weight tensors (src/engines/torch_caching_allocator.h,
+// rules of c10/cuda/CUDACachingAllocator.cpp) and SGLang's weights on one rank
+// (src/engines/sglang_weights.h, models/deepseek_v2.py's MLA layout); every figure worked out by hand.
+#include <gtest/gtest.h>
+
+#include "catalogue/catalogue.h"
+#include "engines/sglang_weights.h"
+#include "engines/torch_caching_allocator.h"
+
+using namespace vc;
+
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+}  // namespace
+
+// 12 MiB + 1 B: round_size to 512 B gives 12,583,424 B, 10 MiB or more, so a segment of its own
+//   rounded up to 2 MiB: 7 x 2 MiB = 14 MiB (14,680,064 B); the rest, 2,096,640 B, is over 1 MiB:
+//   split off as a free block of the large pool.
+// 3 MiB: large pool, but the free 2,096,640 B block is too small; under 10 MiB, so a 20 MiB segment
+//   (kLargeBuffer); its rest of 17 MiB is split off, free.
+// 500 KiB (512,000 B, already a multiple of 512): small pool (1 MiB or less), empty, so a 2 MiB
+//   segment; its rest of 1,585,152 B (at least 512 B) split off, free.
+// Reserved 14 + 20 + 2 = 36 MiB in 3 segments for 16,240,641 B asked.
+TEST(TorchCachingAllocator, HandWorkedWeightSequence) {
+  const TorchReserved r = torch_reserved({12 * kMiB + 1, 3 * kMiB, 500 * 1024});
+  EXPECT_EQ(r.requested, 16'240'641u);
+  EXPECT_EQ(r.reserved, 36 * kMiB);
+  EXPECT_EQ(r.segments, 3u);
+  EXPECT_EQ(r.allocated, 12'583'424u + 3 * kMiB + 512'000u);  // every block was split: the rounded requests
+}
+
+// The blocks split off serve later requests, best fit first: 1.5 MiB (over 1 MiB: the large pool)
+// takes the 2,096,640 B rest of the first segment, not the 17 MiB one, and keeps its 523,776 B rest
+// (not over 1 MiB: not split); 16 MiB then fits the 17 MiB rest and keeps its 1 MiB (not over
+// 1 MiB). No new segment: still 36 MiB reserved; allocated holds the unsplit rests.
+TEST(TorchCachingAllocator, FreeRestsServeLaterRequests) {
+  const TorchReserved r = torch_reserved({12 * kMiB + 1, 3 * kMiB, 500 * 1024, 3 * kMiB / 2, 16 * kMiB});
+  EXPECT_EQ(r.reserved, 36 * kMiB);
+  EXPECT_EQ(r.segments, 3u);
+  EXPECT_EQ(r.allocated, 12'583'424u + 3 * kMiB + 512'000u + 2'096'640u + 17 * kMiB);
+}
+
+// A small MLA model in bf16 at TP 4: hidden 1,024, vocabulary 1,000 (untied head), one layer of 8
+// heads, q_lora_rank 256, kv_lora_rank 128, qk_rope_head_dim 32, qk_nope_head_dim 64, v_head_dim 64,
+// a dense MLP of 2,048. What a rank holds beyond 1/4 of each tensor (bytes, 2 a parameter):
+//   embedding: 1,024 padded rows / 4 = 256 x 1,024 = 524,288 B against 2,048,000 / 4: +12,288
+//   fused_qkv_a_proj_with_mqa, whole: 1,024 x (256 + 128 + 32) = 851,968 B, less 212,992: +638,976
+//   q_a_layernorm, whole: 512 B less 128: +384; kv_a_layernorm: 256 B less 64: +192
+//   q_b_proj, kv_b_proj, o_proj, the MLP: split evenly, +0
+//   input and post-attention norms: 2 x (2,048 - 512) = +3,072; final norm +1,536
+//   output head as the embedding: +12,288
+//   = 668,736 B. w_kc and w_vc: 2 heads x 64 x 128 x 2 B each = 65,536 B.
+// The allocator over the rank's 15 tensors (5,544,704 B asked): the small pool packs everything
+// of 1 MiB and less into two 2 MiB segments (the first full at 1,803,264 B when down_proj's 1 MiB
+// arrives), gate_up_proj (2 MiB, over 1 MiB and under 10 MiB) takes a 20 MiB segment: 24 MiB
+// reserved, 19,621,120 B over what was asked.
+TEST(SglangRankWeights, MlaDownProjectionsWholeOnEveryRank) {
+  Model m;
+  m.hidden = 1024;
+  m.vocab = 1000;
+  m.native.format = "BF16";
+  m.params.derived_total = 4'000'000;
+  m.native.bytes = 8'000'000;
+  LayerConfig l;
+  l.attention.kind = AttentionKind::Latent;
+  l.attention.query_heads = 8;
+  l.attention.latent_rank = 128;
+  l.attention.rope_dim = 32;
+  l.attention.query_rank = 256;
+  l.attention.nope_dim = 64;
+  l.attention.value_dim = 64;
+  l.feed_forward.kind = FeedForwardKind::Dense;
+  l.feed_forward.dense_width = 2048;
+  m.layers = {l};
+  const SglangRankWeights w = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
+  EXPECT_EQ(w.even_share, 2'000'000u);
+  EXPECT_EQ(w.replicated_extra, 668'736u);
+  EXPECT_EQ(w.mla_copies, 65'536u);
+  EXPECT_EQ(w.tensors.size(), 15u);
+  EXPECT_EQ(w.allocator_overhead, 19'621'120u);
+  EXPECT_EQ(w.total, 2'000'000u + 668'736u + 65'536u + 19'621'120u);
+
+  // Without query compression (DeepSeek-V2-Lite's layout) q_proj is split and kv_a_proj_with_mqa
+  // (1,024 x (128 + 32) = 327,680 B) whole: +245,760 in place of +638,976 and +384.
+  m.layers[0].attention.query_rank = 0;
+  EXPECT_EQ(sglang_rank_weights(m, m.native.bytes, 4, 1, "auto").replicated_extra, 668'736u - 638'976u - 384u + 245'760u);
+}
+
+// QwQ-32B (Qwen2.5-32B's geometry) at TP 4, as on the four L4s of docs/accuracy.md: per layer
+// qkv_proj 17.5 MiB in an 18 MiB segment, o_proj 12.5 MiB in 14 MiB (its 1.5 MiB rest split off,
+// never reused: no later request is between 1 and 1.5 MiB), gate_up_proj 135 MiB in 136, down_proj
+// 67.5 MiB in 68: 3.5 MiB a layer, 224 MiB over 64 layers; the embedding and the head 371.25 MiB
+// each in 372; the 129 norms (10,240 B each, 1,320,960 B) in one 2 MiB segment (776,192 B over).
+// 225.5 MiB + 776,192 B = 237,230,080 B. Replicated: the 129 norms, 3/4 of 10,240 B each = 990,720 B
+// (152,064 rows need no padding to 64; 2 KV heads a rank need no replication).
+TEST(SglangRankWeights, QwQ32bAtTp4RoundsUpPerSegment) {
+  const Model& m = *Catalogue::builtin().find("qwen2.5-32b");
+  const SglangRankWeights w = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
+  EXPECT_EQ(w.allocator_overhead, 237'230'080u);
+  EXPECT_EQ(w.replicated_extra, 990'720u);
+  EXPECT_EQ(w.mla_copies, 0u);
+}
