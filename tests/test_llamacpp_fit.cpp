@@ -132,6 +132,17 @@ struct HandModel {
     return u;
   }
 };
+// A start with -c given and every layer asked for the GPUs, each GPU `free` bytes free.
+LlamaCppFitStart layers_start(uint64_t layers, bool moe, std::vector<uint64_t> free) {
+  LlamaCppFitStart s;
+  s.layers = layers;
+  s.moe = moe;
+  s.n_ctx = 4096;
+  s.gpu_free = std::move(free);
+  s.placement.n_gpu_layers = 1u << 20;
+  s.placement.devices = s.gpu_free.size();
+  return s;
+}
 }  // namespace
 
 TEST(LlamaCppFit, ContextInterpolatedOnTheProjectedMemory) {
@@ -179,11 +190,7 @@ TEST(LlamaCppFit, DenseLayersFilledBackToFrontByFalsePosition) {
   // 11 x 9 / 21.5 = 4.6 -> 4 layers (0.5 + 1 + 3 x 2 = 7.5 GiB, holds); from 4 and 11:
   // 7 x 1.5 / 14 = 0.75 -> 1 -> 5 layers (9.5 GiB, over): -ngl 4.
   const HandModel hand{.layers = 10};
-  LlamaCppFitStart s;
-  s.layers = 10;
-  s.n_ctx = 4096;
-  s.gpu_free = {static_cast<uint64_t>(10 * GiB)};
-  s.placement.n_gpu_layers = 1u << 20;
+  LlamaCppFitStart s = layers_start(10, false, {static_cast<uint64_t>(10 * GiB)});
   const LlamaCppFitOutcome one = llamacpp_fit(s, hand);
   EXPECT_TRUE(one.layers_moved);
   EXPECT_EQ(one.placement.n_gpu_layers, 4u);
@@ -193,8 +200,7 @@ TEST(LlamaCppFit, DenseLayersFilledBackToFrontByFalsePosition) {
   // 5.5 GiB), then 8 x 1.5 / 16 -> 1 -> 4 (7.5, over): 3. CUDA0 (8 left, 16.5 GiB):
   // 8 x 7 / 16.5 -> 3 (6.5 GiB), then 5 x 0.5 / 10 -> 1 -> 4 (8.5, over): 3. -ngl 6 -ts 3,3.
   const HandModel two{.layers = 10, .gpus = 2};
-  s.gpu_free = {static_cast<uint64_t>(8 * GiB), static_cast<uint64_t>(8 * GiB)};
-  s.placement.devices = 2;
+  s = layers_start(10, false, {static_cast<uint64_t>(8 * GiB), static_cast<uint64_t>(8 * GiB)});
   const LlamaCppFitOutcome f = llamacpp_fit(s, two);
   EXPECT_EQ(f.placement.n_gpu_layers, 6u);
   EXPECT_EQ(f.placement.tensor_split, (std::vector<double>{3, 3}));
@@ -215,13 +221,7 @@ TEST(LlamaCppFit, MoeDenseFirstThenWholeLayersThenOnePartLayer) {
   //   0-1 whole: 11.5 GiB, over. Then one more layer in part: layer 1 keeping up (9.5 GiB, under 11),
   //   then gate too (10.5 GiB, under 11): layer 1 sends only ffn_down to the CPU.
   const HandModel hand{.layers = 4, .moe = true};
-  LlamaCppFitStart s;
-  s.layers = 4;
-  s.moe = true;
-  s.n_ctx = 4096;
-  s.gpu_free = {static_cast<uint64_t>(12 * GiB)};
-  s.placement.n_gpu_layers = 1u << 20;
-  const LlamaCppFitOutcome f = llamacpp_fit(s, hand);
+  const LlamaCppFitOutcome f = llamacpp_fit(layers_start(4, true, {static_cast<uint64_t>(12 * GiB)}), hand);
   EXPECT_TRUE(f.layers_moved);
   EXPECT_EQ(f.placement.n_gpu_layers, 5u);
   ASSERT_EQ(f.placement.fit_overflow.size(), 4u);
