@@ -75,8 +75,8 @@ uint64_t false_position_step(uint64_t delta, int64_t target, int64_t used, int64
 
 const char* fraction_text(LlamaCppLayerFraction f) {
   switch (f) {
-    case LlamaCppLayerFraction::Attention: return "its attention";
-    case LlamaCppLayerFraction::Up: return "its attention and ffn_up";
+    case LlamaCppLayerFraction::Attention: return "only its attention";
+    case LlamaCppLayerFraction::Up: return "only its attention and ffn_up";
     case LlamaCppLayerFraction::Gate: return "all but its ffn_down tensors";
     case LlamaCppLayerFraction::Moe: return "all but its routed experts";
   }
@@ -93,7 +93,7 @@ std::string layers_text(const std::vector<DeviceLayers>& per, const std::vector<
     if (d.n_part) {
       out += fmt::format(" ({} with routed experts on the CPU", d.n_part);
       if (d.overflow != LlamaCppLayerFraction::Moe) {
-        out += fmt::format(", but the first of them keeps only {} here, the rest of it on {}", fraction_text(d.overflow),
+        out += fmt::format(", but the first of them keeps {} here, the rest of it on {}", fraction_text(d.overflow),
                            overflow_buffer[id] ? fmt::format("CUDA{}", overflow_buffer[id] - 1) : std::string("the CPU"));
       }
       out += ")";
@@ -353,37 +353,43 @@ LlamaCppFitStart llamacpp_fit_start(const Model& model, const EngineRun& command
   return s;
 }
 
-std::vector<std::string> apply_llamacpp_fit(const Model& model, EngineRequest& r) {
-  const bool from_model = r.scenario.context_from_model;
-  resolve_context_from_model(r.scenario, model);
-  r.scenario.context_from_model = false;
-  if (!r.command || r.command->engine != EngineKind::LlamaCpp || r.command->llamacpp_defaults.fit_replayed) return {};
-  EngineRun& command = *r.command;
-  command.llamacpp_defaults.fit_replayed = true;
-  if (!command.llamacpp_defaults.fit) {
+std::vector<std::string> settle_llamacpp_fit(const Model& model, EngineRun* command, Scenario& scenario, const std::optional<Box>& box,
+                                             const LlamaCppFitProbe& probe) {
+  const bool from_model = scenario.context_from_model;
+  resolve_context_from_model(scenario, model);
+  scenario.context_from_model = false;
+  if (!command || command->engine != EngineKind::LlamaCpp || command->llamacpp_defaults.fit_replayed) return {};
+  command->llamacpp_defaults.fit_replayed = true;
+  if (!command->llamacpp_defaults.fit) {
     if (!from_model) return {};
     return {fmt::format("no -c: llama.cpp sizes the context the model was trained with, {} tokens in all (-fit off: kept even where the GPUs cannot hold it)",
-                        format_count(checked_mul(r.scenario.context, r.scenario.sequences)))};
+                        format_count(checked_mul(scenario.context, scenario.sequences)))};
   }
-  Scenario start_scenario = r.scenario;
+  Scenario start_scenario = scenario;
   start_scenario.context_from_model = from_model;
-  const LlamaCppFitStart start = llamacpp_fit_start(model, command, start_scenario, r.box);
-  const uint64_t seqs = std::max<uint64_t>(1, command.llamacpp.n_seq);
-  auto measure = [&](uint64_t n_ctx, const LlamaCppPlacementSettings& placement) {
-    EngineRequest probe = r;
-    probe.scenario.context = std::max<uint64_t>(1, n_ctx / seqs);
-    probe.command->placement = placement;
-    if (!probe.command->llamacpp_defaults.ctx) probe.command->llamacpp.n_ctx = n_ctx;
-    return llamacpp_fit_use(run_engine(probe), start.gpu_free.size());
-  };
-  LlamaCppFitAsked asked{from_model, r.scenario.context, command.placement, {}};
-  LlamaCppFitOutcome f = llamacpp_fit(start, measure);
-  r.scenario.context = std::max<uint64_t>(1, f.n_ctx / seqs);
-  command.placement = f.placement;
-  command.llamacpp_defaults.layers_fitted = f.layers_moved;
+  const LlamaCppFitStart start = llamacpp_fit_start(model, *command, start_scenario, box);
+  const uint64_t seqs = std::max<uint64_t>(1, command->llamacpp.n_seq);
+  LlamaCppFitAsked asked{from_model, scenario.context, command->placement, {}};
+  const LlamaCppFitOutcome f = llamacpp_fit(start, [&](uint64_t n_ctx, const LlamaCppPlacementSettings& placement) {
+    return llamacpp_fit_use(probe(std::max<uint64_t>(1, n_ctx / seqs), placement), start.gpu_free.size());
+  });
+  scenario.context = std::max<uint64_t>(1, f.n_ctx / seqs);
+  command->placement = f.placement;
+  command->llamacpp_defaults.layers_fitted = f.layers_moved;
   asked.notes = f.notes;
-  command.fit_asked = std::move(asked);
+  command->fit_asked = std::move(asked);
   return f.notes;
+}
+
+std::vector<std::string> apply_llamacpp_fit(const Model& model, EngineRequest& r) {
+  const EngineRequest asked = r;  // probes start from the request as it was asked
+  return settle_llamacpp_fit(model, r.command ? &*r.command : nullptr, r.scenario, r.box, [&](uint64_t context, const LlamaCppPlacementSettings& placement) {
+    EngineRequest probe = asked;
+    probe.scenario.context = context;
+    probe.scenario.context_from_model = false;
+    probe.command->placement = placement;
+    return run_engine(probe);
+  });
 }
 
 void refit_llamacpp(const Model& model, EngineRequest& r) {

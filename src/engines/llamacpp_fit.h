@@ -75,9 +75,15 @@ LlamaCppFitOutcome llamacpp_fit(const LlamaCppFitStart& start, const LlamaCppFit
 LlamaCppFitStart llamacpp_fit_start(const Model& model, const EngineRun& command, const Scenario& scenario, const std::optional<Box>& box);
 LlamaCppFitUse llamacpp_fit_use(const EngineAnswer& answer, std::size_t gpus);
 
-// Runs --fit for a pasted llama.cpp command (`request.command`), settling its context and placement
-// in the request; returns the notes ("" when there is no such command). The scenario's
-// context_from_model mark is cleared.
+// Runs --fit for a pasted llama.cpp `command` (none, or not llama.cpp's: nothing but the trained
+// context settled): the context in `scenario` and the placement in `command`, each judged on
+// `probe`'s answer at a context a sequence with a placement; returns the notes. The scenario's
+// context_from_model mark is cleared. estimate probes its request, plan its own (plan.cpp).
+using LlamaCppFitProbe = std::function<EngineAnswer(uint64_t context, const LlamaCppPlacementSettings& placement)>;
+std::vector<std::string> settle_llamacpp_fit(const Model& model, EngineRun* command, Scenario& scenario, const std::optional<Box>& box,
+                                             const LlamaCppFitProbe& probe);
+
+// The same for estimate's request (`request.command`).
 std::vector<std::string> apply_llamacpp_fit(const Model& model, EngineRequest& request);
 
 // Replays --fit again from what it started from, its earlier notes replaced by the new ones in the

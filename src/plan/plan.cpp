@@ -147,33 +147,15 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
 }
 
 LlamaCppFitted llamacpp_fit_plan(const Model& model, Scenario scenario, const Box& box, const PlanOptions& options, std::vector<std::string>& notes) {
-  const bool from_model = scenario.context_from_model;
-  resolve_context_from_model(scenario, model);
-  scenario.context_from_model = false;
   LlamaCppFitted out{scenario, options};
-  if (!options.command || options.command->engine != EngineKind::LlamaCpp || options.command->llamacpp_defaults.fit_replayed) return out;
-  EngineRun& command = *out.options.command;
-  command.llamacpp_defaults.fit_replayed = true;
-  if (!command.llamacpp_defaults.fit) {
-    if (from_model) {
-      notes.push_back(fmt::format("no -c: llama.cpp sizes the context the model was trained with, {} tokens in all (-fit off: kept even where the GPUs cannot hold it)",
-                                  format_count(checked_mul(scenario.context, scenario.sequences))));
-    }
-    return out;
-  }
-  Scenario start_scenario = scenario;
-  start_scenario.context_from_model = from_model;
-  const LlamaCppFitStart start = llamacpp_fit_start(model, command, start_scenario, box);
-  const uint64_t seqs = std::max<uint64_t>(1, command.llamacpp.n_seq);
-  const LlamaCppFitOutcome f = llamacpp_fit(start, [&](uint64_t n_ctx, const LlamaCppPlacementSettings& placement) {
-    Scenario s = scenario;
-    s.context = std::max<uint64_t>(1, n_ctx / seqs);
-    return llamacpp_fit_use(run_engine(plan_engine_request(model, s, box, options, placement)), start.gpu_free.size());
-  });
-  out.scenario.context = std::max<uint64_t>(1, f.n_ctx / seqs);
-  command.placement = f.placement;
-  command.llamacpp_defaults.layers_fitted = f.layers_moved;
-  notes.insert(notes.end(), f.notes.begin(), f.notes.end());
+  EngineRun* command = out.options.command && options.engine == EngineKind::LlamaCpp ? &*out.options.command : nullptr;
+  for (auto& n : settle_llamacpp_fit(model, command, out.scenario, box, [&](uint64_t context, const LlamaCppPlacementSettings& placement) {
+         Scenario s = scenario;
+         s.context_from_model = false;
+         s.context = context;
+         return run_engine(plan_engine_request(model, s, box, options, placement));
+       }))
+    notes.push_back(std::move(n));
   return out;
 }
 
