@@ -13,6 +13,7 @@
 #include "engines/engine_impl.h"
 #include "engines/llamacpp_cpu_weights.h"
 #include "engines/llamacpp_cuda_buffers.h"
+#include "engines/llamacpp_fit.h"
 
 namespace vc::engines {
 namespace {
@@ -21,10 +22,11 @@ constexpr const char* kVersion = "llama.cpp commit 34af94cd (llama_model::load_t
 constexpr const char* kSource = "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-kv-cache.cpp";
 constexpr const char* kLoadSource = "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp (llama_model::load_tensors)";
 constexpr const char* kComputeSource = "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp (sched_reserve); ggml/src/ggml-alloc.c";
-// llama_params_fit (common/arg.cpp --fit-target) leaves 1024 MiB free on every device for what
-// llama.cpp does not count: the CUDA context, cuBLAS workspaces, driver allocations. Measured on an
-// H200 (tests/data/llamacpp-h200-runtime.json) that overhead is 0.59-0.72 GiB, inside the margin.
-constexpr uint64_t kFitMargin = 1024ull << 20;
+// llama_params_fit (common/arg.cpp --fit-target) leaves kLlamaCppFitMargin (1024 MiB) free on every
+// device for what llama.cpp does not count: cuBLAS workspaces, the CUDA pool and graphs. Measured on
+// an H200 (tests/data/llamacpp-h200-runtime.json) the process holds 0.59-0.72 GiB beyond its
+// breakdown, the CUDA context included, inside the margin.
+constexpr uint64_t kFitMargin = kLlamaCppFitMargin;
 constexpr const char* kFitSource = "https://github.com/ggml-org/llama.cpp/blob/master/common/arg.cpp (--fit-target, default 1024 MiB per device)";
 
 std::string host_name(const std::string& buffer) { return buffer == "CPU" ? "host" : buffer; }

@@ -11,13 +11,12 @@
 
 namespace vc {
 
-bool llamacpp_fit_holds(const EngineAnswer& a) {
-  return std::all_of(a.devices.begin(), a.devices.end(), [](const DeviceAllocation& d) { return d.name == "host" || d.fits.value_or(true); });
-}
-
 namespace {
 
 constexpr int64_t kMargin = static_cast<int64_t>(kLlamaCppFitMargin);
+// kLlamaCppCudaContextBytes (552,402,944 B) in words, for the notes.
+constexpr const char* kFreeMemoryText = "an NVIDIA GPU's less the 527 MiB its CUDA context holds";
+static_assert(kLlamaCppCudaContextBytes >> 20 == 526 && (kLlamaCppCudaContextBytes + (1u << 19)) >> 20 == 527, "kFreeMemoryText rounds the constant");
 __extension__ typedef __int128 i128;  // fit.cpp's products of a token count and a byte count, exact
 
 // One GPU's share in the layer steps: n_layer layers of which the last n_part are partial (their
@@ -170,9 +169,8 @@ LlamaCppFitOutcome llamacpp_fit(const LlamaCppFitStart& in, const LlamaCppFitMea
         const uint64_t align = 256 * streams;  // "round down context for CUDA backend, keep it divisible by the number of streams"
         out.n_ctx = std::max(n - n % align, ctx_min);
         out.notes.push_back(fmt::format("--fit lowers the context to {} tokens: interpolated between -fitc ({} a stream) and the trained context on the "
-                                        "projected memory{} against the free memory (an NVIDIA GPU's less the 527 MiB its CUDA context holds), rounded down to 256 a stream (common/fit.cpp); "
-                                        "pass -c to choose it",
-                                        format_count(out.n_ctx), format_count(kLlamaCppFitMinContext), nd > 1 ? " summed over the GPUs" : ""));
+                                        "projected memory{} against the free memory ({}), rounded down to 256 a stream (common/fit.cpp); pass -c to choose it",
+                                        format_count(out.n_ctx), format_count(kLlamaCppFitMinContext), nd > 1 ? " summed over the GPUs" : "", kFreeMemoryText));
         context_done = nd <= 1;
       } else {
         out.notes.push_back(fmt::format("--fit lowers the context to its floor, {} tokens (-fitc {} a stream), which is not enough", format_count(ctx_min),
@@ -235,7 +233,8 @@ LlamaCppFitOutcome llamacpp_fit(const LlamaCppFitStart& in, const LlamaCppFitMea
   auto finish = [&](const char* how) {
     out.placement = layers_placement(in.placement, in.layers, per, overflow_buffer);
     out.layers_moved = true;
-    out.notes.push_back(fmt::format("--fit {}: {} (common/fit.cpp; each GPU up to its free memory, an NVIDIA GPU's less the 527 MiB its CUDA context holds, less 1 GiB)", how, layers_text(per, overflow_buffer, in.layers)));
+    out.notes.push_back(fmt::format("--fit {}: {} (common/fit.cpp; each GPU up to its free memory, {}, less 1 GiB)", how, layers_text(per, overflow_buffer, in.layers),
+                                    kFreeMemoryText));
     return out;
   };
   if (!in.moe || surplus_cpu_moe <= 0) return finish(in.moe ? "keeps the routed experts on the CPU and fills the GPUs back to front" : "fills the GPUs with whole layers back to front");

@@ -32,10 +32,6 @@ inline constexpr uint64_t kLlamaCppFitMargin = 1024ull << 20;   // -fitt: what e
 // Other vendors' runtimes were not measured: nothing is subtracted for them.
 inline constexpr uint64_t kLlamaCppCudaContextBytes = 552'402'944;
 
-// Whether every GPU of a llama.cpp answer holds it: each answer already carries the 1,024 MiB
-// reserve line per GPU, so "fits" is --fit's test. The host is not checked.
-bool llamacpp_fit_holds(const EngineAnswer& answer);
-
 // What --fit starts from: the command's settings and the devices' memory.
 struct LlamaCppFitStart {
   uint64_t layers = 0;              // repeating layers (llama.cpp's n_layer; the output layer is one more)

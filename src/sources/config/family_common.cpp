@@ -52,6 +52,18 @@ AttentionSpec full_attention(const GqaGeometry& g) {
   return a;
 }
 
+AttentionSpec latent_attention(uint64_t heads, uint64_t q_lora, uint64_t kv_lora, uint64_t nope, uint64_t rope, uint64_t v_dim) {
+  AttentionSpec a;
+  a.kind = AttentionKind::Latent;
+  a.latent_rank = static_cast<uint32_t>(kv_lora);
+  a.query_heads = static_cast<uint32_t>(heads);
+  a.rope_dim = static_cast<uint32_t>(rope);
+  a.query_rank = static_cast<uint32_t>(q_lora);
+  a.nope_dim = static_cast<uint32_t>(nope);
+  a.value_dim = static_cast<uint32_t>(v_dim);
+  return a;
+}
+
 AttentionSpec window_attention(const GqaGeometry& g, uint64_t window) {
   AttentionSpec a = full_attention(g);
   a.kind = AttentionKind::SlidingWindow;

@@ -28,6 +28,10 @@ GqaGeometry read_gqa(ConfigView& cfg, uint64_t hidden, const std::string& head_d
 GqaGeometry read_gqa_or(ConfigView& cfg, const GqaGeometry& defaults, const std::string& why);
 
 AttentionSpec full_attention(const GqaGeometry& g);
+// Multi-head latent attention (DeepSeek-V2/V3, Kimi-Linear's full layers) from config.json's
+// num_attention_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+// the index keys of a sparse indexer are the caller's.
+AttentionSpec latent_attention(uint64_t heads, uint64_t q_lora, uint64_t kv_lora, uint64_t nope, uint64_t rope, uint64_t v_dim);
 AttentionSpec window_attention(const GqaGeometry& g, uint64_t window);
 
 // The output head: stored (untied) or the embedding read again (tied: active, not stored twice).

@@ -73,13 +73,7 @@ void map_deepseek(ConfigView& cfg) {
     tally.begin_layer();
     LayerConfig layer;
     AttentionSpec& a = layer.attention;
-    a.kind = AttentionKind::Latent;
-    a.latent_rank = static_cast<uint32_t>(kv_lora);
-    a.query_heads = static_cast<uint32_t>(heads);
-    a.rope_dim = static_cast<uint32_t>(rope);
-    a.query_rank = static_cast<uint32_t>(q_lora);
-    a.nope_dim = static_cast<uint32_t>(nope);
-    a.value_dim = static_cast<uint32_t>(v_dim);
+    a = latent_attention(heads, q_lora, kv_lora, nope, rope, v_dim);
     a.index_key_dim = has_indexer(il) ? static_cast<uint32_t>(index_dim) : 0;
     a.index_topk = static_cast<uint32_t>(index_topk);
     layer.feed_forward = is_sparse(il) ? moe_spec(moe) : dense_spec(dense_width);

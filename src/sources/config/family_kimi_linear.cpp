@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "model/param_tally.h"
 #include "sources/config/families.h"
+#include "sources/config/family_common.h"
 #include "sources/config/limits.h"
 
 namespace vc::families {
@@ -75,13 +76,7 @@ void map_kimi_linear(ConfigView& cfg) {
     LayerConfig layer;
     AttentionSpec& a = layer.attention;
     if (full_layers.count(il)) {
-      a.kind = AttentionKind::Latent;
-      a.latent_rank = static_cast<uint32_t>(kv_lora);
-      a.query_heads = static_cast<uint32_t>(heads);
-      a.rope_dim = static_cast<uint32_t>(rope);
-      a.query_rank = static_cast<uint32_t>(q_lora);
-      a.nope_dim = static_cast<uint32_t>(nope);
-      a.value_dim = static_cast<uint32_t>(v_dim);
+      a = latent_attention(heads, q_lora, kv_lora, nope, rope, v_dim);
       a.index_key_dim = static_cast<uint32_t>(index_dim);
       a.index_topk = static_cast<uint32_t>(index_topk);
       uint64_t p = mla_params(hidden, heads, q_lora, kv_lora, nope, rope, v_dim);
