@@ -58,6 +58,13 @@ TEST(LlamaCppDefaults, WhatTheCommandLeavesToLlamaCpp) {
   EXPECT_EQ(two.llamacpp.n_seq, 2u);
   EXPECT_FALSE(two.llamacpp.kv_unified);
   EXPECT_EQ(parse_engine_command("llama-cli -m m.gguf").llamacpp.n_seq, 1u);
+  try {  // 0 is refused, as llama.cpp's arg.cpp refuses it; the message names -np and what is accepted
+    parse_engine_command("llama-server -m m.gguf -np 0");
+    ADD_FAILURE() << "-np 0 accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.subject(), "-np");
+    EXPECT_NE(std::string(e.what()).find("-1 (auto"), std::string::npos) << e.what();
+  }
   EXPECT_FALSE(parse_engine_command("llama-cli -m m.gguf").llamacpp.kv_unified);
 }
 

@@ -291,7 +291,14 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "-np" || flag == "--parallel") {
         const std::string v = take();
         slots_auto = exe == "llama-server" && v == "-1";
-        if (!slots_auto) s.n_seq = number(flag, v, 1, 256);
+        if (!slots_auto) {
+          try {
+            s.n_seq = number(flag, v, 1, 256);
+          } catch (const InputError&) {
+            if (exe != "llama-server") throw;
+            throw InputError(flag, "'" + v + "' is not a slot count; accepted: a whole number from 1 to 256, or -1 (auto: 4 slots, one unified cache)");
+          }
+        }
       }
       else if (flag == "-b" || flag == "--batch-size") s.n_batch = number(flag, take(), 1, 1u << 20);
       else if (flag == "-ub" || flag == "--ubatch-size") s.n_ubatch = number(flag, take(), 1, 1u << 20);
