@@ -378,6 +378,11 @@ TEST(Engines, SglangCommunicatorsFollowTheBoxLinks) {
 // repacked copy is the weights' layer share (attention + dense MLP parameters over all parameters,
 // from the catalogue's counts) within 32 B of padding per tensor (36 layers x 2 made-up tensors);
 // the embedding, the output layer (Q6_K) and the norms are not repacked. On a GPU there is none.
+// What stays in RAM follows llama-model-loader.cpp load_all_data: memory-mapped (the default), the
+// repacked tensors' own pages are read once to make the copies and may be dropped, so the weights
+// line is every host tensor less them; --mlock pins the whole mapping (every host tensor); --no-mmap
+// reads only what the CPU buffer keeps (as mapped); --no-repack keeps no copy and reads every
+// tensor as the file stores it.
 TEST(Engines, CpuOnlyLlamaCppShowsRepackedWeights) {
   auto host_line = [](const std::string& args, const std::string& label) -> nlohmann::json {
     const CliResult r = run_cli(args + " --json");
@@ -390,16 +395,34 @@ TEST(Engines, CpuOnlyLlamaCppShowsRepackedWeights) {
     }
     return nullptr;
   };
+  const std::string cpu = "estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu none";
+  auto pasted = [&](const std::string& flags) { return cpu + " --engine-command 'llama-server -m q.gguf -c 4096 -np 1 " + flags + "'"; };
   const Model& m = cat("qwen3-8b");
-  const nlohmann::json weights = host_line("estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu none", "Weights on host");
-  const nlohmann::json repack = host_line("estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu none", "Repacked CPU weights (CPU_REPACK)");
-  ASSERT_FALSE(weights.is_null());
+  const nlohmann::json every_host_tensor = host_line(pasted("--mlock"), "Weights on host");
+  const nlohmann::json repack = host_line(cpu, "Repacked CPU weights (CPU_REPACK)");
+  const nlohmann::json mapped = host_line(cpu, "Weights on host");
+  ASSERT_FALSE(every_host_tensor.is_null());
   ASSERT_FALSE(repack.is_null());
+  ASSERT_FALSE(mapped.is_null());
+  const double all = every_host_tensor["bytes"].get<double>();
   const double layer_share = static_cast<double>(m.params.by_class.at(ParamClass::Attention) + m.params.by_class.at(ParamClass::DenseMlp)) /
                              static_cast<double>(m.params.total());
-  EXPECT_NEAR(repack["bytes"].get<double>(), weights["bytes"].get<double>() * layer_share, 36.0 * 2 * 32 + 1);
+  const double padding = 36.0 * 2 * 32 + 1;
+  EXPECT_NEAR(repack["bytes"].get<double>(), all * layer_share, padding);
+  // Memory-mapped: every host tensor less the originals of the repacked ones (the copies less their padding).
+  EXPECT_NEAR(mapped["bytes"].get<double>(), all - repack["bytes"].get<double>(), padding);
+  EXPECT_NEAR(mapped["bytes"].get<double>(), all * (1 - layer_share), padding);
   for (const char* key : {"formula", "assumption", "source"}) EXPECT_FALSE(repack[key].get<std::string>().empty()) << key;
+  EXPECT_EQ(host_line(pasted("--no-mmap"), "Weights on host")["bytes"], mapped["bytes"]);
+  EXPECT_EQ(host_line(pasted("-lm none"), "Weights on host")["bytes"], mapped["bytes"]);
+  EXPECT_EQ(host_line(pasted("-lm mmap+mlock"), "Weights on host")["bytes"], every_host_tensor["bytes"]);
+  EXPECT_EQ(host_line(pasted("-nr"), "Weights on host")["bytes"], every_host_tensor["bytes"]);
+  EXPECT_TRUE(host_line(pasted("--no-repack"), "Repacked CPU weights (CPU_REPACK)").is_null());
   EXPECT_TRUE(host_line("estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu 'RTX 4090'", "Repacked CPU weights (CPU_REPACK)").is_null());
+  const CliResult bad = run_cli(pasted("-lm lazy"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("-lm"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("mmap+mlock"), std::string::npos) << bad.output;
 }
 
 // The API and the CLI print the same document for every verb and engine.
