@@ -110,21 +110,23 @@ uint64_t build_rope_cache(Layout& t, uint64_t positions, uint64_t rotary_dim) {
   return cache;
 }
 
+uint64_t linear_params(uint64_t in, uint64_t out) { return checked_add(checked_mul(in, out), out); }  // weight and bias
+
 // Kimi K2.5's MoonViT tower and projector (models/kimi_k25.py KimiK25ForConditionalGeneration,
 // created before the language model): MoonViTEncoderLayer's VisionAttention splits qkv_proj
 // (QKVParallelLinear) and proj (RowParallelLinear, its bias whole) over the attention TP ranks,
 // but its MLP2 (models/kimi_vl_moonvit.py: nn.Linear fc0 and fc1 unless use_tensor_parallel, which
 // kimi_k25.py does not pass), the LayerNorms, the patch embedding (Conv2dLayer), the learned
 // positions and K2VLMultiModalProjector (ReplicatedLinear linear_1 and linear_2) are whole on
-// every rank. Tensors in creation order, weight then bias.
-uint64_t linear_params(uint64_t in, uint64_t out) { return checked_add(checked_mul(in, out), out); }  // weight and bias
+// every rank. Tensors in creation order, weight then bias. The position grid is what the tower's
+// encoder count (config_tower.h) leaves after the patch embedding, the blocks and the final norm.
 
 void lay_out_moonvit(Layout& t, const TowerSpec& v, uint64_t tp) {
   const uint64_t h = v.hidden, f = v.ffn, heads_rank = ceil_div(v.heads, tp), head = v.heads ? h / v.heads : 0;
   const auto whole = [&](uint64_t n) { t.add(ParamClass::Vision, n, n); };
   whole(checked_product({v.channels, v.patch, v.patch, h}));  // patch_embed.proj
   whole(h);
-  const uint64_t positions = v.encoder_params;  // the rest of the encoder, below: what is left is the position grid
+  const uint64_t encoder = v.encoder_params;
   uint64_t one_block = 0;
   std::vector<std::pair<uint64_t, uint64_t>> block;  // {whole, on rank} in creation order
   block.push_back({h, h});                            // norm0 weight
@@ -142,7 +144,7 @@ void lay_out_moonvit(Layout& t, const TowerSpec& v, uint64_t tp) {
   block.push_back({h, h});                                                      // its bias, whole
   for (const auto& [w, r] : block) one_block = checked_add(one_block, w);
   const uint64_t fixed = checked_add(checked_add(checked_product({v.channels, v.patch, v.patch, h}), h), checked_add(checked_mul(v.layers, one_block), 2 * h));
-  whole(positions > fixed ? positions - fixed : 0);  // pos_emb.weight (init_pos_emb_height x width x hidden)
+  whole(encoder > fixed ? encoder - fixed : 0);  // pos_emb.weight (init_pos_emb_height x width x hidden)
   for (uint64_t i = 0; i < v.layers; ++i)
     for (const auto& [w, r] : block) t.add(ParamClass::Vision, w, r);
   whole(h);  // final_layernorm
