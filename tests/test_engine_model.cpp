@@ -425,6 +425,27 @@ TEST(Engines, CpuOnlyLlamaCppShowsRepackedWeights) {
   EXPECT_NE(bad.output.find("mmap+mlock"), std::string::npos) << bad.output;
 }
 
+// A CPU-only box short of RAM by less than the weights llama.cpp maps still runs, paging from disk:
+// Llama 3.1 8B at Q8_0 (not a repacked type on x86: every host tensor mapped) is about 8.5 GB of
+// weights (8.03B parameters x 8.5 bits), over 8 GB of RAM on its own, so the host is over by less
+// than those weights and the verdict says the OS reads the rest from disk. --mlock pins the mapping
+// and --no-mmap reads it into memory: then nothing is paged and the sentence is absent.
+TEST(Engines, LlamaCppMemoryMappedWeightsBeyondRamArePagedFromDisk) {
+  auto verdict = [](const std::string& extra) {
+    const CliResult r = run_cli("plan llama-3.1-8b --gpu none --ram 8GB --quant Q8_0 --engine llamacpp" + extra + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return nlohmann::json::parse(r.output)["verdict"].get<std::string>();
+  };
+  const std::string mapped = verdict("");
+  EXPECT_EQ(mapped.rfind("No GPU, and llama.cpp needs", 0), 0u) << mapped;
+  EXPECT_NE(mapped.find("Memory-mapped (llama.cpp's default), it would still start"), std::string::npos) << mapped;
+  for (const char* flags : {"--mlock", "--no-mmap", "-lm mlock"}) {
+    const std::string held = verdict(std::string(" --engine-command 'llama-server -m Llama-3.1-8B-Q8_0.gguf -c 8192 -np 1 ") + flags + "'");
+    EXPECT_EQ(held.rfind("No GPU, and llama.cpp needs", 0), 0u) << flags << ": " << held;
+    EXPECT_EQ(held.find("Memory-mapped"), std::string::npos) << flags << ": " << held;
+  }
+}
+
 // The API and the CLI print the same document for every verb and engine.
 TEST(Engines, ApiJsonEqualsCliJson) {
   using server::call_api;

@@ -134,7 +134,7 @@ uint64_t host_inputs(const Model& model, const LlamaCppGraphInput& g) {
   input(T * 4);                                    // inp_tokens
   input(checked_product({T, model.hidden, 4}));    // inp_embd
   input(checked_product({T, model.hidden, 4}));    // GET_ROWS of token_embd
-  bool attention = false, window = false, recurrent = false;
+  bool attention = false, recurrent = false;
   const AttentionSpec* full_spec = nullptr;
   const AttentionSpec* window_spec = nullptr;
   for (const auto& l : model.layers) {
@@ -142,7 +142,6 @@ uint64_t host_inputs(const Model& model, const LlamaCppGraphInput& g) {
     if (a.kind == AttentionKind::Full && !full_spec) full_spec = &a;
     if (a.kind == AttentionKind::SlidingWindow && !window_spec) window_spec = &a;
     attention |= a.kind == AttentionKind::Full || a.kind == AttentionKind::SlidingWindow;
-    window |= a.kind == AttentionKind::SlidingWindow;
     recurrent |= a.kind == AttentionKind::LinearState;
   }
   if (attention) input(T * 4);  // inp_pos

@@ -161,6 +161,29 @@ LlamaCppFitted llamacpp_fit_plan(const Model& model, Scenario scenario, const Bo
 
 namespace {
 
+// llama.cpp memory-maps its weights by default (no --no-mmap, no --mlock): a host short of RAM by
+// no more than the mapped weights the CPU reads still starts, the OS reading again from disk what
+// the page cache cannot keep (llama-model-loader.cpp; docs/engines.md, "CPU model buffer").
+std::string paged_from_disk(const EngineAnswer& answer, const DeviceAllocation& host) {
+  if (!host.capacity || host.total_bytes <= *host.capacity) return "";
+  auto setting = [&](const char* name) {
+    for (const auto& s : answer.settings) {
+      if (const bool* b = std::get_if<bool>(&s.value); b && s.name == name) return *b;
+    }
+    return false;
+  };
+  if (!setting("mmap") || setting("mlock")) return "";
+  uint64_t mapped = 0;
+  for (const auto& l : host.lines) {
+    if (l.label == "Weights on host") mapped = checked_add(mapped, l.bytes);
+  }
+  const uint64_t over = host.total_bytes - *host.capacity;
+  if (over > mapped) return "";
+  return fmt::format(" Memory-mapped (llama.cpp's default), it would still start: the OS reads the {} of weights RAM cannot keep from disk again as "
+                     "tokens need them, so decode runs at the disk's speed, well below the figure here.",
+                     format_bytes(over));
+}
+
 // The engine's answer for the request at another context and number of sequences.
 EngineAnswer engine_answer_at(const EngineRequest& request, uint64_t context, uint64_t sequences) {
   EngineRequest r = request;
@@ -490,8 +513,8 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
     p.verdict = held <= ram ? fmt::format("No GPU: llama.cpp holds {} of {} RAM, {} to spare; about {:.2f} tok/s.", format_bytes(held), format_bytes(ram),
                                           format_bytes(ram - held), p.decode.expected_tok_s)
                             : fmt::format("No GPU, and llama.cpp needs {} of {} RAM, {} over (its lines above say where: a smaller context, -cram for "
-                                          "the prompt cache or a smaller tier helps).",
-                                          format_bytes(held), format_bytes(ram), format_bytes(held - ram));
+                                          "the prompt cache or a smaller tier helps).{}",
+                                          format_bytes(held), format_bytes(ram), format_bytes(held - ram), paged_from_disk(p.engine, *engine_host));
   } else if (box.gpus.empty()) {
     p.verdict = p.offload->fits ? fmt::format("No GPU: runs from RAM{} at about {:.2f} tok/s.", box.ssd_bandwidth ? " and SSD" : "", p.offload->expected_tok_s)
                                 : "No GPU, and it does not fit in RAM" + std::string(box.ssd_bandwidth ? " and SSD" : "") + ": " + p.offload->why + ".";
@@ -531,7 +554,8 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
                                  format_bytes(host ? host->total_bytes : 0), host && host->capacity ? "" : " (give --ram to check it)", p.decode.expected_tok_s);
       } else {
         p.verdict += host && host->capacity && host->total_bytes > *host->capacity
-                         ? fmt::format(" Offload does not rescue it: with {} the host needs {} of {} RAM.", how, format_bytes(host->total_bytes), format_bytes(*host->capacity))
+                         ? fmt::format(" Offload does not rescue it: with {} the host needs {} of {} RAM.{}", how, format_bytes(host->total_bytes), format_bytes(*host->capacity),
+                                       paged_from_disk(lo.answer, *host))
                          : fmt::format(" Offload does not rescue it: even with {} a GPU is over its memory.", how);
       }
     } else if (!p.fits_on_devices && p.offload) {

@@ -14,7 +14,6 @@ namespace vc {
 namespace {
 
 constexpr uint64_t kGiB = uint64_t{1} << 30;
-constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr const char* kAccepted =
     "accepted: a size such as 56GiB or 57344MiB (what iogpu.wired_limit_mb=57344 sets), a share of the memory such as 90%, or default";
 
