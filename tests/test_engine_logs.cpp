@@ -207,6 +207,21 @@ TEST(EngineLogs, VllmGraphsCountCaptureSizesAndStageLayers) {
   EXPECT_EQ(sizes(256, 8192), (std::pair<uint64_t, uint64_t>{51, 35}));
   EXPECT_EQ(sizes(64, 8192), (std::pair<uint64_t, uint64_t>{19, 11}));
   EXPECT_EQ(sizes(1024, 100), (std::pair<uint64_t, uint64_t>{15, 15}));
+  // Speculative decoding, q = 1 + num_speculative_tokens (adjust_cudagraph_sizes_for_spec_decode),
+  // worked by hand. q = 4, 1,024 sequences: the largest stays 512; 1, 2 and 4 all become 4, the
+  // multiples of 8 and 16 stay: 51 - 2 = 49 sizes, all full (up to 4,096). q = 3, 64 sequences:
+  // largest min(2 x 64 x 3, 512) = 384, 43 sizes up to it; 1 and 2 become 3, 4 becomes 6, the rest
+  // round to distinct multiples of 3 (the largest, 384, is one): 42; full up to 192: 3, 6 and the
+  // 24 sizes from 8 to 192 = 26. q = 4, 2 sequences: largest 16; 1, 2, 4, 8, 16 give 4, 8, 16,
+  // full up to 8: two.
+  const auto spec_sizes = [](uint64_t seqs, uint64_t tokens, uint64_t q) {
+    const VllmGraphCapture g = vllm_graph_sizes(seqs, tokens, q);
+    return std::pair{g.sizes, g.full_sizes};
+  };
+  EXPECT_EQ(spec_sizes(1024, 8192, 4), (std::pair<uint64_t, uint64_t>{49, 49}));
+  EXPECT_EQ(spec_sizes(64, 8192, 3), (std::pair<uint64_t, uint64_t>{42, 26}));
+  EXPECT_EQ(spec_sizes(2, 8192, 4), (std::pair<uint64_t, uint64_t>{3, 2}));
+  EXPECT_EQ(spec_sizes(256, 8192, 1), sizes(256, 8192));
   // Mixtral 8x7B (32 routed-expert layers) in two pipeline stages on 80 GiB cards (vLLM's
   // defaults there: 1,024 sequences, 8,192 tokens): rank 0 captures its 16 layers, all MoE:
   // 216 MiB + (51 + 51) x 16 x (174 + 56) KiB = 226,492,416 + 384,368,640 = 610,861,056 B.

@@ -109,9 +109,13 @@ TEST(ServingSpeculative, VllmDraftModelTakesItsWeightsAndAShareOfEveryToken) {
   const uint64_t available = kv_line(plain), with_draft = kv_line(spec);
   EXPECT_EQ(available - with_draft, kLlama32_1bBytes + 592'445'440);
   EXPECT_EQ(line_bytes(spec, "Activation peak") - line_bytes(plain, "Activation peak"), 592'445'440u);
-  // 32 target + 16 draft layers at 51 + 51 capture sizes: 216 MiB + 102 x 48 x 174 KiB (by hand,
-  // as in VllmProfileRunCountsTheDrafter below)
-  EXPECT_EQ(line_bytes(spec, "CUDA graphs"), 1'098'842'112u);
+  // 32 target + 16 draft layers; with 5 speculative tokens a decode query is q = 6 tokens, so the
+  // 51 capture sizes are rounded up to multiples of 6 (adjust_cudagraph_sizes_for_spec_decode): 1, 2
+  // and 4 all become 6, 512 becomes 516, past the largest (512), and is dropped; the rest stay
+  // distinct: 48 sizes, all full (up to 1,024 x 6). 216 MiB + (48 + 48) x 48 x 174 KiB =
+  // 226,492,416 + 821,035,008 (by hand; 51 + 51 sizes without speculation, as in
+  // VllmProfileRunCountsTheDrafter below).
+  EXPECT_EQ(line_bytes(spec, "CUDA graphs"), 1'047'527'424u);
   EXPECT_EQ(plain["kv_tokens"].get<uint64_t>(), available / (kTargetTokenBytes * 16) * 16);
   EXPECT_EQ(spec["kv_tokens"].get<uint64_t>(), with_draft / ((kTargetTokenBytes + kDraftTokenBytes) * 16) * 16);
   EXPECT_EQ(spec["settings"]["speculative_method"], "draft_model");

@@ -143,7 +143,8 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   // gpu_memory_utilization leaves free (vLLM 0.21 and later profile them inside the budget
   // instead): the rank's pipeline stage and a drafter's layers, for each capture size
   // (vllm_graphs.h: the structure from vLLM's source, three constants fitted, docs/accuracy.md).
-  b.cuda_graphs = vllm_cuda_graphs(vllm_graph_capture(model, pp, spec.on ? spec.drafter : nullptr, b.max_num_seqs, b.max_num_batched_tokens));
+  b.cuda_graphs = vllm_cuda_graphs(vllm_graph_capture(model, pp, spec.on ? spec.drafter : nullptr, b.max_num_seqs, b.max_num_batched_tokens,
+                                                      spec.on ? 1 + spec.num_speculative_tokens : 1));
   b.available_kv = b.requested > b.non_kv_total ? b.requested - b.non_kv_total : 0;
   VllmSettings kv = s.kv;
   kv.available_kv_bytes = b.available_kv;

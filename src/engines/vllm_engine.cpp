@@ -103,6 +103,7 @@ struct VllmDrafter {
   Model cache_layers;  // only `layers` is set: what vllm_kv reads
   Model pass_model;    // the drafter's profile pass: its layers, hidden size and vocabulary (no layers: n-gram)
   std::string method;
+  uint64_t num_speculative_tokens = 0;
   VllmSpecInput input() const {
     VllmSpecInput in;
     in.on = true;
@@ -110,6 +111,7 @@ struct VllmDrafter {
     in.drafter = pass_model.layers.empty() ? nullptr : &pass_model;
     in.rank_weights = rank_weights;
     in.cache_model = &cache_layers;
+    in.num_speculative_tokens = num_speculative_tokens;
     return in;
   }
 };
@@ -143,6 +145,7 @@ std::optional<VllmDrafter> vllm_drafter(const EngineRequest& r, const VllmBudget
   v.cache_layers.layers = r.model->layers;
   v.cache_layers.layers.insert(v.cache_layers.layers.end(), v.drafter.layers.begin(), v.drafter.layers.end());
   v.method = spec.method;
+  v.num_speculative_tokens = spec.num_speculative_tokens;
   v.pass_model.layers = v.drafter.layers;
   const Model* draft = r.companions.draft.get();
   v.pass_model.hidden = draft && spec.method != "mtp" ? draft->hidden : r.model->hidden;  // MTP layers work at the target's width
@@ -227,7 +230,8 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     d.add(activation_line(model, b, bs, drafter ? &sb.spec : nullptr));
     for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
     d.add({AllocKind::CudaGraphs, "CUDA graphs (captured after the KV cache)", b.cuda_graphs,
-           graph_text(vllm_graph_capture(model, pp, drafter ? drafter->input().drafter : nullptr, b.max_num_seqs, b.max_num_batched_tokens),
+           graph_text(vllm_graph_capture(model, pp, drafter ? drafter->input().drafter : nullptr, b.max_num_seqs, b.max_num_batched_tokens,
+                                         drafter ? 1 + drafter->num_speculative_tokens : 1),
                       sb.spec.graph_layers),
            "uncertain: fitted on public vLLM 0.19 logs (\"Graph capturing finished ... took\"), 30% set aside; outside gpu_memory_utilization in "
            "vLLM 0.19, profiled inside it from vLLM 0.21",

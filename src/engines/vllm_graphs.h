@@ -7,8 +7,11 @@
 // every capture size, for mixed batches, and one full graph for every capture size a batch of
 // one-token decodes can fill, i.e. at most max_num_seqs (vllm/v1/cudagraph_dispatcher.py). The
 // capture sizes are [1, 2, 4] + 8 to 248 by 8 + 256 to the largest by 16, the largest
-// min(2 x max_num_seqs, 512) cut to max_num_batched_tokens (vllm/config/vllm.py
-// _set_cudagraph_sizes; speculative decoding's longer decode queries are not counted here).
+// min(2 x max_num_seqs x q, 512) cut to max_num_batched_tokens, q = 1 + num_speculative_tokens, a
+// decode step's query (vllm/config/vllm.py _set_cudagraph_sizes). Under speculative decoding every
+// size is rounded up to a multiple of q and those past the largest dropped (q alone if none is
+// left), since a uniform decode batch is q tokens a request (vllm/config/compilation.py
+// adjust_cudagraph_sizes_for_spec_decode); the full decode graphs then go up to max_num_seqs x q.
 //
 // The memory (fitted): gpu_model_runner.py capture_model reports the drop in free memory over the
 // whole capture; profile_cudagraph_memory (vLLM 0.21) estimates the same memory as the first
@@ -26,7 +29,7 @@ namespace vc {
 
 struct VllmGraphCapture {
   uint64_t sizes = 0;       // capture sizes, one set of piecewise graphs each
-  uint64_t full_sizes = 0;  // of them, those up to max_num_seqs, also captured as FULL decode graphs
+  uint64_t full_sizes = 0;  // of them, those up to max_num_seqs x q, also captured as FULL decode graphs
   uint64_t layers = 0;      // decoder layers in the graphs: the rank's pipeline stage + a drafter's
   uint64_t moe_layers = 0;  // of them, routed-expert layers
 };
@@ -36,12 +39,12 @@ inline constexpr uint64_t kVllmGraphLayer = 174ull << 10;    // a decoder layer,
 inline constexpr uint64_t kVllmGraphMoeLayer = 56ull << 10;  // more for a routed-expert layer, a capture size
 
 // The capture sizes alone (layers 0).
-VllmGraphCapture vllm_graph_sizes(uint64_t max_num_seqs, uint64_t max_num_batched_tokens);
+VllmGraphCapture vllm_graph_sizes(uint64_t max_num_seqs, uint64_t max_num_batched_tokens, uint64_t decode_query_len = 1);
 
 // Rank 0's graphs: the first ceil(layers / pp) layers of the target (its pipeline stage), plus every
 // layer of a drafter, captured in the same loop with the same sizes (nullptr: none).
 VllmGraphCapture vllm_graph_capture(const Model& target, uint64_t pp, const Model* drafter, uint64_t max_num_seqs,
-                                    uint64_t max_num_batched_tokens);
+                                    uint64_t max_num_batched_tokens, uint64_t decode_query_len = 1);
 
 // kVllmGraphPool + (sizes + full_sizes) x (layers x kVllmGraphLayer + moe_layers x kVllmGraphMoeLayer).
 uint64_t vllm_cuda_graphs(const VllmGraphCapture& g);

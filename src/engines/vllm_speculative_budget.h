@@ -32,6 +32,7 @@ struct VllmSpecInput {
   const Model* drafter = nullptr;      // the drafter's pass: its layers and hidden size (nullptr: none, n-gram)
   uint64_t rank_weights = 0;           // the drafter's weights on this rank
   const Model* cache_model = nullptr;  // the target's and the drafter's layers whose K/V a token holds (nullptr: the target's)
+  uint64_t num_speculative_tokens = 0; // k: a decode step's query is 1 + k tokens (the CUDA graphs' capture sizes follow it)
 };
 
 struct VllmSpecProfile {
