@@ -185,6 +185,13 @@ TEST(ServingSpeculative, MtpUsesTheModelsOwnLayers) {
     if (l["kind"] == "kv") per_token = l["formula"].get<std::string>().find("71424 B a token") != std::string::npos;
   }
   EXPECT_TRUE(per_token) << e["devices"][0]["lines"].dump();
+  EXPECT_EQ(e["settings"]["num_speculative_tokens"], 1);
+  // Without num_speculative_tokens vLLM drafts n_predict tokens, the model's MTP layer count
+  // (config/speculative.py): DeepSeek-V3's one.
+  const CliResult d = run_cli(R"(estimate deepseek-v3 --json --gpu-memory 141GB --engine-command "vllm serve deepseek-ai/DeepSeek-V3 -tp 8 )"
+                              R"(--max-model-len 8192 --speculative-config '{\"method\": \"mtp\"}'")");
+  ASSERT_EQ(d.exit_code, 0) << d.output;
+  EXPECT_EQ(json::parse(d.output)["engine"]["settings"]["num_speculative_tokens"], 1);
   // A model without MTP layers is refused (exit 2), as is a draft given to mtp.
   EXPECT_EQ(run_cli(R"(estimate llama-3.1-8b --gpu-memory 80GB --engine vllm --speculative-config '{"method": "mtp"}')").exit_code, 2);
   EXPECT_EQ(run_cli(R"(estimate deepseek-v3 --engine vllm --gpu-memory 80GB --draft llama-3.2-1b --speculative-config '{"method": "mtp"}')").exit_code, 2);

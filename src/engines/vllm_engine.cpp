@@ -145,13 +145,15 @@ std::optional<VllmDrafter> vllm_drafter(const EngineRequest& r, const VllmBudget
   v.cache_layers.layers = r.model->layers;
   v.cache_layers.layers.insert(v.cache_layers.layers.end(), v.drafter.layers.begin(), v.drafter.layers.end());
   v.method = spec.method;
-  v.num_speculative_tokens = spec.num_speculative_tokens;
+  // config/speculative.py: without num_speculative_tokens an MTP drafter drafts n_predict tokens,
+  // the model's MTP layer count.
+  v.num_speculative_tokens = spec.num_speculative_tokens ? spec.num_speculative_tokens : spec.method == "mtp" ? v.drafter.layers.size() : 0;
   v.pass_model.layers = v.drafter.layers;
   const Model* draft = r.companions.draft.get();
   v.pass_model.hidden = draft && spec.method != "mtp" ? draft->hidden : r.model->hidden;  // MTP layers work at the target's width
   v.pass_model.vocab = draft && spec.method != "mtp" ? draft->vocab : r.model->vocab;
   a.settings.push_back({"speculative_method", spec.method});
-  if (spec.num_speculative_tokens) a.settings.push_back({"num_speculative_tokens", spec.num_speculative_tokens});
+  if (v.num_speculative_tokens) a.settings.push_back({"num_speculative_tokens", v.num_speculative_tokens});
   a.notes.push_back(fmt::format("drafter: {} ({}; {}); its layers join the KV cache spec, so every token of the pool holds their K/V too; "
                                 "its profile pass, persistent buffers and CUDA graphs and the rejection sampler's dummy run count too",
                                 v.drafter.name, v.drafter.weight_formula, v.drafter.layers_formula));
