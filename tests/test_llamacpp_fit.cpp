@@ -371,6 +371,19 @@ TEST(LlamaCppDefaults, WithoutAGpuTheContextIsFittedToTheRam) {
   // What --fit projects (the breakdown: not the prompt cache, which fills later) leaves the RAM 1 GiB.
   const LlamaCppFitUse use = llamacpp_fit_use(p.engine, 0);
   EXPECT_LE(use.host_used + static_cast<int64_t>(kLlamaCppFitMargin), static_cast<int64_t>(box.ram_bytes));
+  // llama.cpp's breakdown, which --fit projects, counts the mapped span with the originals of the
+  // repacked Q4_K tensors, which the host's lines leave out (they are not held once copied): the
+  // projection adds them back, each the CPU_REPACK copy less its padding to 32 B.
+  const DeviceAllocation& host = p.engine.devices.at(0);
+  uint64_t breakdown = host.mapped_not_held, repacked = 0;
+  for (const auto& l : host.lines) {
+    if (l.kind != AllocKind::Other && l.kind != AllocKind::RuntimeReserve) breakdown += l.bytes;
+    if (l.label == "Repacked CPU weights (CPU_REPACK)") repacked = l.bytes;
+  }
+  ASSERT_GT(repacked, 0u);
+  EXPECT_LE(host.mapped_not_held, repacked);
+  EXPECT_GE(host.mapped_not_held + 32 * 32 * 4, repacked);  // 32 layers, a few tensors each, under 32 B apiece
+  EXPECT_EQ(use.host_used, static_cast<int64_t>(breakdown));
   // The verdict is llama.cpp's host answer (prompt cache included: 8 GiB by default fills later), as
   // check reads it: here over the 16 GB.
   ASSERT_EQ(p.engine.devices.size(), 1u);

@@ -44,6 +44,9 @@ struct DeviceAllocation {
   std::vector<Allocation> lines;
   uint64_t total_bytes = 0;
   std::optional<bool> fits;         // none when there is no capacity to compare with
+  // llama.cpp's host: what its own breakdown counts beyond these lines (the memory-mapped pages of
+  // tensors the CPU reads from repacked copies, which the OS may drop); its --fit projects with them.
+  uint64_t mapped_not_held = 0;
   uint64_t bytes(AllocKind kind) const;
   void add(Allocation a);           // appends and keeps total_bytes
 };

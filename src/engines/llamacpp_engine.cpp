@@ -115,6 +115,7 @@ EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
                         kLoadSource});
   }
   if (held_on_host.dropped) {
+    device("CPU").mapped_not_held = held_on_host.dropped;
     a.notes.push_back(fmt::format("host RAM counts the weights the CPU reads: llama.cpp's own breakdown (CPU_Mapped) also spans the {} the file holds for the "
                                   "repacked tensors, pages read once to make the copies, which the OS may drop (--mlock keeps them)",
                                   format_bytes(held_on_host.dropped)));

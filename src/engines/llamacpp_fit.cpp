@@ -319,7 +319,7 @@ LlamaCppFitUse llamacpp_fit_use(const EngineAnswer& a, std::size_t gpus) {
       if (l.kind != AllocKind::RuntimeReserve && l.kind != AllocKind::Other) used = checked_add(used, l.bytes);
     }
     if (d.name == "host") {
-      u.host_used = as_signed(used);
+      u.host_used = as_signed(checked_add(used, d.mapped_not_held));  // llama.cpp's breakdown counts the mapped span
     } else if (d.name.rfind("CUDA", 0) == 0) {
       const std::size_t i = static_cast<std::size_t>(std::stoull(d.name.substr(4)));
       if (i < gpus) u.gpu_used[i] = as_signed(used), u.gpu_model[i] = as_signed(d.bytes(AllocKind::Weights));
