@@ -16,6 +16,7 @@
 #include "engines/serving_dtype.h"
 #include "engines/serving_speculative.h"
 #include "engines/vllm_encoder.h"
+#include "engines/vllm_lora_adapters.h"
 #include "engines/vllm_speculative_budget.h"
 #include "estimate/checkpoint_tower.h"
 #include "model/layer_memory.h"
@@ -174,6 +175,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     a.settings.push_back({"max_lora_rank", bs.lora.max_lora_rank});
   }
   for (const auto& n : run.notes) a.notes.push_back(n);
+  if (const std::string n = vllm_lora_adapters_note(bs.lora); !n.empty()) a.notes.push_back(n);
   const std::optional<VllmDrafter> drafter = vllm_drafter(r, bs, a);
   const Model& cache_model = drafter ? drafter->cache_layers : model;  // the layers whose K/V a token holds
 
