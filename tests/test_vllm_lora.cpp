@@ -11,6 +11,8 @@
 #include "engines/engine_run.h"
 #include "engines/vllm_lora.h"
 #include "engines/vllm_lora_adapters.h"
+#include "server/api.h"
+#include "server/request_params.h"
 #include "sources/companion_files.h"
 #include "test_data.h"
 
@@ -219,4 +221,16 @@ TEST(VllmLora, AnAdapterAboveMaxLoraRankIsRefusedAsVllmDoes) {
   const CliResult unread = run_cli(base + "a=" + (vc::testing::scratch_dir() / "vllm-adapters" / "missing").string() + "\"");
   ASSERT_EQ(unread.exit_code, 0) << unread.output;
   EXPECT_NE(unread.output.find("1 --lora-modules adapter config(s) not read"), std::string::npos) << unread.output;
+}
+
+// The server reads no file of its own: a local --lora-modules path is left unchecked (a note),
+// not refused, since the check only refuses what vLLM refuses.
+TEST(VllmLora, TheServerLeavesALocalAdapterUnchecked) {
+  const std::string a = write_adapter("server-r32", R"({"r": 32, "target_modules": ["q_proj"]})");
+  auto answer = vc::server::call_api("estimate", vc::server::RequestParams::from_pairs(
+                                                     {{"model", "qwen3-0.6b"},
+                                                      {"gpu-memory", "24GB"},
+                                                      {"engine-command", "vllm serve Qwen/Qwen3-0.6B --enable-lora --lora-modules a=" + a}}));
+  ASSERT_EQ(answer.status, 200) << answer.body;
+  EXPECT_NE(answer.body.find("1 --lora-modules adapter config(s) not read"), std::string::npos) << answer.body;
 }
