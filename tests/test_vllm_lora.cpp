@@ -234,3 +234,12 @@ TEST(VllmLora, TheServerLeavesALocalAdapterUnchecked) {
   ASSERT_EQ(answer.status, 200) << answer.body;
   EXPECT_NE(answer.body.find("1 --lora-modules adapter config(s) not read"), std::string::npos) << answer.body;
 }
+
+// vLLM refuses --enable-lora for a model class without SupportsLoRA ("KimiLinearForCausalLM does
+// not support LoRA yet.", vllm/v1/worker/lora_model_runner_mixin.py): Kimi Linear's.
+TEST(VllmLora, KimiLinearIsRefusedAsVllmRefusesIt) {
+  const CliResult r = run_cli("estimate kimi-linear-48b-a3b --engine vllm --gpu-memory 141GB --max-loras 1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("does not support LoRA yet"), std::string::npos) << r.output;
+  EXPECT_EQ(run_cli("estimate kimi-linear-48b-a3b --engine vllm --gpu-memory 141GB").exit_code, 0);
+}
