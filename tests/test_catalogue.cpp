@@ -314,15 +314,18 @@ TEST(CatalogueAudit, ListedQ8ZeroFoldersAgreeWithTheDerivedTotal) {
 
 TEST(CatalogueAudit, OneQuantizerOneGeometryOneQ4KMFileSize) {
   // Exact bytes, each the Hub's LFS pointer at a pinned revision (data/models/*/facts.json builds):
-  // bartowski's Q4_K_M of Llama 3.1 70B Instruct is 42,520,398,400 bytes and of
-  // DeepSeek-R1-Distill-Llama-70B 42,520,395,936. The two entries have one geometry (80 layers,
-  // 8192 wide, 64/8 heads, MLP 28672, 128,256-row vocabulary: the derived totals are equal), and
-  // the same quantizer's recipe puts the same type on every tensor, so the files may differ only
-  // by header strings (tokenizer, chat template): 2,464 bytes here. A wrong size read for either
-  // would differ by a tier's worth of bytes (GBs), not by kilobytes.
+  // bartowski's Q4_K_M of Llama 3.1 70B Instruct is 42,520,398,400 bytes, of
+  // DeepSeek-R1-Distill-Llama-70B 42,520,395,936 and of Llama 3.3 70B Instruct 42,520,398,816.
+  // The three entries have one geometry (80 layers, 8192 wide, 64/8 heads, MLP 28672,
+  // 128,256-row vocabulary: the derived totals are equal), and the same quantizer's recipe puts
+  // the same type on every tensor, so the files may differ only by header strings (tokenizer,
+  // chat template): 2,464 and 416 bytes here. A wrong size read for any would differ by a tier's
+  // worth of bytes (GBs), not by kilobytes.
   const Model& l31 = model("llama-3.1-70b");
   const Model& r1 = model("deepseek-r1-distill-llama-70b");
+  const Model& l33 = model("llama-3.3-70b");
   EXPECT_EQ(l31.params.derived_total, r1.params.derived_total);
+  EXPECT_EQ(l31.params.derived_total, l33.params.derived_total);
   auto q4km = [](const Model& m) -> uint64_t {
     for (const auto& b : m.builds) {
       if (contains(b.name, "-Q4_K_M") && contains(b.source, "huggingface.co/bartowski/")) return b.bytes;
@@ -331,7 +334,9 @@ TEST(CatalogueAudit, OneQuantizerOneGeometryOneQ4KMFileSize) {
   };
   ASSERT_EQ(q4km(l31), 42'520'398'400u);
   ASSERT_EQ(q4km(r1), 42'520'395'936u);
+  ASSERT_EQ(q4km(l33), 42'520'398'816u);
   EXPECT_LT(q4km(l31) - q4km(r1), 1'000'000u);
+  EXPECT_LT(q4km(l33) - q4km(l31), 1'000'000u);
 }
 
 TEST(CatalogueAudit, DerivedTotalsAreTheHubsCheckpointCounts) {

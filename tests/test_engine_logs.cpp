@@ -6,9 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "engines/engine_log.h"
 #include "engines/validate.h"
+#include "engines/vllm_budget.h"
+#include "engines/vllm_graphs.h"
 
 using namespace vc;
 
@@ -188,4 +191,33 @@ TEST(EngineLogs, SglangStateSlotsFromPrintedFreeMemory) {
   EXPECT_DOUBLE_EQ(r->ours, 82);
   // --cpu-offload-gb keeps the weights in host memory: no row from the card.
   EXPECT_EQ(find_row(rows, "sglang-ktransformers1870-qwen35-397b-fp8-2x4090", "sglang token pool (from the card)"), nullptr);
+}
+
+// vLLM 0.19's CUDA graphs (vllm_graphs.h): capture sizes [1, 2, 4] + 8 to 248 by 8 + 256 to the
+// largest by 16, the largest min(2 x max_num_seqs, 512, max_num_batched_tokens); FULL decode graphs
+// for the sizes up to max_num_seqs. Counted by hand: 1,024 sequences: 3 + 31 + 17 = 51, all 51
+// full; 256: 51, of them 3 + 31 + 1 (256) = 35 full; 64: largest 128, 3 + 16 = 19, 3 + 8 = 11
+// full; 8,192 tokens cut to 100: 3 + 12 (8 to 96) = 15, all full.
+TEST(EngineLogs, VllmGraphsCountCaptureSizesAndStageLayers) {
+  const auto sizes = [](uint64_t seqs, uint64_t tokens) {
+    const VllmGraphCapture g = vllm_graph_sizes(seqs, tokens);
+    return std::pair{g.sizes, g.full_sizes};
+  };
+  EXPECT_EQ(sizes(1024, 8192), (std::pair<uint64_t, uint64_t>{51, 51}));
+  EXPECT_EQ(sizes(256, 8192), (std::pair<uint64_t, uint64_t>{51, 35}));
+  EXPECT_EQ(sizes(64, 8192), (std::pair<uint64_t, uint64_t>{19, 11}));
+  EXPECT_EQ(sizes(1024, 100), (std::pair<uint64_t, uint64_t>{15, 15}));
+  // Mixtral 8x7B (32 routed-expert layers) in two pipeline stages on 80 GiB cards (vLLM's
+  // defaults there: 1,024 sequences, 8,192 tokens): rank 0 captures its 16 layers, all MoE:
+  // 216 MiB + (51 + 51) x 16 x (174 + 56) KiB = 226,492,416 + 384,368,640 = 610,861,056 B.
+  const Model& m = *Catalogue::builtin().find("mixtral-8x7b");
+  VllmBudgetSettings s;
+  s.card_bytes = 80ull << 30;
+  s.weight_bytes = m.native.bytes;
+  s.kv.pipeline_parallel = 2;
+  const VllmBudget b = vllm_budget(m, s);
+  const VllmGraphCapture g = vllm_graph_capture(m, 2, nullptr, b.max_num_seqs, b.max_num_batched_tokens);
+  EXPECT_EQ(g.layers, 16u);
+  EXPECT_EQ(g.moe_layers, 16u);
+  EXPECT_EQ(b.cuda_graphs, 610'861'056u);
 }

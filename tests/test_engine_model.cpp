@@ -378,6 +378,11 @@ TEST(Engines, SglangCommunicatorsFollowTheBoxLinks) {
 // repacked copy is the weights' layer share (attention + dense MLP parameters over all parameters,
 // from the catalogue's counts) within 32 B of padding per tensor (36 layers x 2 made-up tensors);
 // the embedding, the output layer (Q6_K) and the norms are not repacked. On a GPU there is none.
+// What stays in RAM follows llama-model-loader.cpp load_all_data: memory-mapped (the default), the
+// repacked tensors' own pages are read once to make the copies and may be dropped, so the weights
+// line is every host tensor less them; --mlock pins the whole mapping (every host tensor); --no-mmap
+// reads only what the CPU buffer keeps (as mapped); --no-repack keeps no copy and reads every
+// tensor as the file stores it.
 TEST(Engines, CpuOnlyLlamaCppShowsRepackedWeights) {
   auto host_line = [](const std::string& args, const std::string& label) -> nlohmann::json {
     const CliResult r = run_cli(args + " --json");
@@ -390,16 +395,34 @@ TEST(Engines, CpuOnlyLlamaCppShowsRepackedWeights) {
     }
     return nullptr;
   };
+  const std::string cpu = "estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu none";
+  auto pasted = [&](const std::string& flags) { return cpu + " --engine-command 'llama-server -m q.gguf -c 4096 -np 1 " + flags + "'"; };
   const Model& m = cat("qwen3-8b");
-  const nlohmann::json weights = host_line("estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu none", "Weights on host");
-  const nlohmann::json repack = host_line("estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu none", "Repacked CPU weights (CPU_REPACK)");
-  ASSERT_FALSE(weights.is_null());
+  const nlohmann::json every_host_tensor = host_line(pasted("--mlock"), "Weights on host");
+  const nlohmann::json repack = host_line(cpu, "Repacked CPU weights (CPU_REPACK)");
+  const nlohmann::json mapped = host_line(cpu, "Weights on host");
+  ASSERT_FALSE(every_host_tensor.is_null());
   ASSERT_FALSE(repack.is_null());
+  ASSERT_FALSE(mapped.is_null());
+  const double all = every_host_tensor["bytes"].get<double>();
   const double layer_share = static_cast<double>(m.params.by_class.at(ParamClass::Attention) + m.params.by_class.at(ParamClass::DenseMlp)) /
                              static_cast<double>(m.params.total());
-  EXPECT_NEAR(repack["bytes"].get<double>(), weights["bytes"].get<double>() * layer_share, 36.0 * 2 * 32 + 1);
+  const double padding = 36.0 * 2 * 32 + 1;
+  EXPECT_NEAR(repack["bytes"].get<double>(), all * layer_share, padding);
+  // Memory-mapped: every host tensor less the originals of the repacked ones (the copies less their padding).
+  EXPECT_NEAR(mapped["bytes"].get<double>(), all - repack["bytes"].get<double>(), padding);
+  EXPECT_NEAR(mapped["bytes"].get<double>(), all * (1 - layer_share), padding);
   for (const char* key : {"formula", "assumption", "source"}) EXPECT_FALSE(repack[key].get<std::string>().empty()) << key;
+  EXPECT_EQ(host_line(pasted("--no-mmap"), "Weights on host")["bytes"], mapped["bytes"]);
+  EXPECT_EQ(host_line(pasted("-lm none"), "Weights on host")["bytes"], mapped["bytes"]);
+  EXPECT_EQ(host_line(pasted("-lm mmap+mlock"), "Weights on host")["bytes"], every_host_tensor["bytes"]);
+  EXPECT_EQ(host_line(pasted("-nr"), "Weights on host")["bytes"], every_host_tensor["bytes"]);
+  EXPECT_TRUE(host_line(pasted("--no-repack"), "Repacked CPU weights (CPU_REPACK)").is_null());
   EXPECT_TRUE(host_line("estimate qwen3-8b --quant Q4_0 --engine llamacpp --gpu 'RTX 4090'", "Repacked CPU weights (CPU_REPACK)").is_null());
+  const CliResult bad = run_cli(pasted("-lm lazy"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("-lm"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("mmap+mlock"), std::string::npos) << bad.output;
 }
 
 // The API and the CLI print the same document for every verb and engine.
@@ -486,7 +509,8 @@ TEST(Engines, ServingEnginesPickTiersTheyLoad) {
 // `builds --engine`: each row's card count is the fewest on which the engine's answer fits (one
 // fewer does not), and vLLM takes gpu_memory_utilization 0.9 (its default) of each card: Qwen3 8B's
 // native BF16 weights on one 128 GB card leave vLLM's budget 0.9 x 128 GB = 115,200,000,000 B, and
-// its CUDA graphs (36 layers x 27 MiB = 1,019,215,872 B) are captured after it, in the 10% left.
+// its CUDA graphs (216 MiB + (51 + 51 capture sizes) x 36 layers x 174 KiB = 880,754,688 B, worked
+// by hand from vllm_cuda_graphs) are captured after it, in the 10% left.
 TEST(Engines, BuildsWithAnEngineCountCardsFromItsAnswer) {
   const Model& m = cat("qwen3-8b");
   Scenario s;
@@ -507,7 +531,7 @@ TEST(Engines, BuildsWithAnEngineCountCardsFromItsAnswer) {
   const auto vllm = engine_ladder(m, s, EngineKind::Vllm);
   const auto native = std::find_if(vllm.begin(), vllm.end(), [](const EngineLadderRow& r) { return r.quant.empty(); });
   ASSERT_NE(native, vllm.end());
-  EXPECT_EQ(native->options.front().answer->devices.front().total_bytes, 115'200'000'000ull + 1'019'215'872ull);
+  EXPECT_EQ(native->options.front().answer->devices.front().total_bytes, 115'200'000'000ull + 880'754'688ull);
   // Kimi K3 with llama.cpp: one card fewer than the ladder's count does not hold the build.
   const Model& k3 = cat("kimi-k3");
   for (const auto& r : engine_ladder(k3, Scenario{}, EngineKind::LlamaCpp)) {

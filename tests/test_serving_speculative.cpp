@@ -109,7 +109,9 @@ TEST(ServingSpeculative, VllmDraftModelTakesItsWeightsAndAShareOfEveryToken) {
   const uint64_t available = kv_line(plain), with_draft = kv_line(spec);
   EXPECT_EQ(available - with_draft, kLlama32_1bBytes + 592'445'440);
   EXPECT_EQ(line_bytes(spec, "Activation peak") - line_bytes(plain, "Activation peak"), 592'445'440u);
-  EXPECT_EQ(line_bytes(spec, "CUDA graphs"), 48u * 27 * 1024 * 1024);  // 32 target + 16 draft layers
+  // 32 target + 16 draft layers at 51 + 51 capture sizes: 216 MiB + 102 x 48 x 174 KiB (by hand,
+  // as in VllmProfileRunCountsTheDrafter below)
+  EXPECT_EQ(line_bytes(spec, "CUDA graphs"), 1'098'842'112u);
   EXPECT_EQ(plain["kv_tokens"].get<uint64_t>(), available / (kTargetTokenBytes * 16) * 16);
   EXPECT_EQ(spec["kv_tokens"].get<uint64_t>(), with_draft / ((kTargetTokenBytes + kDraftTokenBytes) * 16) * 16);
   EXPECT_EQ(spec["settings"]["speculative_method"], "draft_model");
@@ -194,7 +196,8 @@ TEST(ServingSpeculative, MtpUsesTheModelsOwnLayers) {
 //   buffers = hidden_states + inputs_embeds = 2 x 8,192 x 2,048 x 2 = 67,108,864 B
 //   drafter pass = target hidden states 8,192 x 4,096 x 2 = 67,108,864 + its forward
 //                  8,192 x (3 x 8,192 + 4 x 2,048) x 2 = 536,870,912 -> 603,979,776 B < forward
-//   activation grows by 525,336,576 + 67,108,864 = 592,445,440 B; graphs: (32 + 16) x 27 MiB.
+//   activation grows by 525,336,576 + 67,108,864 = 592,445,440 B; graphs (by hand from vllm_cuda_graphs, 51 + 51 capture sizes at
+//   1,024 sequences): 216 MiB + 102 x (32 + 16) x 174 KiB = 1,098,842,112 B.
 TEST(ServingSpeculative, VllmProfileRunCountsTheDrafter) {
   const Model& target = *Catalogue::builtin().find("llama-3.1-8b");
   const Model& draft = *Catalogue::builtin().find("llama-3.2-1b");
@@ -217,7 +220,7 @@ TEST(ServingSpeculative, VllmProfileRunCountsTheDrafter) {
   EXPECT_EQ(spec.budget.forward_peak, 973'078'528u);  // the target's pass stays the larger
   EXPECT_EQ(spec.budget.activation - plain.activation, 592'445'440u);
   EXPECT_EQ(spec.budget.non_kv_total - plain.non_kv_total, 592'445'440u + kLlama32_1bBytes);
-  EXPECT_EQ(spec.budget.cuda_graphs, 48u * 27 * 1024 * 1024);
+  EXPECT_EQ(spec.budget.cuda_graphs, 1'098'842'112u);
 
   // An EAGLE-3 head of the 8B's own width (one layer: hidden 4,096, dense 14,336) with 64
   // sequences: its pass holds the target's hidden states and the three auxiliary ones,
@@ -240,7 +243,9 @@ TEST(ServingSpeculative, VllmProfileRunCountsTheDrafter) {
   EXPECT_EQ(eagle.budget.forward_peak, 1'241'513'984u);
   EXPECT_EQ(eagle.budget.sampler_peak, 186'540'851u + 32'833'536u);
   EXPECT_EQ(eagle.budget.activation, 1'428'160'512u);
-  EXPECT_EQ(eagle.budget.cuda_graphs, 33u * 27 * 1024 * 1024);
+  // Graphs at 64 sequences: sizes up to min(2 x 64, 512) = 128 (1, 2, 4, 8 to 128 by 8: 19), of
+  // them 11 up to 64 also as full decode graphs: 216 MiB + 30 x (32 + 1) x 174 KiB = 402,886,656 B.
+  EXPECT_EQ(eagle.budget.cuda_graphs, 402'886'656u);
 
   // N-gram drafting loads nothing and runs no pass: only the rejection sampler's logits.
   VllmSpecInput ngram;

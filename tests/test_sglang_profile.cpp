@@ -58,8 +58,10 @@ TEST(SglangProfile, ChoosesMemFractionFromTheCard) {
   EXPECT_EQ(p.max_total_num_tokens, expected);
   // Weights (sglang_weights.h): at TP 1 every tensor is whole and all but the norms are 2 MiB
   // multiples (embedding and head 1,002 MiB, qkv 48, o 32, gate_up 224, down 112): the allocator adds
-  // only the 2 MiB segment of the 65 norms' 532,480 B, 1,564,672 B more.
-  EXPECT_EQ(p.weights, llama8b().native.bytes + 1'564'672u);
+  // only the 2 MiB segment of the 65 norms' 532,480 B, 1,564,672 B more. The RoPE cos/sin cache,
+  // 131,072 positions x 128 x 4 B = 64 MiB, adds itself alone (tests/test_sglang_weights.cpp,
+  // Llama31RopeCacheIs64MiB: its freed temporaries are taken whole by later o_proj tensors).
+  EXPECT_EQ(p.weights, llama8b().native.bytes + 1'564'672u + (64u << 20));
   // max_num_reqs = clamp(tokens x 512 / 131,072 context, 2048, 4096) = 2048 (tokens < 524,288);
   // running requests = min(tokens / 2, 2048).
   EXPECT_EQ(p.max_running_requests, 2048u);
@@ -97,8 +99,14 @@ TEST(SglangProfile, GivenFractionTensorParallelFp8) {
   // each in 252 MiB, their 1.5 MiB rests never reused; layer 0's qkv_proj (12 MiB) a segment of
   // its own; each o_proj (8 MiB, under 10) a 20 MiB segment whose 12 MiB rest the next layer's
   // qkv_proj fills, but for layer 31's; gate_up (56) and down (28) whole: 1.5 + 1.5 + 12 MiB; the
-  // norms' 532,480 B in a 2 MiB segment, 1,564,672 B over: 17,293,312 B in all.
-  const uint64_t weights = (llama8b().native.bytes + 3) / 4 + 399'360u + 17'293'312u;
+  // norms' 532,480 B in a 2 MiB segment, 1,564,672 B over: 17,293,312 B in all. Then the RoPE
+  // cache (64 MiB, whole on every rank) and what its temporaries change: freqs, cos and sin, 32 MiB
+  // segments freed after layer 0's o_proj, are taken by down_proj 0 (28 MiB, a 4 MiB rest), o_proj 1
+  // (8 MiB; its 24 MiB rest then holds qkv_proj 2 and o_proj 2, 4 MiB left) and down_proj 1 (4 MiB
+  // rest): 96 MiB in three segments where down_proj 0 and 1 took 28 MiB each and o_proj 1 and 2
+  // 20 MiB each, 96 MiB; but qkv_proj 3 finds no 12 MiB rest of o_proj 2's and takes a 12 MiB
+  // segment of its own, the pattern going on one layer later: 12 MiB more.
+  const uint64_t weights = (llama8b().native.bytes + 3) / 4 + 399'360u + 17'293'312u + (64u << 20) + (12u << 20);
   EXPECT_EQ(p.weights, weights);
   const uint64_t static_share = static_cast<uint64_t>(0.9 * static_cast<double>(free_before));
   EXPECT_EQ(p.max_total_num_tokens, (static_share - weights) / 16384u);
@@ -228,11 +236,11 @@ TEST(SglangProfile, CommunicatorsFollowHowTheGpusAreJoined) {
   EXPECT_EQ(p.runtime_before_weights, pcie);
   // Pool: 0.85 x (23,034 MiB - 676,457,349 B) - the weights on a rank, / 65,536 B a token
   // (64 layers x 2 KV heads a rank x 256 x 2 B). Weights: a quarter of the checkpoint + the norms
-  // held whole (990,720 B) + the allocator's rounding (237,230,080 B), both worked out in
-  // tests/test_sglang_weights.cpp (QwQ32bAtTp4RoundsUpPerSegment).
+  // held whole (990,720 B) + the allocator's rounding (237,230,080 B) + the RoPE cache (131,072
+  // positions x 128 x 4 B = 64 MiB), worked out in tests/test_sglang_weights.cpp (QwQ32bAtTp4RoundsUpPerSegment).
   const uint64_t static_share = static_cast<uint64_t>(0.85 * static_cast<double>((23034ull << 20) - pcie));
   EXPECT_EQ(p.token_bytes, 65536u);
-  EXPECT_EQ(p.weights, (qwq.native.bytes + 3) / 4 + 990'720u + 237'230'080u);
+  EXPECT_EQ(p.weights, (qwq.native.bytes + 3) / 4 + 990'720u + 237'230'080u + (64u << 20));
   EXPECT_EQ(p.max_total_num_tokens, (static_share - p.weights) / 65536u);
   EXPECT_EQ(line_sum(p), s.card_bytes);
 

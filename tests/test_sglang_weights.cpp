@@ -94,11 +94,75 @@ TEST(SglangRankWeights, MlaDownProjectionsWholeOnEveryRank) {
 // 67.5 MiB in 68: 3.5 MiB a layer, 224 MiB over 64 layers; the embedding and the head 371.25 MiB
 // each in 372; the 129 norms (10,240 B each, 1,320,960 B) in one 2 MiB segment (776,192 B over).
 // 225.5 MiB + 776,192 B = 237,230,080 B. Replicated: the 129 norms, 3/4 of 10,240 B each = 990,720 B
-// (152,064 rows need no padding to 64; 2 KV heads a rank need no replication).
+// (152,064 rows need no padding to 64; 2 KV heads a rank need no replication). The RoPE cache,
+// 131,072 positions x 128 x 4 B = 64 MiB, a 2 MiB multiple, adds no rounding; its freed 32 MiB
+// temporaries (freqs, cos, sin) hold qkv_proj and o_proj of layers 1 to 3 (17.5 + 12.5 MiB, a 2 MiB
+// rest), the 2 MiB over those two tensors' own 18 and 14 MiB segments: the same rounding.
 TEST(SglangRankWeights, QwQ32bAtTp4RoundsUpPerSegment) {
   const Model& m = *Catalogue::builtin().find("qwen2.5-32b");
   const SglangRankWeights w = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
   EXPECT_EQ(w.allocator_overhead, 237'230'080u);
+  EXPECT_EQ(w.rope_cache, 64 * kMiB);
   EXPECT_EQ(w.replicated_extra, 990'720u);
   EXPECT_EQ(w.mla_copies, 0u);
+}
+
+// Frees (c10/cuda/CUDACachingAllocator.cpp free_block, try_merge_blocks, release_cached_blocks):
+// two 512 KiB requests share one 2 MiB small segment (the first at offset 0, the second at 512 KiB,
+// a 1 MiB rest split off, free); 20 MiB is a segment of its own (10 MiB and more, a 2 MiB
+// multiple). Freeing both small blocks merges them with the rest into one free 2 MiB block: the
+// whole segment, so empty_cache would give it back: 20 MiB reserved, one segment, 20 MiB asked.
+// A 1 MiB request (small pool) then takes that free 2 MiB block (best fit; its 1 MiB rest split
+// off, at least 512 B): the segment is live again, 22 MiB reserved in two segments.
+TEST(TorchCachingAllocator, FreedBlocksMergeAndWholeSegmentsGoBack) {
+  std::vector<TorchStep> s = {TorchStep::alloc(512 * 1024), TorchStep::alloc(512 * 1024), TorchStep::alloc(20 * kMiB), TorchStep::release(0),
+                              TorchStep::release(1)};
+  TorchReserved r = torch_reserved_steps(s);
+  EXPECT_EQ(r.reserved, 20 * kMiB);
+  EXPECT_EQ(r.segments, 1u);
+  EXPECT_EQ(r.requested, 20 * kMiB);
+  s.push_back(TorchStep::alloc(kMiB));
+  r = torch_reserved_steps(s);
+  EXPECT_EQ(r.reserved, 22 * kMiB);
+  EXPECT_EQ(r.segments, 2u);
+  EXPECT_EQ(r.allocated, 21 * kMiB);
+}
+
+// Llama 3.1 8B at TP 1 (max_position_embeddings 131,072, head_dim 128): SGLang's RotaryEmbedding
+// (layers/rotary_embedding/base.py) keeps cat(cos, sin) in fp32: 131,072 x 128 x 4 B = 64 MiB, one
+// instance for the 32 layers (get_rope's _ROPE_DICT). Built in layer 0 after o_proj: inv_freq
+// (256 B) and t (512 KiB) in a 2 MiB small segment, freqs, cos and sin 32 MiB each, three segments
+// of their own, the cache a 64 MiB one; all but the cache freed. The small segment is wholly free
+// (the norms take it later, as they would a new one); each 32 MiB block is taken whole by a later
+// o_proj (4,096 x 4,096 x 2 B = 32 MiB exactly: layers 1 to 3), which would otherwise take a
+// 32 MiB segment of its own. So the weights grow by the cache alone, 64 MiB, not rounded.
+TEST(SglangRankWeights, Llama31RopeCacheIs64MiB) {
+  const Model& m = *Catalogue::builtin().find("llama-3.1-8b");
+  ASSERT_EQ(m.max_context, 131072u);
+  const SglangRankWeights w = sglang_rank_weights(m, m.native.bytes, 1, 1, "auto");
+  EXPECT_EQ(w.rope_cache, 64 * kMiB);
+  Model no_rope = m;
+  no_rope.max_context = 0;  // positions not read: no cache
+  const SglangRankWeights n = sglang_rank_weights(no_rope, m.native.bytes, 1, 1, "auto");
+  EXPECT_EQ(n.rope_cache, 0u);
+  EXPECT_EQ(w.total - n.total, 64 * kMiB);
+  EXPECT_EQ(w.allocator_overhead, n.allocator_overhead);
+}
+
+// Kimi K2.5 at TP 8 (models/kimi_k25.py): the MoonViT tower (hidden 1,152, MLP 4,304, 16 heads of
+// 72, 27 blocks, 14 x 14 patches, a 64 x 64 position grid) and the projector (merged width 4 x
+// 1,152 = 4,608 into 7,168) whole on every rank but the attention's qkv_proj and proj (2 heads a
+// rank). Parameters, whole: patch 3 x 14 x 14 x 1,152 + 1,152 = 678,528; positions 4,718,592; a
+// block 4 x 1,152 (norms) + 4,962,512 (fc0) + 4,959,360 (fc1) + 3,984,768 (qkv) + 1,328,256 (proj)
+// = 15,239,504, x 27 = 411,466,608; final norm 2,304; projector 2,304 + 21,238,272 + 33,037,312 =
+// 54,277,888: 471,143,920 (0.47B). On a rank a block holds qkv 432 x 1,152 + 432 and proj 144 x
+// 1,152 + 1,152 (the bias whole): 10,591,616, x 27 = 285,973,632; the rank 345,650,944. At 2 B:
+// 691,301,888 B on the rank less the eighth of 942,287,840 B an even share holds (117,785,980;
+// every tensor's bytes divide by 8) = 573,515,908 B beyond the even share. The YaRN cache of its
+// text model (262,144 positions x qk_rope_head_dim 64 x 4 B) is 64 MiB.
+TEST(SglangRankWeights, KimiK25TowerWholeOnEveryRankButItsAttention) {
+  const Model& m = *Catalogue::builtin().find("kimi-k2.5");
+  const SglangRankWeights w = sglang_rank_weights(m, m.native.bytes, 8, 1, "auto");
+  EXPECT_EQ(w.tower_extra, 573'515'908u);
+  EXPECT_EQ(w.rope_cache, 64 * kMiB);
 }

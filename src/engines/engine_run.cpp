@@ -338,6 +338,19 @@ EngineRun parse_engine_command(const std::string& command) {
         for (auto& o : cpu_moe_overrides(std::nullopt)) r.placement.overrides.push_back(o);
       } else if (flag == "--n-cpu-moe" || flag == "-ncmoe") {
         add_n_cpu_moe(r.placement, number(flag, take(), 0, 4096));
+      } else if (flag == "--mmap" || flag == "--no-mmap") {
+        r.placement.mmap = flag == "--mmap";
+      } else if (flag == "--mlock") {
+        r.placement.mlock = true;
+      } else if (flag == "-lm" || flag == "--load-mode") {
+        // common/arg.cpp (newer builds, in place of --mmap/--no-mmap/--mlock): auto|none|mmap|mlock|mmap+mlock|dio.
+        const std::string v = take();
+        if (v != "auto" && v != "none" && v != "mmap" && v != "mlock" && v != "mmap+mlock" && v != "dio")
+          throw InputError(flag, "'" + v + "' is not a load mode; accepted: auto, none, mmap, mlock, mmap+mlock, dio");
+        r.placement.mmap = v == "auto" || v == "mmap" || v == "mmap+mlock";
+        r.placement.mlock = v == "mlock" || v == "mmap+mlock";
+      } else if (flag == "-nr" || flag == "--no-repack") {
+        r.placement.repack = false;
       } else if (flag == "-t" || flag == "--threads") {
         // common/arg.cpp: -1 (the default) is cpu_get_num_math(), the physical cores.
         const std::string v = take();

@@ -131,6 +131,7 @@ HostRepack llamacpp_host_repack(const Model& model, const std::vector<HostTensor
       const NamedTensor& g = model.tensors.at(*t.gguf_index);
       if (!llamacpp_repacks(*t.part ? std::string(t.part) : g.name, g.type, g.ne)) continue;
       r.bytes = checked_add(r.bytes, repack_padded(t.bytes));
+      r.source_bytes = checked_add(r.source_bytes, t.bytes);
       ++r.tensors;
       continue;
     }
@@ -141,7 +142,9 @@ HostRepack llamacpp_host_repack(const Model& model, const std::vector<HostTensor
     const double share = recipe_share(recipe, t, model);
     if (share <= 0) continue;
     r.from_recipe = true;
-    r.bytes = checked_add(r.bytes, repack_padded(static_cast<uint64_t>(static_cast<double>(t.bytes) * share)));
+    const auto repacked = static_cast<uint64_t>(static_cast<double>(t.bytes) * share);
+    r.bytes = checked_add(r.bytes, repack_padded(repacked));
+    r.source_bytes = checked_add(r.source_bytes, repacked);
     ++r.tensors;
   }
   return r;

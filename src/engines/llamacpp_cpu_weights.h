@@ -42,6 +42,7 @@ LlamaCppCpuWeights llamacpp_cpu_weights(const std::vector<GgufFile>& shards);
 // The output layer (Q6_K), embeddings (row lookups), norms and routers are never repacked.
 struct HostRepack {
   uint64_t bytes = 0;        // each repacked tensor padded to 32 bytes
+  uint64_t source_bytes = 0; // the same tensors as the file stores them (the copies' originals)
   uint64_t tensors = 0;
   bool from_recipe = false;  // synthesized tensors: shares from the tier's recipe
   bool unknown_recipe = false;  // synthesized tensors on the host at a tier whose recipe is not modelled

@@ -31,6 +31,29 @@ constexpr const char* kFitSource = "https://github.com/ggml-org/llama.cpp/blob/m
 
 std::string host_name(const std::string& buffer) { return buffer == "CPU" ? "host" : buffer; }
 
+// What of the host's weights stays in RAM (llama-model-loader.cpp load_all_data). Memory-mapped (the
+// default), the CPU reads its tensors from the page cache each token, but a repacked tensor is read
+// once, to make its CPU_REPACK copy: those pages are clean file cache the OS may drop. --no-mmap
+// reads only the tensors the CPU buffer keeps. --mlock pins the mapped span, originals included.
+struct HostWeightsHeld {
+  uint64_t dropped = 0;  // bytes of the host's weights not held in RAM once loaded
+  std::string formula, assumption;
+};
+HostWeightsHeld host_weights_held(const LlamaCppPlacementSettings& placement, const HostRepack& repack) {
+  HostWeightsHeld h;
+  if (placement.mmap && placement.mlock) {
+    h.formula = repack.source_bytes ? "; --mlock: the mapped file stays resident, the originals of the repacked tensors included" : "";
+    h.assumption = "; memory-mapped and locked in RAM (--mlock)";
+    return h;
+  }
+  h.dropped = repack.source_bytes;
+  if (repack.source_bytes) h.formula = "; less the tensors the CPU reads from their repacked copies (CPU_REPACK, below)";
+  h.assumption = placement.mmap ? "; memory-mapped (--mmap, the default): the page cache holds what the CPU reads each token, and with less RAM the OS "
+                                  "reads it from disk again"
+                                : "; read into a CPU buffer (--no-mmap): resident";
+  return h;
+}
+
 }  // namespace
 
 EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
@@ -49,7 +72,8 @@ EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
                 {"cache_type_k", ls.type_k}, {"cache_type_v", ls.type_v}, {"swa_full", ls.swa_full}, {"kv_unified", ls.kv_unified},
                 {"n_gpu_layers", run.placement.n_gpu_layers}, {"tensor_split", ts.empty() ? std::string("even") : ts},
                 {"override_tensor", static_cast<uint64_t>(run.placement.overrides.size())},
-                {"n_cpu_moe", run.placement.cpu_moe_layers}, {"weights", w.tier}};
+                {"n_cpu_moe", run.placement.cpu_moe_layers}, {"mmap", run.placement.mmap}, {"mlock", run.placement.mlock},
+                {"repack", run.placement.repack}, {"weights", w.tier}};
   for (const auto& n : run.notes) a.notes.push_back(n);
 
   // Devices: CUDA0..N-1 (every GPU named, even one left empty), then the host.
@@ -75,16 +99,26 @@ EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
     return by_name[n];
   };
 
+  // CPU_REPACK: the CPU backend keeps an interleaved copy of the 4-bit matrices it multiplies,
+  // unless --no-repack.
+  const HostRepack repack = run.placement.repack ? llamacpp_host_repack(model, p.host_tensors, w.tier) : HostRepack{};
+  const HostWeightsHeld held_on_host = host_weights_held(run.placement, repack);
   for (const auto& [buffer, bytes] : p.weights_by_buffer) {
-    device(buffer).add({AllocKind::Weights, "Weights on " + host_name(buffer), bytes,
-                        fmt::format("-ngl {}: the output layer first, then the last repeating layers; the input embedding on the host; {} tensor(s) moved by -ot",
-                                    run.placement.n_gpu_layers, p.overridden_tensors),
-                        p.synthesized ? "tensors laid out from each layer's parameters at the tier's bytes per parameter (a catalogue model has no GGUF)"
-                                      : "exact GGUF tensor bytes",
+    const bool host = buffer == "CPU";
+    const uint64_t resident = host ? checked_sub(bytes, held_on_host.dropped) : bytes;
+    device(buffer).add({AllocKind::Weights, "Weights on " + host_name(buffer), resident,
+                        fmt::format("-ngl {}: the output layer first, then the last repeating layers; the input embedding on the host; {} tensor(s) moved by -ot{}",
+                                    run.placement.n_gpu_layers, p.overridden_tensors, host ? held_on_host.formula : ""),
+                        (p.synthesized ? std::string("tensors laid out from each layer's parameters at the tier's bytes per parameter (a catalogue model has no GGUF)")
+                                       : std::string("exact GGUF tensor bytes")) +
+                            (host ? held_on_host.assumption : ""),
                         kLoadSource});
   }
-  // CPU_REPACK: the CPU backend keeps an interleaved copy of the 4-bit matrices it multiplies.
-  const HostRepack repack = llamacpp_host_repack(model, p.host_tensors, w.tier);
+  if (held_on_host.dropped) {
+    a.notes.push_back(fmt::format("host RAM counts the weights the CPU reads: llama.cpp's own breakdown (CPU_Mapped) also spans the {} the file holds for the "
+                                  "repacked tensors, pages read once to make the copies, which the OS may drop (--mlock keeps them)",
+                                  format_bytes(held_on_host.dropped)));
+  }
   if (repack.bytes) {
     device("CPU").add({AllocKind::Weights, "Repacked CPU weights (CPU_REPACK)", repack.bytes,
                        fmt::format("{} tensor(s) on the CPU backend stored as Q4_0, Q4_K, IQ4_NL or MXFP4 with rows a multiple of 8, copied into the "

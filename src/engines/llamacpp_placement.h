@@ -37,6 +37,12 @@ struct LlamaCppPlacementSettings {
   std::vector<std::pair<std::string, std::string>> overrides;  // -ot REGEX=BUFT, in order
   uint64_t cpu_moe_layers = 0;  // --n-cpu-moe N as a count: routed experts of layers 0..N-1 on the CPU, no names or regex
   std::vector<LlamaCppLayerOverflow> fit_overflow;  // what llama.cpp's --fit moved (engines/llamacpp_fit.h); empty: nothing
+  // How the host keeps the weights it runs (common/arg.cpp): the file memory-mapped (--mmap, the
+  // default; --no-mmap reads it into a buffer), pinned with --mlock, and the 4-bit matrices copied
+  // into CPU_REPACK's interleaved layout unless --no-repack (-nr).
+  bool mmap = true;
+  bool mlock = false;
+  bool repack = true;
 };
 
 // A weight tensor left on the CPU backend, as CPU_REPACK reads it (llamacpp_cpu_weights.h): a GGUF

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
+#include <vector>
 
+#include "catalogue/catalogue_tower.h"
 #include "core/checked.h"
 #include "engines/serving_dtype.h"
 #include "engines/torch_caching_allocator.h"
@@ -62,18 +65,109 @@ class ClassBytes {
 struct Layout {
   const ClassBytes& bytes;
   uint64_t tp;
-  std::vector<uint64_t> tensors;
+  std::vector<uint64_t> tensors;  // the live tensors
+  std::vector<TorchStep> steps;   // the allocator's input: the live tensors and the temporaries
   uint64_t extra = 0;
 
+  void keep(uint64_t b) {
+    tensors.push_back(b);
+    steps.push_back(TorchStep::alloc(b));
+  }
   // A tensor of `whole` parameters of which this rank creates `on_rank` (whole when replicated).
   void add(ParamClass c, uint64_t whole, uint64_t on_rank) {
     const auto [values, scales] = bytes.split(c, on_rank);
-    tensors.push_back(values);
-    if (scales) tensors.push_back(scales);
+    keep(values);
+    if (scales) keep(scales);
     const uint64_t b = values + scales, share = bytes(c, whole) / tp;
     if (b > share) extra = checked_add(extra, b - share);
   }
+  // A temporary: its step index, for release().
+  size_t temp(uint64_t b) {
+    steps.push_back(TorchStep::alloc(b));
+    return steps.size() - 1;
+  }
+  void release(size_t step) { steps.push_back(TorchStep::release(step)); }
 };
+
+// The RoPE cos/sin cache (layers/rotary_embedding/base.py RotaryEmbedding.__init__ and
+// _compute_cos_sin_cache), built on the GPU while the model is created (the loader creates the
+// model under `with torch.device(...)`, model_loader/loader.py, so torch.arange lands there): for
+// P = max_position_embeddings positions and rotary dim R, inv_freq (R/2), t (P), freqs = outer(t,
+// inv_freq) (P x R/2), cos and sin (P x R/2 each), then cache = cat(cos, sin) (P x R), all fp32; the
+// cache is kept as a buffer in fp32 ("cache needs to be in FP32 for numerical stability": CUDA, HIP
+// and XPU), the others are freed when _compute_cos_sin_cache returns. get_rope (rotary_embedding/
+// factory.py) keeps one instance per (head size, rotary dim, positions, base, scaling, dtype) in
+// _ROPE_DICT, so the layers share it: built once, in the first attention layer, after its projections.
+// Returns the cache's bytes.
+uint64_t build_rope_cache(Layout& t, uint64_t positions, uint64_t rotary_dim) {
+  const uint64_t half = checked_mul(checked_mul(positions, rotary_dim / 2), 4);
+  const size_t inv_freq = t.temp(checked_mul(rotary_dim / 2, 4));
+  const size_t pos = t.temp(checked_mul(positions, 4));
+  const size_t freqs = t.temp(half), cos = t.temp(half), sin = t.temp(half);
+  const uint64_t cache = checked_mul(half, 2);
+  t.keep(cache);
+  for (size_t step : {inv_freq, pos, freqs, cos, sin}) t.release(step);
+  return cache;
+}
+
+uint64_t linear_params(uint64_t in, uint64_t out) { return checked_add(checked_mul(in, out), out); }  // weight and bias
+
+// Kimi K2.5's MoonViT tower and projector (models/kimi_k25.py KimiK25ForConditionalGeneration,
+// created before the language model): MoonViTEncoderLayer's VisionAttention splits qkv_proj
+// (QKVParallelLinear) and proj (RowParallelLinear, its bias whole) over the attention TP ranks,
+// but its MLP2 (models/kimi_vl_moonvit.py: nn.Linear fc0 and fc1 unless use_tensor_parallel, which
+// kimi_k25.py does not pass), the LayerNorms, the patch embedding (Conv2dLayer), the learned
+// positions and K2VLMultiModalProjector (ReplicatedLinear linear_1 and linear_2) are whole on
+// every rank. Tensors in creation order, weight then bias. The position grid is what the tower's
+// encoder count (config_tower.h) leaves after the patch embedding, the blocks and the final norm.
+
+void lay_out_moonvit(Layout& t, const TowerSpec& v, uint64_t tp) {
+  const uint64_t h = v.hidden, f = v.ffn, heads_rank = ceil_div(v.heads, tp), head = v.heads ? h / v.heads : 0;
+  const auto whole = [&](uint64_t n) { t.add(ParamClass::Vision, n, n); };
+  whole(checked_product({v.channels, v.patch, v.patch, h}));  // patch_embed.proj
+  whole(h);
+  const uint64_t encoder = v.encoder_params;
+  uint64_t one_block = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> block;  // {whole, on rank} in creation order
+  block.push_back({h, h});                            // norm0 weight
+  block.push_back({h, h});                            // norm0 bias
+  block.push_back({h, h});                            // norm1
+  block.push_back({h, h});
+  block.push_back({checked_mul(h, f), checked_mul(h, f)});  // mlp.fc0
+  block.push_back({f, f});
+  block.push_back({checked_mul(f, h), checked_mul(f, h)});  // mlp.fc1
+  block.push_back({h, h});
+  const uint64_t qkv_rank = checked_product({3, heads_rank, head});
+  block.push_back({checked_mul(3 * h, h), checked_mul(qkv_rank, h)});  // attn.qkv_proj
+  block.push_back({3 * h, qkv_rank});
+  block.push_back({checked_mul(h, h), checked_product({heads_rank, head, h})});  // attn.proj
+  block.push_back({h, h});                                                      // its bias, whole
+  for (const auto& [w, r] : block) one_block = checked_add(one_block, w);
+  const uint64_t fixed = checked_add(checked_add(checked_product({v.channels, v.patch, v.patch, h}), h), checked_add(checked_mul(v.layers, one_block), 2 * h));
+  whole(encoder > fixed ? encoder - fixed : 0);  // pos_emb.weight (init_pos_emb_height x width x hidden)
+  for (uint64_t i = 0; i < v.layers; ++i)
+    for (const auto& [w, r] : block) t.add(ParamClass::Vision, w, r);
+  whole(h);  // final_layernorm
+  whole(h);
+  // K2VLMultiModalProjector: pre_norm, then linear_1 (m x m) and linear_2 (m x text), with biases,
+  // m = hidden x the merge kernel's patches: m solved from the projector's count, 2h + m^2 + m + m x text + text.
+  const uint64_t p = v.projector_params, text = v.text_hidden;
+  uint64_t m = 0;
+  for (uint64_t j = 1; j <= 64 && !m; ++j) {
+    const uint64_t w = checked_mul(j, h);
+    if (checked_add(checked_add(2 * h, linear_params(w, w)), linear_params(w, text)) == p) m = w;
+  }
+  if (!m) {  // not that layout: the projector whole, one tensor
+    whole(p);
+    return;
+  }
+  whole(h);  // pre_norm
+  whole(h);
+  whole(checked_mul(m, m));
+  whole(m);
+  whole(checked_mul(m, text));
+  whole(text);
+}
 
 void lay_out_attention(Layout& t, const AttentionSpec& a, uint64_t hidden, uint64_t tp, std::vector<uint64_t>& mla_copies, uint64_t value_bytes) {
   const uint64_t heads = a.query_heads, heads_rank = ceil_div(heads, tp);
@@ -125,16 +219,21 @@ void lay_out_mlp(Layout& t, ParamClass c, uint64_t width, uint64_t hidden, uint6
 const char* const kSglangWeightsAssumption =
     "SGLang prints the fall in free memory over load_model: the segments PyTorch's caching allocator reserved for this rank's tensors "
     "(each of 10 MiB and more rounded up to 2 MiB; smaller ones packed in 20 MiB and 2 MiB segments), with the layer norms, the MoE "
-    "router and MLA's down-projections whole on every rank";
+    "router and MLA's down-projections whole on every rank, and the RoPE cos/sin cache SGLang builds on the GPU (max positions x rotary dim x 4 B, "
+    "one per rotary dim; the rotary dim taken as the head dim, partial rotary factors and scaled lengths not read)";
 const char* const kSglangWeightsSource =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py (load_model: \"Load weight end ... mem "
     "usage\"); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/deepseek_v2.py (DeepseekV2AttentionMLA, "
-    "post_load_weights); https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp";
+    "post_load_weights); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/layers/rotary_embedding/base.py (RotaryEmbedding "
+    "cos_sin_cache); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/kimi_k25.py (the vision tower); "
+    "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp";
 
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp) {
-  return fmt::format("checkpoint at --dtype {} / (tp {} x pp {}) = {} B + {} B of tensors whole on every rank + {} B MLA w_kc/w_vc copies + "
-                     "{} B the caching allocator rounds up",
-                     dtype, tp, pp, w.even_share, w.replicated_extra, w.mla_copies, w.allocator_overhead);
+  return fmt::format("checkpoint at --dtype {} / (tp {} x pp {}) = {} B + {} B of tensors whole on every rank{} + {} B MLA w_kc/w_vc copies + "
+                     "{} B RoPE cos/sin cache (fp32) + {} B the caching allocator rounds up",
+                     dtype, tp, pp, w.even_share, w.replicated_extra,
+                     w.tower_extra ? fmt::format(" ({} B of them the vision tower's)", w.tower_extra) : std::string(), w.mla_copies, w.rope_cache,
+                     w.allocator_overhead);
 }
 
 SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype) {
@@ -142,16 +241,36 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   SglangRankWeights w;
   w.even_share = ceil_div(loaded_weight_bytes(m, tier_bytes, dtype), checked_mul(tp, pp));
   const ClassBytes bytes(m, tier_bytes, value_bytes);
-  Layout t{bytes, tp, {}, 0};
+  Layout t{bytes, tp, {}, {}, 0};
   std::vector<uint64_t> mla_copies;
   const uint64_t hidden = m.hidden;
+  // Kimi K2.5 (KimiK25ForConditionalGeneration) creates its vision tower and projector first, the
+  // text model (DeepseekV3ForCausalLM) after.
+  if (m.architecture == "kimi_k25") {
+    if (const std::optional<TowerSpec> v = catalogue_tower(m); v && v->kind == "MoonViT" && v->hidden && v->heads) {
+      const uint64_t before = t.extra;
+      lay_out_moonvit(t, *v, tp);
+      w.tower_extra = t.extra - before;
+    }
+  }
   // VocabParallelEmbedding / ParallelLMHead: the vocabulary padded to a multiple of 64, then split.
   const uint64_t vocab_rank = ceil_div(checked_mul(ceil_div(m.vocab, 64), 64), tp);
   if (hidden && m.vocab) t.add(ParamClass::Embedding, checked_mul(m.vocab, hidden), checked_mul(vocab_rank, hidden));
   const uint64_t stage_layers = std::min<uint64_t>(ceil_div(m.layers.size(), pp), m.layers.size());
+  std::vector<uint64_t> rope_dims;  // one cache per rotary dim (get_rope's _ROPE_DICT)
   for (uint64_t i = 0; i < stage_layers && hidden; ++i) {
     const LayerConfig& l = m.layers[i];
     lay_out_attention(t, l.attention, hidden, tp, mla_copies, value_bytes);
+    if (m.max_context) {
+      const AttentionSpec& a = l.attention;
+      const uint64_t rotary = a.kind == AttentionKind::Latent                                                           ? a.rope_dim
+                              : (a.kind == AttentionKind::Full || a.kind == AttentionKind::SlidingWindow) && a.rotary ? a.head_dim_k
+                                                                                                                      : 0;
+      if (rotary >= 2 && std::find(rope_dims.begin(), rope_dims.end(), rotary) == rope_dims.end()) {
+        rope_dims.push_back(rotary);
+        w.rope_cache = checked_add(w.rope_cache, build_rope_cache(t, m.max_context, rotary));
+      }
+    }
     const FeedForwardSpec& f = l.feed_forward;
     if (f.kind == FeedForwardKind::Dense && f.dense_width) {
       lay_out_mlp(t, ParamClass::DenseMlp, f.dense_width, hidden, tp);
@@ -170,13 +289,15 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
     t.add(ParamClass::Norms, hidden, hidden);  // the final norm
     if (!m.tied_embeddings && m.vocab) t.add(ParamClass::OutputHead, checked_mul(m.vocab, hidden), checked_mul(vocab_rank, hidden));
   }
+  for (uint64_t b : mla_copies) {
+    w.mla_copies = checked_add(w.mla_copies, b);
+    t.keep(b);
+  }
   w.replicated_extra = t.extra;
-  for (uint64_t b : mla_copies) w.mla_copies = checked_add(w.mla_copies, b);
   w.tensors = std::move(t.tensors);
-  w.tensors.insert(w.tensors.end(), mla_copies.begin(), mla_copies.end());
-  const TorchReserved r = torch_reserved(w.tensors);
+  const TorchReserved r = torch_reserved_steps(t.steps);
   w.allocator_overhead = r.reserved - r.requested;
-  w.total = checked_add(checked_add(w.even_share, w.replicated_extra), checked_add(w.mla_copies, w.allocator_overhead));
+  w.total = checked_add(checked_add(checked_add(w.even_share, w.replicated_extra), checked_add(w.mla_copies, w.rope_cache)), w.allocator_overhead);
   return w;
 }
 

@@ -14,6 +14,14 @@
 //     hold less than one (QKVParallelLinear);
 //   - MLA: post_load_weights keeps w_kc and w_vc, contiguous 16-bit copies of the rank's kv_b_proj,
 //     beside kv_b_proj itself (the MHA prefill path still uses it);
+//   - the RoPE cos/sin cache (layers/rotary_embedding/base.py RotaryEmbedding): max_position_embeddings
+//     x rotary dim x 4 B (fp32 on CUDA, HIP and XPU), built on the GPU while the model is created,
+//     one per rotary dim (get_rope shares an instance over the layers through _ROPE_DICT); the rotary
+//     dim is taken as the head dim (MLA: qk_rope_head_dim): partial rotary factors and the longer
+//     caches of linear / dynamic scaling are not read. Its temporaries (t, freqs, cos, sin) are
+//     replayed and freed: a later tensor may take their blocks;
+//   - Kimi K2.5's vision tower (models/kimi_k25.py): its MLP, norms, patch embedding, positions and
+//     projector whole on every rank, its attention split over the TP ranks;
 //   - the caching allocator's rounding: each tensor of 10 MiB and more in its own segment rounded
 //     up to 2 MiB, smaller ones packed into 20 MiB and 2 MiB segments.
 // The rank's tensors are laid out from the model's geometry in the order SGLang's model classes
@@ -35,9 +43,11 @@ struct SglangRankWeights {
   uint64_t even_share = 0;          // the loaded checkpoint / (tp x pp)
   uint64_t replicated_extra = 0;    // whole or padded tensors on this rank beyond their 1/tp share
   uint64_t mla_copies = 0;          // w_kc + w_vc (16-bit copies of this rank's kv_b_proj)
+  uint64_t rope_cache = 0;          // the RoPE cos/sin cache(s), fp32, whole on every rank
+  uint64_t tower_extra = 0;         // of replicated_extra: the vision tower kept whole (Kimi K2.5)
   uint64_t allocator_overhead = 0;  // reserved - requested over the rank's laid-out tensors
   uint64_t total = 0;               // what "mem usage" would print
-  std::vector<uint64_t> tensors;    // the rank's tensor bytes, in creation order (the allocator's input)
+  std::vector<uint64_t> tensors;    // the rank's live tensor bytes, in creation order (the temporaries left out)
 };
 
 // tier_bytes: the checkpoint as resolved (the native tier, or another the scenario names); dtype:

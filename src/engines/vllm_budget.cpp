@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "engines/serving_dtype.h"
 #include "engines/vllm_encoder.h"
+#include "engines/vllm_graphs.h"
 #include "engines/vllm_speculative_budget.h"
 
 namespace vc {
@@ -76,9 +77,6 @@ uint64_t vllm_quantized_weight_bytes(const Model& model, uint64_t loaded_bytes, 
   return bytes;
 }
 
-// CUDA graph memory a decoder layer on the rank (vLLM 0.19, H100; fitted, docs/accuracy.md).
-constexpr uint64_t kGraphPerLayer = 27 * kMiB;
-
 VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) { return vllm_budget_speculative(model, s, VllmSpecInput{}).budget; }
 
 VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSettings& s, const VllmSpecInput& spec) {
@@ -141,13 +139,11 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   else b.non_torch = pp > 1 ? 7 * kGiB / 100 : kGiB / 4;
   b.lora = vllm_lora_slots(model, s.lora, tp, pp, value);
   b.non_kv_total = checked_add(checked_add(checked_add(checked_add(b.weights, b.lora.bytes), b.activation), b.non_torch), spec.on ? spec.rank_weights : 0);
-  // CUDA graphs: vLLM 0.19 captures its decode graphs (67 batch sizes up to 512 with the default
-  // max_num_seqs) after the KV cache is allocated, in the memory gpu_memory_utilization leaves
-  // free; each graph keeps its kernels' nodes, so the memory grows with the layers on the rank:
-  // kGraphPerLayer a layer (fitted on the fitted share, docs/accuracy.md; vLLM 0.21 and later
-  // profile it inside the budget instead). A drafter's layers are captured in the same loop with
-  // the same batch sizes: each is taken at the target's figure a layer.
-  b.cuda_graphs = checked_mul(checked_add(ceil_div(model.layers.size(), pp), sp.graph_layers), kGraphPerLayer);
+  // CUDA graphs: vLLM 0.19 captures them after the KV cache is allocated, in the memory
+  // gpu_memory_utilization leaves free (vLLM 0.21 and later profile them inside the budget
+  // instead): the rank's pipeline stage and a drafter's layers, for each capture size
+  // (vllm_graphs.h: the structure from vLLM's source, three constants fitted, docs/accuracy.md).
+  b.cuda_graphs = vllm_cuda_graphs(vllm_graph_capture(model, pp, spec.on ? spec.drafter : nullptr, b.max_num_seqs, b.max_num_batched_tokens));
   b.available_kv = b.requested > b.non_kv_total ? b.requested - b.non_kv_total : 0;
   VllmSettings kv = s.kv;
   kv.available_kv_bytes = b.available_kv;

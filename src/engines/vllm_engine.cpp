@@ -16,6 +16,7 @@
 #include "engines/serving_dtype.h"
 #include "engines/serving_speculative.h"
 #include "engines/vllm_encoder.h"
+#include "engines/vllm_graphs.h"
 #include "engines/vllm_lora_adapters.h"
 #include "engines/vllm_speculative_budget.h"
 #include "estimate/checkpoint_tower.h"
@@ -113,6 +114,14 @@ struct VllmDrafter {
     return in;
   }
 };
+
+// The CUDA graph line's formula (vllm_graphs.h), `drafter_layers` of the layers being a drafter's.
+std::string graph_text(const VllmGraphCapture& g, uint64_t drafter_layers) {
+  return fmt::format("{} MiB pool + ({} piecewise + {} full decode capture sizes) x ({} layers on this rank{} x {} KiB{})", kVllmGraphPool >> 20,
+                     g.sizes, g.full_sizes, g.layers - drafter_layers,
+                     drafter_layers ? fmt::format(" + {} drafter layers (captured in the same loop)", drafter_layers) : "", kVllmGraphLayer >> 10,
+                     g.moe_layers ? fmt::format(" + {} routed-expert layers x {} KiB", g.moe_layers, kVllmGraphMoeLayer >> 10) : "");
+}
 
 std::optional<VllmDrafter> vllm_drafter(const EngineRequest& r, const VllmBudgetSettings& bs, EngineAnswer& a) {
   const ServingSpeculative& spec = r.companions.speculative;
@@ -225,11 +234,12 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     d.add(activation_line(model, b, bs, drafter ? &sb.spec : nullptr));
     for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
     d.add({AllocKind::CudaGraphs, "CUDA graphs (captured after the KV cache)", b.cuda_graphs,
-           fmt::format("{} layers on this rank{} x 27 MiB (decode graphs for 67 batch sizes up to 512)", ceil_div(model.layers.size(), pp),
-                       sb.spec.graph_layers ? fmt::format(" + {} drafter layers (captured in the same loop)", sb.spec.graph_layers) : ""),
+           graph_text(vllm_graph_capture(model, pp, drafter ? drafter->input().drafter : nullptr, b.max_num_seqs, b.max_num_batched_tokens),
+                      sb.spec.graph_layers),
            "uncertain: fitted on public vLLM 0.19 logs (\"Graph capturing finished ... took\"), 30% set aside; outside gpu_memory_utilization in "
            "vLLM 0.19, profiled inside it from vLLM 0.21",
-           "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (capture_model)"});
+           "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (capture_model, profile_cudagraph_memory); "
+           "https://github.com/vllm-project/vllm/blob/main/vllm/config/vllm.py (_set_cudagraph_sizes)"});
     d.add({AllocKind::Kv, fmt::format("KV cache pool: {} tokens", b.kv.tokens), b.available_kv,
            fmt::format("{} x card {} - weights{} - activation - non-torch{}", bs.gpu_memory_utilization, format_count(bs.card_bytes),
                        drafter && drafter->rank_weights ? " - draft weights" : "",
