@@ -10,6 +10,14 @@
 #include "core/units.h"
 #include "engines/engine_run.h"
 #include "engines/vllm_lora.h"
+#include "engines/vllm_lora_adapters.h"
+#include "server/api.h"
+#include "server/request_params.h"
+#include "sources/companion_files.h"
+#include "test_data.h"
+
+#include <filesystem>
+#include <fstream>
 
 using namespace vc;
 using json = nlohmann::json;
@@ -28,17 +36,111 @@ namespace {
 constexpr uint64_t kQwen3_06bFourSlotsRank16 = 80'740'352;
 constexpr uint64_t kQwen3_06bFourSlotsRank16Tp2 = 53'215'232;
 
+// DeepSeek-V3's config.json (hidden 7,168, 61 layers of multi-head latent attention: 128 heads,
+// q_lora_rank 1,536, kv_lora_rank 512, qk_nope 128, qk_rope 64, v 128; the first 3 layers dense at
+// width 18,432, then 58 MoE layers of 256 experts at 2,048 with one shared expert of 2,048), per
+// unit of rank and slot, one layer on TP 1, as vLLM wraps DeepseekV2MLAAttention's linears:
+//   fused_qkv_a_proj  A 2 x 7,168 = 14,336;  B 1,536 + 512 + 64 = 2,112           16,448
+//   q_b_proj          A 1,536;               B 128 x (128 + 64) = 24,576          26,112
+//   kv_b_proj         A 512;                 B 128 x (128 + 128) = 32,768         33,280
+//   o_proj            A 128 x 128 = 16,384;  B 7,168                              23,552
+// attention 99,392 a layer, x 61 = 6,062,912. MLP (the Qwen3 shapes, 3 x hidden + 3 x width a
+// gated MLP): dense 21,504 + 55,296 = 76,800, x 3 = 230,400; MoE 256 x (21,504 + 6,144) = 7,077,888
+// + router 7,168 + 256 = 7,424 + shared 27,648 = 7,112,960, x 58 = 412,551,680. Sum 418,844,992
+// values; one slot of rank 16 at 2 B: 13,403,039,744 B.
+// On TP 8 a rank holds 16 heads: fused_qkv_a_proj 16,448 (whole on every rank), q_b 1,536 + 3,072,
+// kv_b 512 + 4,096, o 2,048 + 7,168: 34,880 a layer, x 61 = 2,127,680. MLP: dense 21,504 + 3 x 2,304
+// = 28,416 x 3 = 85,248; MoE 256 x (21,504 + 768) = 5,701,632 + 7,424 + 22,272 = 5,731,328 x 58 =
+// 332,417,024. Sum 334,629,952; x 32 B = 10,708,158,464 B.
+constexpr uint64_t kDeepseekV3OneSlotRank16 = 13'403'039'744;
+constexpr uint64_t kDeepseekV3OneSlotRank16Tp8 = 10'708'158'464;
+
 const Model& qwen3_06b() { return *Catalogue::builtin().find("qwen3-0.6b"); }
+const Model& catalogue_model(const char* id) { return *Catalogue::builtin().find(id); }
+
+LoraSlotSettings slots(uint64_t loras, uint64_t rank) {
+  LoraSlotSettings s;
+  s.max_loras = loras;
+  s.max_lora_rank = rank;
+  return s;
+}
+
+// An adapter folder holding only `config` as its adapter_config.json (what vLLM reads first).
+std::string write_adapter(const std::string& name, const std::string& config) {
+  const std::filesystem::path dir = vc::testing::scratch_dir() / "vllm-adapters" / name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "adapter_config.json") << config;
+  return dir.string();
+}
 
 }  // namespace
 
 TEST(VllmLora, SlotsOfADenseModelAreWorkedByHand) {
-  const LoraSlotSettings four{4, 16};
+  const LoraSlotSettings four = slots(4, 16);
   EXPECT_EQ(vllm_lora_slots(qwen3_06b(), four, 1, 1, 2).bytes, kQwen3_06bFourSlotsRank16);
   EXPECT_EQ(vllm_lora_slots(qwen3_06b(), four, 2, 1, 2).bytes, kQwen3_06bFourSlotsRank16Tp2);
   // Linear in the slots and the rank; nothing without --enable-lora.
-  EXPECT_EQ(vllm_lora_slots(qwen3_06b(), {1, 64}, 1, 1, 2).bytes, kQwen3_06bFourSlotsRank16);
-  EXPECT_EQ(vllm_lora_slots(qwen3_06b(), {0, 16}, 1, 1, 2).bytes, 0u);
+  EXPECT_EQ(vllm_lora_slots(qwen3_06b(), slots(1, 64), 1, 1, 2).bytes, kQwen3_06bFourSlotsRank16);
+  EXPECT_EQ(vllm_lora_slots(qwen3_06b(), slots(0, 16), 1, 1, 2).bytes, 0u);
+}
+
+TEST(VllmLora, LatentAttentionSlotsAreWorkedByHand) {
+  const Model& v3 = catalogue_model("deepseek-v3");
+  const LoraSlots one = vllm_lora_slots(v3, slots(1, 16), 1, 1, 2);
+  EXPECT_EQ(one.bytes, kDeepseekV3OneSlotRank16);
+  EXPECT_NE(one.formula.find("6,062,912 attention + 412,782,080 MLP"), std::string::npos) << one.formula;
+  EXPECT_NE(one.assumption.find("61 latent (MLA) layers"), std::string::npos) << one.assumption;
+  EXPECT_EQ(one.assumption.find("not counted: their projection widths"), std::string::npos) << one.assumption;
+  EXPECT_EQ(vllm_lora_slots(v3, slots(1, 16), 8, 1, 2).bytes, kDeepseekV3OneSlotRank16Tp8);
+  // One layer by itself: the sums above.
+  EXPECT_EQ(latent_attention_lora_values(7168, v3.layers[0].attention, 1), 99'392u);
+  EXPECT_EQ(latent_attention_lora_values(7168, v3.layers[0].attention, 8), 34'880u);
+  // Kimi K2 (DeepseekV3ForCausalLM, 64 heads): 16,448 + (1,536 + 64 x 192) + (512 + 64 x 256) +
+  // (64 x 128 + 7,168) = 16,448 + 13,824 + 16,896 + 15,360 = 62,528.
+  const Model& k2 = catalogue_model("kimi-k2");
+  EXPECT_EQ(latent_attention_lora_values(k2.hidden, k2.layers[0].attention, 1), 62'528u);
+  // Without query compression (DeepSeek-V2-Lite's q_lora_rank null): q_proj A hidden, B heads x
+  // (nope + rope), and kv_a_proj_with_mqa A hidden, B kv_lora + rope. DeepSeek-V2-Lite's config
+  // (hidden 2,048, 16 heads, kv_lora 512, nope 128, rope 64, v 128) on TP 1:
+  //   q_proj 2,048 + 3,072 = 5,120; kv_a 2,048 + 576 = 2,624; kv_b 512 + 4,096 = 4,608;
+  //   o 2,048 + 2,048 = 4,096: 16,448.
+  AttentionSpec lite = v3.layers[0].attention;
+  lite.query_rank = 0;
+  lite.query_heads = 16;
+  EXPECT_EQ(latent_attention_lora_values(2048, lite, 1), 16'448u);
+  // MLA read from a GGUF (no nope / v widths): nothing counted, said in the assumption.
+  AttentionSpec gguf = v3.layers[0].attention;
+  gguf.nope_dim = gguf.value_dim = 0;
+  EXPECT_EQ(latent_attention_lora_values(7168, gguf, 1), 0u);
+}
+
+TEST(VllmLora, RecurrentLayersAreNamedAsNotCounted) {
+  const LoraSlots s = vllm_lora_slots(catalogue_model("qwen3-next-80b-a3b"), slots(1, 16), 1, 1, 2);
+  EXPECT_NE(s.assumption.find("recurrent mixers' projections of 36 layers"), std::string::npos) << s.assumption;
+}
+
+// PEFT's rank_pattern (peft/tuners/lora/config.py): the first key, in the file's order, whose
+// regular expression `(.*\.)?(KEY)$` matches the whole module name gives its rank
+// (peft/utils/other.py get_pattern_key); other modules keep r.
+TEST(PeftRankPattern, KeysMatchModuleNamesAsPeftDoes) {
+  const std::string dir = write_adapter("rank-pattern", R"({"r": 16, "lora_alpha": 32, "target_modules": ["q_proj", "v_proj", "down_proj"],
+      "rank_pattern": {"q_proj": 32, "self_attn.q_proj": 8, "^model.layers.0.mlp.down_proj": 4, "layers\\.1\\..*v_proj": 64},
+      "alpha_pattern": {"q_proj": 64}})");
+  const AdapterConfig c = read_adapter_config(dir, "--lora-modules");
+  ASSERT_EQ(c.rank_pattern.size(), 4u);
+  EXPECT_EQ(c.rank_pattern[1].first, "self_attn.q_proj");  // the file's order, not sorted
+  EXPECT_EQ(c.largest_rank(), 64u);
+  EXPECT_EQ(c.module_rank("model.layers.3.self_attn.q_proj", "x"), 32u);  // a plain key: the name's last part; the first key wins
+  EXPECT_EQ(c.module_rank("model.layers.3.self_attn.kq_proj", "x"), 16u); // not a bare suffix: only after a dot
+  EXPECT_EQ(c.module_rank("model.layers.0.mlp.down_proj", "x"), 4u);      // ^: from the name's start
+  EXPECT_EQ(c.module_rank("model.layers.10.mlp.down_proj", "x"), 16u);
+  EXPECT_EQ(c.module_rank("model.layers.1.self_attn.v_proj", "x"), 64u);  // a regular expression
+  EXPECT_EQ(c.module_rank("model.layers.11.self_attn.v_proj", "x"), 16u);
+  // Without rank_pattern (or with an empty or null one) every module has r.
+  const AdapterConfig plain = read_adapter_config(write_adapter("no-pattern", R"({"r": 8, "target_modules": ["q_proj"], "rank_pattern": {}})"), "x");
+  EXPECT_EQ(plain.largest_rank(), 8u);
+  EXPECT_EQ(plain.module_rank("model.layers.0.self_attn.q_proj", "x"), 8u);
+  EXPECT_THROW(read_adapter_config(write_adapter("bad-pattern", R"({"r": 8, "target_modules": ["q_proj"], "rank_pattern": {"q_proj": 0}})"), "x"), InputError);
 }
 
 TEST(VllmLora, PastedCommandsTurnTheSlotsOnOnlyWithEnableLora) {
@@ -46,6 +148,10 @@ TEST(VllmLora, PastedCommandsTurnTheSlotsOnOnlyWithEnableLora) {
   EXPECT_EQ(on.vllm.lora.max_loras, 4u);
   EXPECT_EQ(on.vllm.lora.max_lora_rank, 16u);
   EXPECT_TRUE(on.notes.empty()) << on.notes.front();  // --lora-modules' pairs are not taken for flags
+  EXPECT_EQ(on.vllm.lora.adapter_paths, (std::vector<std::string>{"org/a", "org/b"}));
+  EXPECT_EQ(parse_engine_command(R"(vllm serve x --enable-lora --lora-modules '{"name": "a", "path": "org/a", "base_model_name": "x"}')").vllm.lora.adapter_paths,
+            std::vector<std::string>{"org/a"});
+  EXPECT_THROW(parse_engine_command("vllm serve x --enable-lora --lora-modules org/a"), InputError);  // vLLM: "Invalid format for --lora-modules"
   EXPECT_EQ(parse_engine_command("vllm serve Qwen/Qwen3-0.6B --enable-lora").vllm.lora.max_loras, 1u);  // vLLM's default
   EngineRun off = parse_engine_command("vllm serve Qwen/Qwen3-0.6B --max-loras 4");
   EXPECT_EQ(off.vllm.lora.max_loras, 0u);
@@ -84,4 +190,56 @@ TEST(VllmLora, TheEngineAnswerShowsTheSlotsAndTheCacheShrinksByThem) {
   const CliResult bad = run_cli("estimate qwen3-0.6b --engine vllm --max-lora-rank 24");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.output.find("--max-lora-rank"), std::string::npos) << bad.output;
+}
+
+// vLLM refuses at start an adapter whose rank exceeds --max-lora-rank (16 by default): PEFTHelper
+// .validate_legal for r, the slot copy for a larger rank_pattern rank. vramcalc reads the
+// --lora-modules adapters' adapter_config.json and exits 2 the same way.
+TEST(VllmLora, AnAdapterAboveMaxLoraRankIsRefusedAsVllmDoes) {
+  const std::string r32 = write_adapter("r32", R"({"r": 32, "lora_alpha": 64, "target_modules": ["q_proj", "v_proj"], "peft_type": "LORA"})");
+  const std::string pattern = write_adapter("r16-pattern64", R"({"r": 16, "target_modules": ["q_proj", "down_proj"], "rank_pattern": {"down_proj": 64}})");
+  const std::string base = "estimate qwen3-0.6b --json --gpu-memory 24GB --engine-command \"vllm serve Qwen/Qwen3-0.6B --enable-lora --lora-modules ";
+  const CliResult refused = run_cli(base + "a=" + r32 + "\"");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--max-lora-rank"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("LoRA rank 32 is greater than max_lora_rank 16."), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("give --max-lora-rank 32"), std::string::npos) << refused.output;
+  const CliResult fits = run_cli(base + "a=" + r32 + " --max-lora-rank 32\"");
+  ASSERT_EQ(fits.exit_code, 0) << fits.output;
+  bool noted = false;
+  const json fits_json = json::parse(fits.output);
+  for (const auto& n : fits_json["engine"]["notes"]) noted |= n.get<std::string>().find("1 adapter config(s) read, largest rank 32") != std::string::npos;
+  EXPECT_TRUE(noted) << fits.output;
+  // r 16 fits the default, but rank_pattern gives down_proj 64: refused at 32, accepted at 64
+  // (here from the CLI's own --max-lora-rank, which overrides the pasted command's).
+  const CliResult by_pattern = run_cli(base + "a=" + r32 + " b=" + pattern + " --max-lora-rank 32\"");
+  EXPECT_EQ(by_pattern.exit_code, 2) << by_pattern.output;
+  EXPECT_NE(by_pattern.output.find("rank_pattern"), std::string::npos) << by_pattern.output;
+  EXPECT_NE(by_pattern.output.find("give --max-lora-rank 64"), std::string::npos) << by_pattern.output;
+  EXPECT_EQ(run_cli(base + "b=" + pattern + "\" --max-lora-rank 64").exit_code, 0);
+  // An adapter whose config cannot be read is left unchecked, said in a note.
+  const CliResult unread = run_cli(base + "a=" + (vc::testing::scratch_dir() / "vllm-adapters" / "missing").string() + "\"");
+  ASSERT_EQ(unread.exit_code, 0) << unread.output;
+  EXPECT_NE(unread.output.find("1 --lora-modules adapter config(s) not read"), std::string::npos) << unread.output;
+}
+
+// The server reads no file of its own: a local --lora-modules path is left unchecked (a note),
+// not refused, since the check only refuses what vLLM refuses.
+TEST(VllmLora, TheServerLeavesALocalAdapterUnchecked) {
+  const std::string a = write_adapter("server-r32", R"({"r": 32, "target_modules": ["q_proj"]})");
+  auto answer = vc::server::call_api("estimate", vc::server::RequestParams::from_pairs(
+                                                     {{"model", "qwen3-0.6b"},
+                                                      {"gpu-memory", "24GB"},
+                                                      {"engine-command", "vllm serve Qwen/Qwen3-0.6B --enable-lora --lora-modules a=" + a}}));
+  ASSERT_EQ(answer.status, 200) << answer.body;
+  EXPECT_NE(answer.body.find("1 --lora-modules adapter config(s) not read"), std::string::npos) << answer.body;
+}
+
+// vLLM refuses --enable-lora for a model class without SupportsLoRA ("KimiLinearForCausalLM does
+// not support LoRA yet.", vllm/v1/worker/lora_model_runner_mixin.py): Kimi Linear's.
+TEST(VllmLora, KimiLinearIsRefusedAsVllmRefusesIt) {
+  const CliResult r = run_cli("estimate kimi-linear-48b-a3b --engine vllm --gpu-memory 141GB --max-loras 1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("does not support LoRA yet"), std::string::npos) << r.output;
+  EXPECT_EQ(run_cli("estimate kimi-linear-48b-a3b --engine vllm --gpu-memory 141GB").exit_code, 0);
 }

@@ -259,7 +259,10 @@ EngineRequest engine_request(const Model& model, Scenario scenario, const Engine
   if (!in.max_loras.empty() || !in.max_lora_rank.empty()) {
     r.lora_slots.max_loras = in.max_loras.empty() ? 1 : parse_max_loras(in.max_loras, "--max-loras");
     if (!in.max_lora_rank.empty()) r.lora_slots.max_lora_rank = parse_max_lora_rank(in.max_lora_rank, "--max-lora-rank");
-    if (r.command) r.command->vllm.lora = r.lora_slots;
+    if (r.command) {  // the pasted command's --lora-modules adapters stay, for the rank check
+      r.command->vllm.lora.max_loras = r.lora_slots.max_loras;
+      r.command->vllm.lora.max_lora_rank = r.lora_slots.max_lora_rank;
+    }
   }
   r.scenario = std::move(scenario);
   // A pasted llama.cpp command: the context and layers llama.cpp's --fit settles at start-up.

@@ -14,6 +14,7 @@
 #include "engines/serving_parallel.h"
 #include "engines/serving_speculative.h"
 #include "engines/sglang_lora_adapters.h"
+#include "engines/vllm_lora_adapters.h"
 
 namespace vc {
 namespace {
@@ -443,8 +444,10 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--max-loras") max_loras = parse_max_loras(take(), flag);
       else if (flag == "--max-lora-rank") v.lora.max_lora_rank = parse_max_lora_rank(take(), flag);
       else if (flag == "--lora-modules") {
-        // name=path pairs up to the next flag: the adapters vLLM loads; their slots are what counts.
-        while (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0) ++i;
+        // NAME=PATH or JSON entries up to the next flag: the adapters vLLM loads at start, whose
+        // adapter_config.json ranks must fit --max-lora-rank (vllm_lora_adapters.h).
+        if (!value.empty()) v.lora.adapter_paths.push_back(vllm_lora_module_entry(value));
+        while (i + 1 < w.size() && w[i + 1].rfind("--", 0) != 0) v.lora.adapter_paths.push_back(vllm_lora_module_entry(w[++i]));
       } else if (flag == "--max-cpu-loras" || flag == "--lora-dtype") take();
       else if (flag == "--fully-sharded-loras") r.notes.push_back("--fully-sharded-loras: LoRA slots taken unsharded (the larger figure)");
       else if (flag == "--speculative-config") r.serving_speculative = parse_vllm_speculative_config(take(), "--speculative-config");

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/error_message.h"
 #include "engines/engine_run.h"
+#include "engines/vllm_lora_adapters.h"
 #include "sources/companion_files.h"
 #include "sources/remote/http_source.h"
 
@@ -98,6 +99,7 @@ void read_sglang_lora_adapters(SglangLoraSettings& s, AdapterReads reads) {
 
 void read_command_lora_adapters(std::optional<EngineRun>& command, AdapterReads reads) {
   if (command && command->engine == EngineKind::Sglang) read_sglang_lora_adapters(command->sglang.lora, reads);
+  if (command && command->engine == EngineKind::Vllm) read_vllm_lora_adapters(command->vllm.lora, reads);
 }
 
 }  // namespace vc

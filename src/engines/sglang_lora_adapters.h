@@ -43,7 +43,8 @@ bool sglang_lora_reads_adapters(const SglangLoraSettings& settings);
 // largest set (every decoder linear module), counted in unread_adapters.
 void read_sglang_lora_adapters(SglangLoraSettings& settings, AdapterReads reads);
 
-// The same for a pasted command, when it is SGLang's (each face calls it once it has the command).
+// The same for a pasted command, when it is SGLang's; for vLLM's, the --lora-modules rank check
+// (vllm_lora_adapters.h). Each face calls it once it has the command.
 struct EngineRun;
 void read_command_lora_adapters(std::optional<EngineRun>& command, AdapterReads reads);
 

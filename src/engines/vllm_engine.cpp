@@ -17,6 +17,7 @@
 #include "engines/serving_speculative.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_graphs.h"
+#include "engines/vllm_lora_adapters.h"
 #include "engines/vllm_speculative_budget.h"
 #include "estimate/checkpoint_tower.h"
 #include "model/layer_memory.h"
@@ -183,11 +184,17 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   a.settings = {{"gpu_memory_utilization", bs.gpu_memory_utilization}, {"max_model_len", bs.kv.max_model_len},
                 {"max_num_batched_tokens", bs.max_num_batched_tokens}, {"kv_cache_dtype", bs.kv.kv_cache_dtype}, {"block_size", bs.kv.block_size},
                 {"tensor_parallel_size", tp}, {"pipeline_parallel_size", pp}, {"weights", w.tier}};
+  // vLLM refuses --enable-lora for a model class without SupportsLoRA (vllm/v1/worker/
+  // lora_model_runner_mixin.py load_lora_model); Kimi Linear's (models/kimi_linear.py) has none.
+  if (bs.lora.max_loras && (model.family == "kimi_linear" || model.architecture == "kimi_linear"))
+    throw InputError("--enable-lora", "vLLM refuses LoRA for Kimi Linear at start (\"KimiLinearForCausalLM does not support LoRA yet.\": "
+                                      "vllm/model_executor/models/kimi_linear.py implements no SupportsLoRA); run it without --enable-lora, --max-loras and --max-lora-rank");
   if (bs.lora.max_loras) {
     a.settings.push_back({"max_loras", bs.lora.max_loras});
     a.settings.push_back({"max_lora_rank", bs.lora.max_lora_rank});
   }
   for (const auto& n : run.notes) a.notes.push_back(n);
+  if (const std::string n = vllm_lora_adapters_note(bs.lora); !n.empty()) a.notes.push_back(n);
   const std::optional<VllmDrafter> drafter = vllm_drafter(r, bs, a);
   const Model& cache_model = drafter ? drafter->cache_layers : model;  // the layers whose K/V a token holds
 

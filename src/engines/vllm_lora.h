@@ -9,8 +9,18 @@
 //   o_proj        A R x (q heads x v head dim / tp), B hidden x R
 //   gate_up_proj  A 2 x R x hidden, B 2 x (width / tp) x R, down_proj A R x (width / tp), B hidden x R
 //   MoE experts   the same per expert (w13, w2 on every rank: TP shards the width), router A R x hidden, B experts x R
+// Multi-head latent attention (DeepseekV2MLAAttention, vllm/model_executor/models/deepseek_v2.py;
+// DeepSeek-V2/V3, Kimi K2, GLM-5): every linear module is wrapped too (vllm/lora/utils.py
+// get_supported_lora_modules: "all linear layers support LoRA"), per slot and rank:
+//   fused_qkv_a_proj (q_a_proj + kv_a_proj_with_mqa, packed; whole on every rank, disable_tp)
+//                 A 2 x R x hidden, B (q_lora_rank + kv_lora_rank + rope) x R
+//   q_b_proj      A R x q_lora_rank, B (heads / tp x (nope + rope)) x R
+//   without q_lora_rank: q_proj A R x hidden, B (heads / tp x (nope + rope)) x R, and
+//   kv_a_proj_with_mqa (ReplicatedLinear) A R x hidden, B (kv_lora_rank + rope) x R
+//   kv_b_proj     A R x kv_lora_rank, B (heads / tp x (nope + v)) x R; o_proj A R x (heads / tp x v), B hidden x R
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/model.h"
 
@@ -19,6 +29,10 @@ namespace vc {
 struct LoraSlotSettings {
   uint64_t max_loras = 0;       // adapters resident at once; 0: LoRA off (no --enable-lora)
   uint64_t max_lora_rank = 16;  // --max-lora-rank (vLLM's default 16)
+  // --lora-modules: the adapters vLLM loads at start (paths), read for the rank check
+  // (vllm_lora_adapters.h); what the reading found, for the notes.
+  std::vector<std::string> adapter_paths;
+  uint64_t adapters_checked = 0, adapters_unread = 0, largest_adapter_rank = 0;
 };
 
 struct LoraSlots {
@@ -36,6 +50,9 @@ struct AttentionLoraValues {
   uint64_t qkv = 0, o = 0;
 };
 AttentionLoraValues attention_lora_values(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
+// The same for one multi-head latent attention layer (the MLA shapes above); 0 when the
+// projection widths were not read (a GGUF's MLA: nope_dim / value_dim unknown).
+uint64_t latent_attention_lora_values(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
 struct MlpLoraValues {
   uint64_t gate_up = 0, down = 0;
   uint64_t total() const { return gate_up + down; }

@@ -131,7 +131,7 @@ void read_caller_command_adapters(std::optional<EngineRun>& command) {
     read_command_lora_adapters(command, AdapterReads::RemoteOnly);
   } catch (const InputError& e) {
     if (dynamic_cast<const RemoteTimeout*>(&e) || std::chrono::steady_clock::now() - start >= budget - std::chrono::milliseconds(20))
-      throw RemoteTimeout("engine-command", fmt::format("the --lora-paths adapters were not read within {:.1f} s", static_cast<double>(budget.count()) / 1000.0));
+      throw RemoteTimeout("engine-command", fmt::format("the LoRA adapters (--lora-paths, --lora-modules) were not read within {:.1f} s", static_cast<double>(budget.count()) / 1000.0));
     throw InputError("engine-command", e.subject() + ": " + message_of(e));  // read_adapter_config's errors repeat nothing read
   }
 }

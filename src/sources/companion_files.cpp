@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -111,6 +112,18 @@ AdapterConfig read_adapter_config(const std::string& spec, const std::string& su
   if (r == j.end() || !r->is_number_unsigned() || r->get<uint64_t>() == 0 || r->get<uint64_t>() > kMaxRank)
     throw InputError(subject, "the adapter_config.json of '" + spec + "' has no rank r from 1 to 65,536");
   out.rank = r->get<uint64_t>();
+  // rank_pattern in the file's order (PEFT takes the first key that matches, in dict order).
+  const nlohmann::ordered_json o = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const auto rp = o.find("rank_pattern");
+  if (rp != o.end() && !rp->is_null()) {
+    if (!rp->is_object() || rp->size() > 4096)
+      throw InputError(subject, "the adapter_config.json of '" + spec + "' has a rank_pattern that is not an object of at most 4,096 module patterns");
+    for (const auto& [key, value] : rp->items()) {
+      if (key.empty() || key.size() > 1000 || !value.is_number_unsigned() || value.get<uint64_t>() == 0 || value.get<uint64_t>() > kMaxRank)
+        throw InputError(subject, "the adapter_config.json of '" + spec + "' has a rank_pattern entry that is not a module pattern with a rank from 1 to 65,536");
+      out.rank_pattern.emplace_back(key, value.get<uint64_t>());
+    }
+  }
   const auto t = j.find("target_modules");
   if (t != j.end() && t->is_string()) {
     out.target_modules_shorthand = true;
@@ -124,6 +137,25 @@ AdapterConfig read_adapter_config(const std::string& spec, const std::string& su
     throw InputError(subject, "the adapter_config.json of '" + spec + "' has no target_modules list (at most 1,024 names) or shorthand");
   }
   return out;
+}
+
+uint64_t AdapterConfig::largest_rank() const {
+  uint64_t largest = rank;
+  for (const auto& [key, r] : rank_pattern) largest = std::max(largest, r);
+  return largest;
+}
+
+uint64_t AdapterConfig::module_rank(const std::string& module_key, const std::string& subject) const {
+  for (const auto& [key, r] : rank_pattern) {
+    std::regex pattern;
+    try {
+      pattern = std::regex("(.*\\.)?(" + key + ")$", std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      throw InputError(subject, "the rank_pattern of " + file + " has a key that is not a regular expression vramcalc reads (ECMAScript syntax)");
+    }
+    if (std::regex_match(module_key, pattern)) return r;
+  }
+  return rank;
 }
 
 }  // namespace vc

@@ -3,6 +3,7 @@
 // the same folder or Hub repository, read from headers only like the model itself.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sources/gguf/gguf_file.h"
@@ -27,14 +28,29 @@ struct AdapterFile {
 AdapterFile read_adapter(const std::string& spec, const std::string& subject);
 
 // A PEFT adapter's adapter_config.json (the adapter's folder or Hub repository, or the folder of
-// the adapter file named): its rank `r` and `target_modules`, as engines read them before loading
-// the weights (SGLang's lora/lora_config.py LoRAConfig). Errors are in our words: nothing read is
-// repeated, so the server may pass them on.
+// the adapter file named): its rank `r`, `rank_pattern` and `target_modules`, as engines read them
+// before loading the weights (SGLang's lora/lora_config.py LoRAConfig, vLLM's lora/peft_helper.py
+// PEFTHelper). Errors are in our words: nothing read is repeated, so the server may pass them on.
 struct AdapterConfig {
   std::string file;                          // the adapter_config.json read
   uint64_t rank = 0;                         // r
+  // PEFT's per-module overrides of r (peft/tuners/lora/config.py LoraConfig.rank_pattern), in the
+  // file's order: a key is a module name or a regular expression (PEFT's matching rule below).
+  // `alpha_pattern` overrides lora_alpha, a scale only: no bearing on memory, not read.
+  std::vector<std::pair<std::string, uint64_t>> rank_pattern;
   std::vector<std::string> target_modules;   // the list as written
   bool target_modules_shorthand = false;     // a string ("all-linear") in place of the list
+
+  // The largest rank any module of the adapter can have: max(r, every rank_pattern value), PEFT's
+  // own bound (peft/tuners/lora/model.py add_weighted_adapter: "the maximum possible rank").
+  uint64_t largest_rank() const;
+  // The rank of the module named `module_key` (its full name in the base model, such as
+  // "model.layers.0.self_attn.q_proj"): the value of the first rank_pattern key that matches, else
+  // r. PEFT's rule (peft/utils/other.py get_pattern_key, used by LoraModel._create_and_replace): a
+  // key matches when the whole name matches the regular expression `(.*\.)?(KEY)$`, so a plain key
+  // matches the name itself or any name ending in "." + KEY. InputError(subject) for a key that is
+  // not a regular expression vramcalc can read (ECMAScript syntax; Python's is a superset).
+  uint64_t module_rank(const std::string& module_key, const std::string& subject) const;
 };
 AdapterConfig read_adapter_config(const std::string& spec, const std::string& subject);
 
