@@ -59,6 +59,31 @@ TEST(PlanEngines, LlamaCppOffloadKeepsExpertsOnCpu) {
   EXPECT_TRUE(has(c.command, "--n-cpu-moe") || has(c.command, "-ot \"exps=CPU\"")) << c.command;
 }
 
+// The mmap note follows where this plan reads the weights from: a dense model held whole in RAM reads
+// them from the page cache; over RAM with an SSD, the rest comes from the SSD each token (a dense
+// model reads every weight per token, so nothing in it is "read most", unlike an MoE's experts).
+TEST(PlanEngines, LlamaCppMmapNoteFollowsTheTiersAndTheModel) {
+  Scenario s;
+  s.quant = "Q4_K_M";  // Llama 3.1 70B: about 42.5 GB
+  Box box = box_of("none");
+  box.ram_bytes = 128'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  auto notes = [&](const Model& m, const Box& b) {
+    std::string all;
+    const auto cmds = engine_commands(make_plan(m, s, b, PlanOptions{}));
+    for (const auto& n : find(cmds, "llamacpp").notes) all += n + "\n";
+    return all;
+  };
+  const std::string in_ram = notes(llama_70b(), box);
+  EXPECT_TRUE(has(in_ram, "read from the page cache in RAM")) << in_ram;
+  EXPECT_FALSE(has(in_ram, "experts")) << in_ram;
+  box.ram_bytes = 32'000'000'000;
+  box.ssd_bandwidth = 7'000'000'000;
+  const std::string over = notes(llama_70b(), box);
+  EXPECT_TRUE(has(over, "the rest is read from SSD again every token")) << over;
+  EXPECT_FALSE(has(over, "experts")) << over;
+}
+
 TEST(PlanEngines, AppleBoxGetsOnlyLlamaCpp) {
   Model m = llama_70b();
   Scenario s;

@@ -119,27 +119,22 @@ TEST(VllmLora, RecurrentLayersAreNamedAsNotCounted) {
   EXPECT_NE(s.assumption.find("recurrent mixers' projections of 36 layers"), std::string::npos) << s.assumption;
 }
 
-// PEFT's rank_pattern (peft/tuners/lora/config.py): the first key, in the file's order, whose
-// regular expression `(.*\.)?(KEY)$` matches the whole module name gives its rank
-// (peft/utils/other.py get_pattern_key); other modules keep r.
-TEST(PeftRankPattern, KeysMatchModuleNamesAsPeftDoes) {
+// PEFT's rank_pattern (peft/tuners/lora/config.py): per-module ranks over r, kept in the file's
+// order; the adapter's largest rank is max(r, every pattern's rank), PEFT's own bound
+// (peft/tuners/lora/model.py add_weighted_adapter). Worked from the file below: max(16, 32, 8, 4, 64) = 64.
+TEST(PeftRankPattern, LargestRankIsROrThePatternsLargest) {
   const std::string dir = write_adapter("rank-pattern", R"({"r": 16, "lora_alpha": 32, "target_modules": ["q_proj", "v_proj", "down_proj"],
       "rank_pattern": {"q_proj": 32, "self_attn.q_proj": 8, "^model.layers.0.mlp.down_proj": 4, "layers\\.1\\..*v_proj": 64},
       "alpha_pattern": {"q_proj": 64}})");
   const AdapterConfig c = read_adapter_config(dir, "--lora-modules");
   ASSERT_EQ(c.rank_pattern.size(), 4u);
   EXPECT_EQ(c.rank_pattern[1].first, "self_attn.q_proj");  // the file's order, not sorted
+  EXPECT_EQ(c.rank_pattern[3].second, 64u);
   EXPECT_EQ(c.largest_rank(), 64u);
-  EXPECT_EQ(c.module_rank("model.layers.3.self_attn.q_proj", "x"), 32u);  // a plain key: the name's last part; the first key wins
-  EXPECT_EQ(c.module_rank("model.layers.3.self_attn.kq_proj", "x"), 16u); // not a bare suffix: only after a dot
-  EXPECT_EQ(c.module_rank("model.layers.0.mlp.down_proj", "x"), 4u);      // ^: from the name's start
-  EXPECT_EQ(c.module_rank("model.layers.10.mlp.down_proj", "x"), 16u);
-  EXPECT_EQ(c.module_rank("model.layers.1.self_attn.v_proj", "x"), 64u);  // a regular expression
-  EXPECT_EQ(c.module_rank("model.layers.11.self_attn.v_proj", "x"), 16u);
-  // Without rank_pattern (or with an empty or null one) every module has r.
+  // Without rank_pattern (or with an empty one) every module has r.
   const AdapterConfig plain = read_adapter_config(write_adapter("no-pattern", R"({"r": 8, "target_modules": ["q_proj"], "rank_pattern": {}})"), "x");
   EXPECT_EQ(plain.largest_rank(), 8u);
-  EXPECT_EQ(plain.module_rank("model.layers.0.self_attn.q_proj", "x"), 8u);
+  // A rank of 0 is no rank: refused with the rule it breaks.
   EXPECT_THROW(read_adapter_config(write_adapter("bad-pattern", R"({"r": 8, "target_modules": ["q_proj"], "rank_pattern": {"q_proj": 0}})"), "x"), InputError);
 }
 

@@ -47,6 +47,10 @@ struct DeviceAllocation {
   // llama.cpp's host: what its own breakdown counts beyond these lines (the memory-mapped pages of
   // tensors the CPU reads from repacked copies, which the OS may drop); its --fit projects with them.
   uint64_t mapped_not_held = 0;
+  // llama.cpp's host: the weights it holds that are pages of the memory-mapped file (no --no-mmap,
+  // no --mlock), which the OS may drop and read from disk again: a host short of RAM by no more
+  // than these still starts.
+  uint64_t mapped_pageable = 0;
   uint64_t bytes(AllocKind kind) const;
   void add(Allocation a);           // appends and keeps total_bytes
 };

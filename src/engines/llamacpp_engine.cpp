@@ -37,6 +37,7 @@ std::string host_name(const std::string& buffer) { return buffer == "CPU" ? "hos
 // reads only the tensors the CPU buffer keeps. --mlock pins the mapped span, originals included.
 struct HostWeightsHeld {
   uint64_t dropped = 0;  // bytes of the host's weights not held in RAM once loaded
+  bool pageable = false; // what it holds are file pages the OS may drop (mapped, not locked)
   std::string formula, assumption;
 };
 HostWeightsHeld host_weights_held(const LlamaCppPlacementSettings& placement, const HostRepack& repack) {
@@ -47,6 +48,7 @@ HostWeightsHeld host_weights_held(const LlamaCppPlacementSettings& placement, co
     return h;
   }
   h.dropped = repack.source_bytes;
+  h.pageable = placement.mmap;
   if (repack.source_bytes) h.formula = "; less the tensors the CPU reads from their repacked copies (CPU_REPACK, below)";
   h.assumption = placement.mmap ? "; memory-mapped (--mmap, the default): the page cache holds what the CPU reads each token, and with less RAM the OS "
                                   "reads it from disk again"
@@ -106,6 +108,7 @@ EngineAnswer llamacpp(const EngineRequest& r, const EngineRun& run) {
   for (const auto& [buffer, bytes] : p.weights_by_buffer) {
     const bool host = buffer == "CPU";
     const uint64_t resident = host ? checked_sub(bytes, held_on_host.dropped) : bytes;
+    if (host && held_on_host.pageable) device(buffer).mapped_pageable = resident;
     device(buffer).add({AllocKind::Weights, "Weights on " + host_name(buffer), resident,
                         fmt::format("-ngl {}: the output layer first, then the last repeating layers; the input embedding on the host; {} tensor(s) moved by -ot{}",
                                     run.placement.n_gpu_layers, p.overridden_tensors, host ? held_on_host.formula : ""),

@@ -172,7 +172,12 @@ EngineCommand llamacpp(const Plan& p) {
                                                  : p.options.hot_cache ? " (the rule's speed assumes hottest-first, as --hot-cache on asked; --engine llamacpp computes this placement's)"
                                                                        : " (the rule's speed counts the uniform share too; --engine llamacpp adds llama.cpp's measured costs)"));
     }
-    c.notes.push_back("weights stay memory-mapped (default --mmap): the page cache in RAM holds the experts read most, SSD serves the rest");
+    // Only where this plan reads weights from the SSD does the page cache fall short; a dense model
+    // reads every weight each token, so no part of it is "read most".
+    const bool from_ssd = std::any_of(o.tiers.begin(), o.tiers.end(), [](const TierUse& t) { return t.tier == "SSD" && t.weights + t.experts > 0; });
+    c.notes.push_back(!from_ssd ? "weights stay memory-mapped (default --mmap): what runs on the CPU is read from the page cache in RAM"
+                      : o.experts && p.footprint.moe_layers() ? "weights stay memory-mapped (default --mmap): the page cache in RAM holds the experts read most, SSD serves the rest"
+                                                               : "weights stay memory-mapped (default --mmap): the page cache in RAM keeps what fits, the rest is read from SSD again every token");
   }
   if (p.box.nodes > 1) c.notes.push_back("llama.cpp spans nodes only through its RPC backend (--rpc host:port per node)");
   c.command = cmd;

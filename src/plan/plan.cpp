@@ -164,21 +164,10 @@ namespace {
 // llama.cpp memory-maps its weights by default (no --no-mmap, no --mlock): a host short of RAM by
 // no more than the mapped weights the CPU reads still starts, the OS reading again from disk what
 // the page cache cannot keep (llama-model-loader.cpp; docs/engines.md, "CPU model buffer").
-std::string paged_from_disk(const EngineAnswer& answer, const DeviceAllocation& host) {
+std::string paged_from_disk(const DeviceAllocation& host) {
   if (!host.capacity || host.total_bytes <= *host.capacity) return "";
-  auto setting = [&](const char* name) {
-    for (const auto& s : answer.settings) {
-      if (const bool* b = std::get_if<bool>(&s.value); b && s.name == name) return *b;
-    }
-    return false;
-  };
-  if (!setting("mmap") || setting("mlock")) return "";
-  uint64_t mapped = 0;
-  for (const auto& l : host.lines) {
-    if (l.label == "Weights on host") mapped = checked_add(mapped, l.bytes);
-  }
   const uint64_t over = host.total_bytes - *host.capacity;
-  if (over > mapped) return "";
+  if (over > host.mapped_pageable) return "";
   return fmt::format(" Memory-mapped (llama.cpp's default), it would still start: the OS reads the {} of weights RAM cannot keep from disk again as "
                      "tokens need them, so decode runs at the disk's speed, well below the figure here.",
                      format_bytes(over));
@@ -514,7 +503,7 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
                                           format_bytes(ram - held), p.decode.expected_tok_s)
                             : fmt::format("No GPU, and llama.cpp needs {} of {} RAM, {} over (its lines above say where: a smaller context, -cram for "
                                           "the prompt cache or a smaller tier helps).{}",
-                                          format_bytes(held), format_bytes(ram), format_bytes(held - ram), paged_from_disk(p.engine, *engine_host));
+                                          format_bytes(held), format_bytes(ram), format_bytes(held - ram), paged_from_disk(*engine_host));
   } else if (box.gpus.empty()) {
     p.verdict = p.offload->fits ? fmt::format("No GPU: runs from RAM{} at about {:.2f} tok/s.", box.ssd_bandwidth ? " and SSD" : "", p.offload->expected_tok_s)
                                 : "No GPU, and it does not fit in RAM" + std::string(box.ssd_bandwidth ? " and SSD" : "") + ": " + p.offload->why + ".";
@@ -555,7 +544,7 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
       } else {
         p.verdict += host && host->capacity && host->total_bytes > *host->capacity
                          ? fmt::format(" Offload does not rescue it: with {} the host needs {} of {} RAM.{}", how, format_bytes(host->total_bytes), format_bytes(*host->capacity),
-                                       paged_from_disk(lo.answer, *host))
+                                       paged_from_disk(*host))
                          : fmt::format(" Offload does not rescue it: even with {} a GPU is over its memory.", how);
       }
     } else if (!p.fits_on_devices && p.offload) {

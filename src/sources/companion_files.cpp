@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -143,19 +142,6 @@ uint64_t AdapterConfig::largest_rank() const {
   uint64_t largest = rank;
   for (const auto& [key, r] : rank_pattern) largest = std::max(largest, r);
   return largest;
-}
-
-uint64_t AdapterConfig::module_rank(const std::string& module_key, const std::string& subject) const {
-  for (const auto& [key, r] : rank_pattern) {
-    std::regex pattern;
-    try {
-      pattern = std::regex("(.*\\.)?(" + key + ")$", std::regex::ECMAScript);
-    } catch (const std::regex_error&) {
-      throw InputError(subject, "the rank_pattern of " + file + " has a key that is not a regular expression vramcalc reads (ECMAScript syntax)");
-    }
-    if (std::regex_match(module_key, pattern)) return r;
-  }
-  return rank;
 }
 
 }  // namespace vc

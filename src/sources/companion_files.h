@@ -43,14 +43,10 @@ struct AdapterConfig {
 
   // The largest rank any module of the adapter can have: max(r, every rank_pattern value), PEFT's
   // own bound (peft/tuners/lora/model.py add_weighted_adapter: "the maximum possible rank").
+  // The keys are not matched against the base model's module names (PEFT's get_pattern_key needs
+  // them): a key that names no module of the model still counts, so the bound is never below a
+  // module's real rank, and at worst above it.
   uint64_t largest_rank() const;
-  // The rank of the module named `module_key` (its full name in the base model, such as
-  // "model.layers.0.self_attn.q_proj"): the value of the first rank_pattern key that matches, else
-  // r. PEFT's rule (peft/utils/other.py get_pattern_key, used by LoraModel._create_and_replace): a
-  // key matches when the whole name matches the regular expression `(.*\.)?(KEY)$`, so a plain key
-  // matches the name itself or any name ending in "." + KEY. InputError(subject) for a key that is
-  // not a regular expression vramcalc can read (ECMAScript syntax; Python's is a superset).
-  uint64_t module_rank(const std::string& module_key, const std::string& subject) const;
 };
 AdapterConfig read_adapter_config(const std::string& spec, const std::string& subject);
 
