@@ -8,6 +8,8 @@
 #include "engines/engine_run.h"
 #include "engines/serving_cpu_offload.h"
 #include "engines/sglang_weights.h"
+#include "plan/plan.h"
+#include "plan_fixtures.h"
 
 using namespace vc;
 
@@ -145,4 +147,27 @@ TEST(CpuOffload, SglangAnswerMovesWeightsToTheHost) {
   EXPECT_EQ(host->total_bytes, 4'362'223'616u);
   EXPECT_GT(off.devices[0].bytes(AllocKind::Weights), on.devices[0].bytes(AllocKind::Weights) + 4'300'000'000u);
   EXPECT_GT(*on.kv_tokens, *off.kv_tokens);
+}
+
+// Decode with a pasted vLLM command (issue 18): the 4,362,223,616 B moved cross the RTX 4090's host
+// link (32 GB/s, PCIe 4.0 x16) every token, so even at the link's full rate the token takes at least
+// 4,362,223,616 / 32e9 = 0.1363 s: under 7.34 tok/s, where the same command without the flag reads
+// everything from GDDR at more than five times that.
+TEST(CpuOffload, PlanDecodeCrossesTheHostLink) {
+  const std::string command = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192";
+  auto decode = [&](const std::string& c) {
+    Scenario s;
+    PlanOptions o;
+    o.engine = EngineKind::Vllm;
+    o.command = parse_engine_command(c);
+    apply_command_to_scenario(*o.command, s, ScenarioGiven{});
+    return make_plan(llama8b(), s, vc::test::box_of("RTX 4090"), o).decode;
+  };
+  const Speed with = decode(command + " --cpu-offload-gb 4");
+  const Speed without = decode(command);
+  EXPECT_GT(with.expected_tok_s, 0);
+  EXPECT_LT(with.expected_tok_s, 32e9 / 4'362'223'616.0);
+  EXPECT_NE(with.formula.find("host link"), std::string::npos) << with.formula;
+  EXPECT_EQ(without.formula.find("host link"), std::string::npos) << without.formula;
+  EXPECT_GT(without.expected_tok_s, 5 * with.expected_tok_s);
 }
