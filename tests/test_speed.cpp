@@ -134,6 +134,32 @@ TEST(SpeedReads, TensorParallelSplitsEveryRead) {
   EXPECT_EQ(t.tensor_parallel, 2u);
 }
 
+// --cpu-offload-gb (issue 18): 200 MB of the rank's weights in pinned host memory cross the RTX
+// 4090's host link (32 GB/s, PCIe 4.0 x16, at pcie_share 0.8) at every forward pass. vLLM reads
+// them in place (UVA), so the GPU reads 1,250 - 200 = 1,050 MB: (1,050 + 4) MB / (1,008 GB/s x 0.5)
+// = 2.091270 ms + 4 layers x 10 us + 4 MoE layers x 20 us = 2.211270 ms; the link 200 MB / (32 GB/s
+// x 0.8) = 7.8125 ms; 10.023770 ms -> 99.763 tok/s, the offload range. SGLang copies them into GPU
+// memory first and reads them there: the GPU keeps its 1,254 MB (2.608095 ms), 10.420595 ms.
+TEST(SpeedEstimate, CpuOffloadReadsOverTheHostLink) {
+  TinyMoe m;
+  const SpeedData data(kFactors);
+  SpeedSettings s;
+  s.engine = "vllm";
+  s.depth = 999;
+  s.host_offloaded = 200'000'000;
+  const TokenReads t = token_reads(m.model, m.f, rtx4090(), s);
+  ASSERT_EQ(t.memories.size(), 2u);
+  EXPECT_EQ(named(t, "GeForce RTX 4090").weights_read, 1'050'000'000u);
+  EXPECT_EQ(named(t, "GeForce RTX 4090 host link").weights_read, 200'000'000u);
+  EXPECT_EQ(named(t, "GeForce RTX 4090 host link").bandwidth, 32'000'000'000u);
+  EXPECT_TRUE(t.offload);
+  const SpeedEstimate e = decode_speed(t, data);
+  EXPECT_NEAR(e.seconds, 0.010023770, 1e-8);
+  EXPECT_NEAR(e.low, 0.8 * e.tok_s, 1e-9);  // the offload range
+  s.engine = "sglang";
+  EXPECT_NEAR(decode_speed(token_reads(m.model, m.f, rtx4090(), s), data).seconds, 0.010420595, 1e-8);
+}
+
 TEST(SpeedReads, RefusesWhatTheBoxCannotHold) {
   TinyMoe m;
   SpeedSettings s;

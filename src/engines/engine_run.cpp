@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "engines/serving_cpu_offload.h"
 #include "engines/serving_dtype.h"
 #include "engines/serving_parallel.h"
 #include "engines/serving_speculative.h"
@@ -400,6 +401,7 @@ EngineRun parse_engine_command(const std::string& command) {
         g.mamba_ssm_dtype = take();
         if (g.mamba_ssm_dtype != "float32" && g.mamba_ssm_dtype != "bfloat16") throw InputError(flag, "'" + g.mamba_ssm_dtype + "' is not accepted; accepted: float32, bfloat16");
       } else if (flag == "--disable-radix-cache") g.disable_radix_cache = true;
+      else if (flag == "--cpu-offload-gb") g.cpu_offload_cap = cpu_offload_cap_bytes(take(), flag, true);  // server_args.py: type=int
       else if (flag == "--disable-custom-all-reduce") g.disable_custom_all_reduce = true;
       else if (flag == "--enable-lora") enable_lora = true;
       else if (flag == "--max-loras-per-batch") max_loras = number(flag, take(), 1, 1024);
@@ -440,6 +442,7 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--max-num-seqs") v.max_num_seqs = number(flag, take(), 1, 1u << 20);
       else if (flag == "--dtype") v.kv.dtype = take();
       else if (flag == "--quantization" || flag == "-q") v.quantization = take();
+      else if (flag == "--cpu-offload-gb") v.cpu_offload_cap = cpu_offload_cap_bytes(take(), flag, false);  // config/offload.py: float, ge=0
       else if (flag == "--enable-lora") enable_lora = true;
       else if (flag == "--max-loras") max_loras = parse_max_loras(take(), flag);
       else if (flag == "--max-lora-rank") v.lora.max_lora_rank = parse_max_lora_rank(take(), flag);

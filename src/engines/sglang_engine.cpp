@@ -60,6 +60,22 @@ std::optional<Drafter> set_drafter(const EngineRequest& r, SglangSettings& ss, E
   return d;
 }
 
+constexpr const char* kOffloadSource =
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/utils/offloader.py (OffloaderV1.maybe_offload_to_cpu); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/server_args.py (cpu_offload_gb)";
+
+// --cpu-offload-gb: the host holds what every rank moved, pinned; SGLang copies an offloaded
+// layer's parameters back to the GPU before each of its forwards (transient, not counted).
+void add_offload_host(EngineAnswer& a, const CpuOffload& o, uint64_t ranks, const EngineRequest& r) {
+  if (!o.on()) return;
+  a.settings.push_back({"cpu_offload_gb", static_cast<double>(o.cap) / 1073741824.0});
+  a.devices.push_back(cpu_offload_host(o, ranks, r.box && r.box->ram_bytes ? std::optional<uint64_t>(r.box->ram_bytes) : std::nullopt, kOffloadSource));
+  a.notes.push_back(fmt::format("--cpu-offload-gb: {} B of each rank's decoder layers live in pinned host memory; SGLang copies an offloaded layer's "
+                                "parameters to the GPU before each of its forwards (functional_call), so every forward moves them over the host link, "
+                                "and those transient copies come out of the memory the static share leaves",
+                                format_count(o.bytes)));
+}
+
 }  // namespace
 
 EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
@@ -107,12 +123,14 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     if (drafter) {
       for (const auto& l : drafter->layers) draft_per_token = checked_add(draft_per_token, token_cache_bytes(l, layout).total());
     }
-    const SglangRankWeights rank_weights = sglang_rank_weights(model, w.bytes, tp, pp, ss.dtype);
+    const SglangRankWeights rank_weights = sglang_rank_weights(model, w.bytes, tp, pp, ss.dtype, ss.cpu_offload_cap);
     const uint64_t need = checked_add(checked_product({checked_add(per_token, draft_per_token), context, s.sequences}), checked_mul(state, s.sequences));
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
-      d.add({AllocKind::Weights, "Weights on this rank", rank_weights.total, sglang_weights_formula(rank_weights, ss.dtype, tp, pp),
+      d.add({AllocKind::Weights, "Weights on this rank", rank_weights.total,
+             sglang_weights_formula(rank_weights, ss.dtype, tp, pp) +
+                 (rank_weights.offload.bytes ? fmt::format(" - {} B moved to host memory by --cpu-offload-gb", rank_weights.offload.bytes) : ""),
              kSglangWeightsAssumption, kSglangWeightsSource});
       if (ss.draft_weights)
         d.add({AllocKind::Weights, "Draft weights per GPU", ss.draft_weights, fmt::format("{} / tp {}", drafter->weight_formula, tp),
@@ -125,6 +143,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
                              "SGLang sizes its token pool from mem_fraction_static x the card", kSource));
       a.devices.push_back(std::move(d));
     }
+    add_offload_host(a, rank_weights.offload, ranks, r);
     a.notes.push_back(no_card_note("SGLang"));
     finish(a);
     return a;
@@ -142,6 +161,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
   a.kv_tokens = p.max_total_num_tokens;
   a.max_concurrency = context ? static_cast<double>(p.max_total_num_tokens) / static_cast<double>(context) : 0;
   for (const auto& n : p.notes) a.notes.push_back(n);
+  add_offload_host(a, p.offload, ranks, r);
   finish(a);
   return a;
 }

@@ -210,8 +210,9 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   const bool printed_free = s.free_before_weights && *s.free_before_weights <= s.card_bytes;
   p.runtime_before_weights = printed_free ? s.card_bytes - *s.free_before_weights : std::min(p.cuda_context + p.communicators, s.card_bytes);
   p.free_before_weights = s.card_bytes - p.runtime_before_weights;
-  const SglangRankWeights rank_weights = sglang_rank_weights(model, s.weight_bytes, s.tensor_parallel, s.pipeline_parallel, s.dtype);
+  const SglangRankWeights rank_weights = sglang_rank_weights(model, s.weight_bytes, s.tensor_parallel, s.pipeline_parallel, s.dtype, s.cpu_offload_cap);
   p.weights = s.loaded_weights ? *s.loaded_weights : rank_weights.total;
+  p.offload = rank_weights.offload;
   const uint64_t static_share = static_cast<uint64_t>(std::floor(p.mem_fraction_static * static_cast<double>(p.free_before_weights)));
   p.dynamic_reserve = p.free_before_weights - static_share;
   p.lora = sglang_lora_pool(model, s.lora, s.tensor_parallel, serving_dtype_bytes(s.dtype));
@@ -317,7 +318,8 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   }
   p.lines.push_back({"sglang.weights", "Weights per GPU", p.weights,
                      s.loaded_weights ? fmt::format("as printed ({} B)", p.weights)
-                                      : sglang_weights_formula(rank_weights, s.dtype, s.tensor_parallel, s.pipeline_parallel),
+                                      : sglang_weights_formula(rank_weights, s.dtype, s.tensor_parallel, s.pipeline_parallel) +
+                                            (p.offload.bytes ? fmt::format(" - {} B moved to host memory by --cpu-offload-gb", p.offload.bytes) : ""),
                      s.loaded_weights ? "as the log printed (\"Load weight end ... mem usage\")" : kSglangWeightsAssumption,
                      s.loaded_weights ? kModelRunner : kSglangWeightsSource});
   if (p.lora.bytes) {

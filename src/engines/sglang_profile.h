@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/serving_cpu_offload.h"
 #include "engines/sglang_lora.h"
 #include "estimate/estimate.h"
 #include "model/model.h"
@@ -64,6 +65,7 @@ struct SglangSettings {
   std::string mamba_ssm_dtype = "float32";       // --mamba-ssm-dtype: float32 or bfloat16
   bool disable_radix_cache = false;              // --disable-radix-cache
   SglangLoraSettings lora;                       // --enable-lora / --lora-paths: the LoRA pool (sglang_lora.h)
+  uint64_t cpu_offload_cap = 0;                  // --cpu-offload-gb as bytes, int(N x 1024**3) (serving_cpu_offload.h); 0: off
   // Speculative decoding, as sglang() fills it from the drafter (engines/serving_speculative.h).
   std::string speculative_algorithm;             // "": off; EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM
   uint64_t draft_weights = 0;                    // the drafter's weights on this GPU (0: in the target's, or none)
@@ -83,6 +85,7 @@ struct SglangProfile {
   bool custom_all_reduce = false;       // whether SGLang's custom all-reduce runs (its rule)
   uint64_t free_before_weights = 0;     // "Load weight begin. avail mem"
   uint64_t weights = 0;                 // per GPU
+  CpuOffload offload;                   // --cpu-offload-gb: what moved to pinned host memory (not in weights)
   LoraSlots lora;                       // the LoRA pool, allocated after the weights (0 B without LoRA)
   uint64_t token_bytes = 0;             // one token over this GPU's layers ("cell size")
   uint64_t max_total_num_tokens = 0;    // "max_total_num_tokens=" / "KV Cache is allocated. #tokens:"

@@ -68,16 +68,23 @@ struct Layout {
   std::vector<uint64_t> tensors;  // the live tensors
   std::vector<TorchStep> steps;   // the allocator's input: the live tensors and the temporaries
   uint64_t extra = 0;
+  std::vector<size_t>* params = nullptr;  // while a decoder layer is created: its parameters' steps
 
+  std::vector<size_t> tensor_steps = {};  // the step of each of `tensors`
   void keep(uint64_t b) {
     tensors.push_back(b);
+    tensor_steps.push_back(steps.size());
     steps.push_back(TorchStep::alloc(b));
   }
   // A tensor of `whole` parameters of which this rank creates `on_rank` (whole when replicated).
   void add(ParamClass c, uint64_t whole, uint64_t on_rank) {
     const auto [values, scales] = bytes.split(c, on_rank);
     keep(values);
-    if (scales) keep(scales);
+    if (params) params->push_back(steps.size() - 1);
+    if (scales) {
+      keep(scales);
+      if (params) params->push_back(steps.size() - 1);
+    }
     const uint64_t b = values + scales, share = bytes(c, whole) / tp;
     if (b > share) extra = checked_add(extra, b - share);
   }
@@ -236,7 +243,7 @@ std::string sglang_weights_formula(const SglangRankWeights& w, const std::string
                      w.allocator_overhead);
 }
 
-SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype) {
+SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype, uint64_t offload_cap) {
   const uint64_t value_bytes = serving_dtype_bytes(dtype);
   SglangRankWeights w;
   w.even_share = ceil_div(loaded_weight_bytes(m, tier_bytes, dtype), checked_mul(tp, pp));
@@ -258,8 +265,13 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   if (hidden && m.vocab) t.add(ParamClass::Embedding, checked_mul(m.vocab, hidden), checked_mul(vocab_rank, hidden));
   const uint64_t stage_layers = std::min<uint64_t>(ceil_div(m.layers.size(), pp), m.layers.size());
   std::vector<uint64_t> rope_dims;  // one cache per rotary dim (get_rope's _ROPE_DICT)
+  std::vector<std::vector<uint64_t>> layer_params;  // each decoder layer's parameter bytes, in creation order
+  w.offload.cap = offload_cap;
+  w.offload.stage_layers = hidden ? stage_layers : 0;
   for (uint64_t i = 0; i < stage_layers && hidden; ++i) {
     const LayerConfig& l = m.layers[i];
+    std::vector<size_t> params;
+    t.params = &params;
     lay_out_attention(t, l.attention, hidden, tp, mla_copies, value_bytes);
     if (m.max_context) {
       const AttentionSpec& a = l.attention;
@@ -284,7 +296,20 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
     }
     t.add(ParamClass::Norms, hidden, hidden);  // input_layernorm
     t.add(ParamClass::Norms, hidden, hidden);  // post_attention_layernorm
+    t.params = nullptr;
+    // --cpu-offload-gb: the offloader walks the layer as soon as it is built (wrap_modules over
+    // make_layers' generator), moving parameters while under the cap; their GPU blocks are freed.
+    if (offload_cap) {
+      std::vector<uint64_t> sizes;
+      for (size_t step : params) sizes.push_back(t.steps[step].bytes);
+      layer_params.push_back(sizes);
+      const CpuOffload walked = cpu_offload_walk(layer_params, offload_cap);
+      const uint64_t before = w.offload.params;
+      for (uint64_t k = 0; k < walked.params - before; ++k) t.release(params[k]);
+      w.offload = walked;
+    }
   }
+  if (offload_cap) w.offload.stage_layers = stage_layers;
   if (pp == 1 && hidden) {
     t.add(ParamClass::Norms, hidden, hidden);  // the final norm
     if (!m.tied_embeddings && m.vocab) t.add(ParamClass::OutputHead, checked_mul(m.vocab, hidden), checked_mul(vocab_rank, hidden));
@@ -297,7 +322,18 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   w.tensors = std::move(t.tensors);
   const TorchReserved r = torch_reserved_steps(t.steps);
   w.allocator_overhead = r.reserved - r.requested;
+  // The moved parameters are no longer requested on the GPU: out of the live tensors and the total.
+  if (w.offload.params) {
+    std::vector<bool> freed(t.steps.size(), false);
+    for (const TorchStep& st : t.steps)
+      if (st.free) freed[st.allocation] = true;
+    std::vector<uint64_t> live;
+    for (size_t k = 0; k < w.tensors.size(); ++k)
+      if (!freed[t.tensor_steps[k]]) live.push_back(w.tensors[k]);
+    w.tensors = std::move(live);
+  }
   w.total = checked_add(checked_add(checked_add(w.even_share, w.replicated_extra), checked_add(w.mla_copies, w.rope_cache)), w.allocator_overhead);
+  w.total = checked_sub(w.total, w.offload.bytes);
   return w;
 }
 

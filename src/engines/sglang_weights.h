@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/serving_cpu_offload.h"
 #include "model/model.h"
 
 namespace vc {
@@ -47,12 +48,19 @@ struct SglangRankWeights {
   uint64_t tower_extra = 0;         // of replicated_extra: the vision tower kept whole (Kimi K2.5)
   uint64_t allocator_overhead = 0;  // reserved - requested over the rank's laid-out tensors
   uint64_t total = 0;               // what "mem usage" would print
+  CpuOffload offload;               // --cpu-offload-gb: the decoder layers' parameters moved to host memory (not in total)
   std::vector<uint64_t> tensors;    // the rank's live tensor bytes, in creation order (the temporaries left out)
 };
 
 // tier_bytes: the checkpoint as resolved (the native tier, or another the scenario names); dtype:
-// --dtype (16-bit weights load at its width, as loaded_weight_bytes has it).
-SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype);
+// --dtype (16-bit weights load at its width, as loaded_weight_bytes has it); offload_cap: the
+// --cpu-offload-gb cap in bytes (serving_cpu_offload.h): each decoder layer is created on the GPU,
+// then the offloader moves its parameters while under the cap and frees them on the GPU before the
+// next layer is created, so the allocator replays their release. vLLM's model classes create the
+// decoder layers' parameters in the same order (attention, MLP or experts, the two norms), so its
+// offload reads this layout's walk too.
+SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype,
+                                      uint64_t offload_cap = 0);
 
 // One wording of the weights line for the profile (sglang_profile.h) and the answer without a card.
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp);

@@ -93,6 +93,7 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   b.requested = static_cast<uint64_t>(std::floor(s.gpu_memory_utilization * static_cast<double>(s.card_bytes)));
   const uint64_t tp = s.kv.tensor_parallel, pp = s.kv.pipeline_parallel;
   b.weights = rank0_weights(model, vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization), tp, pp, serving_dtype_bytes(s.kv.dtype));
+  b.weights -= std::min(b.weights, s.cpu_offloaded);  // in pinned host memory, read through a UVA view (serving_cpu_offload.h)
 
   // Profile run (fitted on the fitted part of tests/data/engine-logs.json; docs/accuracy.md):
   // forward: vllm_forward_peak; sampler: the T hidden states kept + 14.55 B per (sequence x vocab

@@ -21,12 +21,15 @@ struct VllmBudgetSettings {
   uint64_t max_num_seqs = 0;            // --max-num-seqs; 0: vLLM's default for the card
   std::string quantization;             // --quantization: "" (as the checkpoint stores it) or fp8 (online)
   LoraSlotSettings lora;                // --enable-lora --max-loras --max-lora-rank (vllm_lora.h)
+  uint64_t cpu_offload_cap = 0;         // --cpu-offload-gb as bytes, int(N x 1024**3) (serving_cpu_offload.h); 0: off
+  uint64_t cpu_offloaded = 0;           // of rank 0's weights, what that cap moves to host memory (the engine walks the layers)
   VllmSettings kv;                      // block size, dtypes, tp, pp, max_model_len
 };
 
 struct VllmBudget {
   uint64_t requested = 0;        // "requested memory": utilization x card
-  uint64_t weights = 0;          // rank 0: a TP share; with pipeline stages the embedding + the first stage's layers
+  uint64_t weights = 0;          // rank 0: a TP share; with pipeline stages the embedding + the first stage's layers;
+                                 // less what --cpu-offload-gb moved to host memory ("Model loading took" counts the GPU only)
   LoraSlots lora;                // LoRA slots on rank 0, allocated with the weights (0 B without --enable-lora)
   uint64_t max_num_batched_tokens = 0;  // as resolved (given, or the card's default)
   uint64_t max_num_seqs = 0;

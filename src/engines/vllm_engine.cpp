@@ -15,6 +15,7 @@
 #include "engines/engine_impl.h"
 #include "engines/serving_dtype.h"
 #include "engines/serving_speculative.h"
+#include "engines/sglang_weights.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_graphs.h"
 #include "engines/vllm_lora_adapters.h"
@@ -72,10 +73,11 @@ std::vector<Allocation> non_torch_lines(const VllmBudget& b, uint64_t tp) {
            "https://github.com/vllm-project/vllm/blob/main/vllm/distributed/device_communicators/custom_all_reduce.py"}};
 }
 
-// The rank's weights; a checkpoint's own vision tower (counted from its config) on a line of its
+// The rank's weights (less what --cpu-offload-gb moved, `offloaded`); a checkpoint's own vision tower (counted from its config) on a line of its
 // own: vLLM loads it with the checkpoint and shards it over TP like the decoder layers.
-void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp) {
-  const std::string formula = fmt::format("{} / (tp {} x pp {})", format_count(w.bytes), tp, pp);
+void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp, uint64_t offloaded) {
+  const std::string formula = fmt::format("{} / (tp {} x pp {}){}", format_count(w.bytes), tp, pp,
+                                          offloaded ? fmt::format(" - {} B moved to host memory by --cpu-offload-gb", format_count(offloaded)) : "");
   const auto tower = pp == 1 ? checkpoint_tower_line(model, w) : std::nullopt;
   if (!tower) {
     d.add({AllocKind::Weights, "Weights on this rank", rank_bytes, formula, "", kBudgetSource});
@@ -168,6 +170,30 @@ void add_draft_weight_line(DeviceAllocation& d, const VllmDrafter& v, uint64_t t
          kVllmSpecSource});
 }
 
+constexpr const char* kOffloadSource =
+    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/offloader/uva.py (UVAOffloader._maybe_offload_to_cpu); "
+    "https://github.com/vllm-project/vllm/blob/main/vllm/config/offload.py (cpu_offload_gb, per GPU); "
+    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/utils.py (make_layers: wrap_modules)";
+
+// --cpu-offload-gb: what the cap moves of rank 0's decoder layers (serving_cpu_offload.h), laid out
+// as the model classes create them (sglang_weights.h: the same QKV / MLP / norm order in vLLM).
+CpuOffload vllm_cpu_offload(const Model& model, uint64_t tier_bytes, const VllmBudgetSettings& bs) {
+  if (!bs.cpu_offload_cap) return {};
+  if (!bs.quantization.empty())
+    throw InputError("--cpu-offload-gb", "with --quantization " + bs.quantization +
+                                             " is not modelled (the offloader counts the parameters as created, before online quantization); give one of them");
+  return sglang_rank_weights(model, tier_bytes, bs.kv.tensor_parallel, bs.kv.pipeline_parallel, bs.kv.dtype, bs.cpu_offload_cap).offload;
+}
+
+void add_offload_host(EngineAnswer& a, const CpuOffload& o, uint64_t ranks, const EngineRequest& r) {
+  if (!o.on()) return;
+  a.settings.push_back({"cpu_offload_gb", static_cast<double>(o.cap) / 1073741824.0});
+  a.devices.push_back(cpu_offload_host(o, ranks, r.box && r.box->ram_bytes ? std::optional<uint64_t>(r.box->ram_bytes) : std::nullopt, kOffloadSource));
+  a.notes.push_back(fmt::format("--cpu-offload-gb: {} B of each rank's decoder layers live in pinned host memory, which the GPU reads in place "
+                                "(UVA, zero-copy) at every forward pass, over the host link; CUDA graphs and torch.compile stay on",
+                                format_count(o.bytes)));
+}
+
 }  // namespace
 
 EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
@@ -177,6 +203,8 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   VllmBudgetSettings bs = run.vllm;
   bs.weight_bytes = loaded_weight_bytes(model, w.bytes, bs.kv.dtype);  // --dtype float32 doubles a 16-bit checkpoint
   const uint64_t tp = bs.kv.tensor_parallel, pp = bs.kv.pipeline_parallel;
+  const CpuOffload offload = vllm_cpu_offload(model, w.bytes, bs);
+  bs.cpu_offloaded = offload.bytes;
 
   EngineAnswer a;
   a.engine = EngineKind::Vllm;
@@ -210,7 +238,12 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
-      d.add(even_weights_line(w.bytes, tp, pp, kBudgetSource));
+      Allocation weights = even_weights_line(w.bytes, tp, pp, kBudgetSource);
+      if (offload.bytes) {
+        weights.bytes -= std::min(weights.bytes, offload.bytes);
+        weights.formula += fmt::format(" - {} B moved to host memory by --cpu-offload-gb", format_count(offload.bytes));
+      }
+      d.add(std::move(weights));
       if (drafter) add_draft_weight_line(d, *drafter, tp);
       add_lora_line(d, b, bs);
       d.add(activation_line(model, b, bs, drafter ? &sb.spec : nullptr));
@@ -221,6 +254,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
                              "vLLM would give the KV cache all of gpu_memory_utilization x card that is left", kKvSource));
       a.devices.push_back(std::move(d));
     }
+    add_offload_host(a, offload, ranks, r);
     a.notes.push_back(no_card_note("vLLM"));
     finish(a);
     return a;
@@ -233,7 +267,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
-    add_weight_lines(d, model, b.weights, w, tp, pp);
+    add_weight_lines(d, model, b.weights, w, tp, pp, offload.bytes);
     if (drafter) add_draft_weight_line(d, *drafter, tp);
     add_lora_line(d, b, bs);
     d.add(activation_line(model, b, bs, drafter ? &sb.spec : nullptr));
@@ -260,6 +294,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   if (b.available_kv == 0) a.notes.push_back("no memory left for the KV cache: vLLM stops with 'No available memory for the cache blocks'");
   else if (b.kv.tokens < bs.kv.max_model_len)
     a.notes.push_back(fmt::format("the pool holds {} tokens, fewer than max_model_len {}: vLLM refuses to start", b.kv.tokens, bs.kv.max_model_len));
+  add_offload_host(a, offload, ranks, r);
   finish(a);
   return a;
 }

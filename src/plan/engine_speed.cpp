@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engines/engine_run.h"
+#include "engines/sglang_weights.h"
 #include "plan/engine_command.h"
 #include "plan/serving_command.h"
 #include "speed/speculative.h"
@@ -57,9 +58,22 @@ void apply_engine_speed(Plan& p, const Model& model) {
     s.llamacpp = run.placement;
     if (run.llamacpp.n_ubatch) s.ubatch = run.llamacpp.n_ubatch;
   } else {
-    if (!p.fits_on_devices && !p.box.gpus.empty()) return;  // vLLM/SGLang CPU offload is not modelled: the rule's figures stay
+    if (!p.fits_on_devices && !p.box.gpus.empty()) return;  // the plan spilling vLLM/SGLang weights to RAM is not modelled (a pasted --cpu-offload-gb is, below): the rule's figures stay
     s.tensor_parallel = p.options.split == SplitMode::Tensor ? static_cast<uint32_t>(std::max<std::size_t>(1, p.box.gpus.size())) : 1;
-    if (p.options.command && is_serving_command(*p.options.command)) s.tensor_parallel = static_cast<uint32_t>(command_tensor_parallel(*p.options.command));
+    if (p.options.command && is_serving_command(*p.options.command)) {
+      const EngineRun& run = *p.options.command;
+      s.tensor_parallel = static_cast<uint32_t>(command_tensor_parallel(run));
+      // --cpu-offload-gb: what the offloader moves of a rank's layers crosses its host link every
+      // forward pass (engines/serving_cpu_offload.h; speed/token_reads.h).
+      const bool sglang = run.engine == EngineKind::Sglang;
+      const uint64_t cap = sglang ? run.sglang.cpu_offload_cap : run.vllm.cpu_offload_cap;
+      if (cap) {
+        const uint64_t pp = sglang ? run.sglang.pipeline_parallel : run.vllm.kv.pipeline_parallel;
+        s.host_offloaded = sglang_rank_weights(model, resolve_weights(model, p.estimate.scenario.quant).bytes, s.tensor_parallel, pp,
+                                               sglang ? run.sglang.dtype : run.vllm.kv.dtype, cap)
+                               .offload.bytes;
+      }
+    }
   }
   const double rule_decode = p.decode.expected_tok_s;
   const TokenReads decode_reads = token_reads(model, p.footprint, p.box, s);

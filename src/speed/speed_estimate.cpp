@@ -48,7 +48,9 @@ SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
       unknown = true;
       continue;
     }
-    const double move = read ? static_cast<double>(read) / (static_cast<double>(m.bandwidth) * f.bandwidth_share) : 0;
+    // A GPU's host link (--cpu-offload-gb) moves at the achieved PCIe share, as prefill's copies do.
+    const double share = m.memory == "host_link" ? data.pcie_share : f.bandwidth_share;
+    const double move = read ? static_cast<double>(read) / (static_cast<double>(m.bandwidth) * share) : 0;
     const double scale = data.layer_cost_scale(m.is_gpu(), m.tflops);
     if (threaded_cpu(t, m, data)) {
       // The threads' dequantise-and-dot rate can be slower than the RAM (two laptop cores are);
@@ -65,7 +67,7 @@ SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
     const double fixed = (m.layers * layer_us + m.moe_layers * moe_layer_us) * 1e-6;
     e.seconds += move + fixed;
     terms += fmt::format("{}{}: {} / ({} GB/s x {:.2f}) + {} layers x {:.1f} us{} = {:.2f} ms", terms.empty() ? "" : "; ", m.name, format_bytes(read), gbps(m.bandwidth),
-                         f.bandwidth_share, m.layers, layer_us, m.moe_layers ? fmt::format(" + {} MoE layers x {:.1f} us", m.moe_layers, moe_layer_us) : "",
+                         share, m.layers, layer_us, m.moe_layers ? fmt::format(" + {} MoE layers x {:.1f} us", m.moe_layers, moe_layer_us) : "",
                          (move + fixed) * 1e3);
   }
   if (t.handoffs) {

@@ -227,6 +227,23 @@ TokenReads token_reads(const Model& model, const Footprint& f, const Box& box, c
     t.tensor_parallel = tp;
     t.layers = g.layers;
     t.placement = tp > 1 ? fmt::format("tensor parallel over {} GPUs: each reads 1/{} of every layer", tp, tp) : "one GPU";
+    if (s.host_offloaded) {
+      // --cpu-offload-gb: the offloaded parameters cross the host link at every forward pass.
+      const uint64_t off = std::min(s.host_offloaded, g.weights_held);
+      MemoryRead link;
+      link.name = g.name + " host link";
+      link.backend = g.backend;
+      link.memory = "host_link";
+      link.bandwidth = g.host_link;
+      link.weights_read = off;
+      link.host_link = g.host_link;
+      g.weights_held -= off;
+      const bool uva = s.engine != "sglang";  // vLLM reads in place; SGLang copies to the GPU first (utils/offloader.py)
+      if (uva) g.weights_read -= std::min(g.weights_read, off);  // UVA: read in place, not from the GPU's memory
+      b.mems.push_back(link);
+      t.placement += fmt::format("; {} of each rank's weights in pinned host memory, read over its host link every forward pass (--cpu-offload-gb){}",
+                                 format_bytes(off), uva ? " in place (UVA)" : ", copied to the GPU and read there too");
+    }
   }
   t.engine = family;
   t.memories = std::move(b.mems);
@@ -240,7 +257,7 @@ TokenReads token_reads(const Model& model, const Footprint& f, const Box& box, c
   uint64_t held_ram = 0, layers_all = 0;
   for (const auto& m : t.memories) layers_all += m.layers, held_ram += m.is_gpu() ? 0 : m.weights_held;
   const bool any_gpu = std::any_of(t.memories.begin(), t.memories.end(), [](const MemoryRead& m) { return m.is_gpu(); });
-  t.offload = any_gpu && held_ram > 0;
+  t.offload = any_gpu && (held_ram > 0 || s.host_offloaded > 0);  // --cpu-offload-gb reads weights from host memory too
   if (!any_gpu) {
     for (auto& m : t.memories) m.prefill_flops = total_flops;
   } else if (t.engine == "ktransformers") {

@@ -5,7 +5,8 @@
 //                 cache stays with its layer. No hot-expert cache: a tensor is where -ot put it.
 //   ktransformers attention, shared experts and cache on the GPU, routed experts in RAM (but for
 //                 `gpu_experts` of each layer's n, which the GPU serves in proportion).
-//   vllm          tensor parallel: every rank holds and reads 1/TP of everything at once.
+//   vllm          tensor parallel: every rank holds and reads 1/TP of everything at once; with
+//                 --cpu-offload-gb the rank's offloaded bytes are read over its host link.
 // Bytes come from the model's per-layer footprint (plan/footprint.h), so the reads agree with the
 // memory figures; prefill work is 2 FLOPs per active parameter plus attention over the context.
 #include <cstdint>
@@ -31,12 +32,17 @@ struct SpeedSettings {
   uint64_t depth = 0;                   // tokens already in the cache
   uint64_t prompt = 512;                // prefill: prompt tokens
   uint64_t ubatch = 512;                // llama.cpp -ub: weights in RAM cross PCIe once per ubatch
+  // vllm / sglang --cpu-offload-gb (engines/serving_cpu_offload.h): a rank's weight bytes in pinned
+  // host memory, which cross the GPU's host link at every forward pass, so once per decoded token.
+  // vLLM's GPU reads them in place (UVA: out of its own memory's reads); SGLang copies them into
+  // GPU memory first and reads them there too.
+  uint64_t host_offloaded = 0;
 };
 
 struct MemoryRead {
   std::string name;           // "RTX 4090 #1", "RAM"
   std::string backend;        // who computes what is read here: cuda, rocm, vulkan, metal, cpu
-  std::string memory;         // gddr, hbm, unified, ram
+  std::string memory;         // gddr, hbm, unified, ram; host_link: a GPU's reads over PCIe (--cpu-offload-gb)
   uint64_t bandwidth = 0;     // bytes per second (peak)
   uint64_t weights_read = 0;  // weight bytes read per decoded token
   uint64_t cache_read = 0;    // cache and state bytes read per decoded token (one sequence)
