@@ -216,3 +216,23 @@ TEST(SglangRankWeights, DpAttentionOnLlamaKeepsTpAndUnreadClassesAreRefused) {
   EXPECT_NO_THROW(sglang_rank_weights(qwen3, qwen3.native.bytes, 2, 1, "auto", 1));
   EXPECT_THROW(sglang_rank_weights(llama, llama.native.bytes, 4, 1, "auto", 3), InputError);
 }
+
+// --enable-dp-lm-head (ParallelLMHead(use_attn_tp_group=True), in qwen2_moe.py and llama.py alike):
+// the output head over the attention group's tp / dp ranks. Qwen3-30B-A3B at TP 4, DP 4: the head
+// whole, 151,936 x 2,048 x 2 B = 622,329,856 B against its quarter 155,582,464: 466,747,392 B more
+// than DP attention alone. Llama 3.1 8B at TP 2, DP 2 (attention and embedding on the whole TP
+// group): the head whole, 128,256 (a multiple of 64) x 4,096 x 2 B = 1,050,673,152 B against its
+// half: 525,336,576 B more. Without DP attention SGLang refuses the flag (it asserts enable_dp_attention).
+TEST(SglangRankWeights, DpLmHeadSplitsTheHeadOverTheAttentionGroup) {
+  const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");
+  const SglangRankWeights dp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 4);
+  const SglangRankWeights head = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 4, true);
+  EXPECT_EQ(dp4.head_tp, 4u);
+  EXPECT_EQ(head.head_tp, 1u);
+  EXPECT_EQ(head.replicated_extra - dp4.replicated_extra, 466'747'392u);
+  const Model& llama = *Catalogue::builtin().find("llama-3.1-8b");
+  const SglangRankWeights l = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 2);
+  const SglangRankWeights lh = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 2, true);
+  EXPECT_EQ(lh.replicated_extra - l.replicated_extra, 525'336'576u);
+  EXPECT_THROW(sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 1, true), InputError);
+}

@@ -401,6 +401,7 @@ EngineRun parse_engine_command(const std::string& command) {
         if (g.mamba_ssm_dtype != "float32" && g.mamba_ssm_dtype != "bfloat16") throw InputError(flag, "'" + g.mamba_ssm_dtype + "' is not accepted; accepted: float32, bfloat16");
       } else if (flag == "--disable-radix-cache") g.disable_radix_cache = true;
       else if (flag == "--disable-custom-all-reduce") g.disable_custom_all_reduce = true;
+      else if (flag == "--enable-dp-lm-head") g.enable_dp_lm_head = true;
       else if (flag == "--enable-lora") enable_lora = true;
       else if (flag == "--max-loras-per-batch") max_loras = number(flag, take(), 1, 1024);
       else if (flag == "--max-lora-rank") g.lora.max_lora_rank = number(flag, take(), 1, 4096);

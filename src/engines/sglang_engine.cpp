@@ -119,7 +119,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     if (drafter) {
       for (const auto& l : drafter->layers) draft_per_token = checked_add(draft_per_token, token_cache_bytes(l, layout).total());
     }
-    const SglangRankWeights rank_weights = sglang_rank_weights(model, w.bytes, tp, pp, ss.dtype, dp);
+    const SglangRankWeights rank_weights = sglang_rank_weights(model, w.bytes, tp, pp, ss.dtype, dp, ss.enable_dp_lm_head);
     const uint64_t need =
         checked_add(checked_product({checked_add(per_token, draft_per_token), context, group_sequences}), checked_mul(state, group_sequences));
     for (uint64_t i = 0; i < ranks; ++i) {

@@ -229,7 +229,7 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   const bool printed_free = s.free_before_weights && *s.free_before_weights <= s.card_bytes;
   p.runtime_before_weights = printed_free ? s.card_bytes - *s.free_before_weights : std::min(p.cuda_context + p.communicators, s.card_bytes);
   p.free_before_weights = s.card_bytes - p.runtime_before_weights;
-  const SglangRankWeights rank_weights = sglang_rank_weights(model, s.weight_bytes, s.tensor_parallel, s.pipeline_parallel, s.dtype, dp);
+  const SglangRankWeights rank_weights = sglang_rank_weights(model, s.weight_bytes, s.tensor_parallel, s.pipeline_parallel, s.dtype, dp, s.enable_dp_lm_head);
   p.weights = s.loaded_weights ? *s.loaded_weights : rank_weights.total;
   const uint64_t static_share = static_cast<uint64_t>(std::floor(p.mem_fraction_static * static_cast<double>(p.free_before_weights)));
   p.dynamic_reserve = p.free_before_weights - static_share;

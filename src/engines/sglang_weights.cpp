@@ -230,10 +230,10 @@ const char* const kSglangWeightsSource =
     "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp";
 
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp) {
-  const std::string dp_attention =
-      w.attention_tp && w.attention_tp != tp
-          ? fmt::format(" (--enable-dp-attention: attention split over tp / dp = {} ranks{})", w.attention_tp, w.embedding_whole ? ", the embedding whole" : "")
-          : std::string();
+  std::string dp_attention;
+  if (w.attention_tp && w.attention_tp != tp)
+    dp_attention = fmt::format(" (--enable-dp-attention: attention split over tp / dp = {} ranks{})", w.attention_tp, w.embedding_whole ? ", the embedding whole" : "");
+  if (w.head_tp && w.head_tp != tp) dp_attention += fmt::format(" (--enable-dp-lm-head: the output head split over {} ranks)", w.head_tp);
   return fmt::format("checkpoint at --dtype {} / (tp {} x pp {}) = {} B + {} B of tensors whole on every rank{}{} + {} B MLA w_kc/w_vc copies + "
                      "{} B RoPE cos/sin cache (fp32) + {} B the caching allocator rounds up",
                      dtype, tp, pp, w.even_share, w.replicated_extra, dp_attention,
@@ -253,9 +253,12 @@ bool sglang_attention_on_dp_group(const Model& m) {
                                                         m.architecture.empty() ? std::string("unknown") : m.architecture));
 }
 
-SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype, uint64_t attention_dp) {
+SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype, uint64_t attention_dp,
+                                      bool dp_lm_head) {
   if (attention_dp == 0 || tp % attention_dp != 0)
     throw InputError("--dp-size", fmt::format("{} does not divide --tp-size {}; with --enable-dp-attention SGLang asserts tp_size % dp_size == 0", attention_dp, tp));
+  if (dp_lm_head && attention_dp == 1)
+    throw InputError("--enable-dp-lm-head", "needs --enable-dp-attention with --dp-size above 1 (SGLang asserts enable_dp_attention with it)");
   const uint64_t value_bytes = serving_dtype_bytes(dtype);
   SglangRankWeights w;
   // --enable-dp-attention: attn_tp_size = tp / dp for the classes built on the attention-TP group.
@@ -312,7 +315,11 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   }
   if (pp == 1 && hidden) {
     t.add(ParamClass::Norms, hidden, hidden);  // the final norm
-    if (!m.tied_embeddings && m.vocab) t.add(ParamClass::OutputHead, checked_mul(m.vocab, hidden), checked_mul(vocab_rank, hidden));
+    // --enable-dp-lm-head: ParallelLMHead(use_attn_tp_group=True) splits the padded vocabulary over
+    // the attention group's tp / dp ranks (deepseek_v2.py, qwen2_moe.py, qwen3_moe.py, llama.py alike).
+    w.head_tp = dp_lm_head ? tp / attention_dp : tp;
+    const uint64_t head_rows = ceil_div(checked_mul(ceil_div(m.vocab, 64), 64), w.head_tp);
+    if (!m.tied_embeddings && m.vocab) t.add(ParamClass::OutputHead, checked_mul(m.vocab, hidden), checked_mul(head_rows, hidden));
   }
   for (uint64_t b : mla_copies) {
     w.mla_copies = checked_add(w.mla_copies, b);

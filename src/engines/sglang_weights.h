@@ -38,7 +38,7 @@
 // tp_size=attn_tp_size: QKVParallelLinear / o_proj, MLA's q_b_proj, kv_b_proj, o_proj and the w_kc /
 // w_vc copies) and their embedding whole (VocabParallelEmbedding(enable_tp=not
 // is_dp_attention_enabled())); the MLP, the experts and the output head (ParallelLMHead without
-// --enable-dp-lm-head) stay split over all tp ranks. Llama's classes (models/llama.py) build
+// --enable-dp-lm-head, which puts it on the attention group) stay split over all tp ranks. Llama's classes (models/llama.py) build
 // everything on the whole TP group, as without DP attention. Other classes are refused.
 #include <cstdint>
 #include <string>
@@ -57,6 +57,7 @@ struct SglangRankWeights {
   uint64_t allocator_overhead = 0;  // reserved - requested over the rank's laid-out tensors
   uint64_t attention_tp = 0;        // ranks the attention projections are split over (tp; tp / dp with DP attention)
   bool embedding_whole = false;     // DP attention: the embedding whole on every rank
+  uint64_t head_tp = 0;             // ranks the output head is split over (tp; tp / dp with --enable-dp-lm-head; 0: no head laid out)
   uint64_t total = 0;               // what "mem usage" would print
   std::vector<uint64_t> tensors;    // the rank's live tensor bytes, in creation order (the temporaries left out)
 };
@@ -69,8 +70,10 @@ bool sglang_attention_on_dp_group(const Model& model);
 // tier_bytes: the checkpoint as resolved (the native tier, or another the scenario names); dtype:
 // --dtype (16-bit weights load at its width, as loaded_weight_bytes has it); attention_dp: --dp-size
 // under --enable-dp-attention (1: off), dividing tp.
+// dp_lm_head: --enable-dp-lm-head, the output head (ParallelLMHead(use_attn_tp_group=True), Llama's
+// too) split over the attention group's tp / dp ranks.
 SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype,
-                                      uint64_t attention_dp = 1);
+                                      uint64_t attention_dp = 1, bool dp_lm_head = false);
 
 // One wording of the weights line for the profile (sglang_profile.h) and the answer without a card.
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp);
