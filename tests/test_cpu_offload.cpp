@@ -92,7 +92,7 @@ TEST(CpuOffload, WalkMovesTheCrossingParameterWhole) {
 // 4,362,223,616 B; its two norms stay. 9 x 6 + 4 = 58 parameters.
 TEST(CpuOffload, Llama31_8BFourGiBOnOneGpu) {
   const Model& m = llama8b();
-  const SglangRankWeights w = sglang_rank_weights(m, m.native.bytes, 1, 1, "auto", 4 * kGiB);
+  const SglangRankWeights w = sglang_rank_weights(m, m.native.bytes, 1, 1, "auto", 1, false, 4 * kGiB);
   EXPECT_EQ(w.offload.bytes, 4'362'223'616u);
   EXPECT_EQ(w.offload.params, 58u);
   EXPECT_EQ(w.offload.layers_whole, 9u);
@@ -128,7 +128,7 @@ TEST(CpuOffload, VllmAnswerMovesWeightsToTheHost) {
   const EngineAnswer tp2 = answer(base + " -tp 2 --cpu-offload-gb 4", "80GB");
   const DeviceAllocation* host2 = device(tp2, "host");
   ASSERT_NE(host2, nullptr);
-  const SglangRankWeights half = sglang_rank_weights(llama8b(), llama8b().native.bytes, 2, 1, "auto", 4 * kGiB);
+  const SglangRankWeights half = sglang_rank_weights(llama8b(), llama8b().native.bytes, 2, 1, "auto", 1, false, 4 * kGiB);
   // A rank's layer at TP 2: qkv (16 x 128 + 4 x 256) x 4,096 x 2 = 25,165,824; o 16,777,216; gate_up
   // 117,440,512; down 58,720,256; the norms whole 16,384: 218,120,192 B. 19 whole = 4,144,283,648;
   // then qkv -> 4,169,449,472, o -> 4,186,226,688, gate_up crosses -> 4,303,667,200 B.

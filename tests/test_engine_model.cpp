@@ -631,3 +631,24 @@ TEST(Engines, GgufAndConfigGiveTheSameLayers) {
 }
 
 }  // namespace vc
+
+// SGLang --enable-dp-attention (sglang_engine.cpp): each of the dp groups has its own pool of
+// kv_tokens, so the server runs dp x kv_tokens / context sequences at once, and a scenario's
+// sequences are spread over the groups, ceil(sequences / dp) each: with a pool of P = floor(kv_tokens
+// / 8,192) requests of 8K, 4 x P sequences fit (P a group) and 4 x P + 1 do not (P + 1 on one group).
+TEST(Engines, SglangDpAttentionPoolsAddUpOverTheGroups) {
+  auto answer = [](uint64_t seqs) {
+    const CliResult r = run_cli("estimate qwen3-30b-a3b --engine-command 'python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 4 "
+                                "--enable-dp-attention' --gpu 'H200 x4' --context 8K --seqs " +
+                                std::to_string(seqs) + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return nlohmann::json::parse(r.output)["engine"];
+  };
+  const nlohmann::json one = answer(1);
+  const uint64_t tokens = one["kv_tokens"].get<uint64_t>();
+  EXPECT_DOUBLE_EQ(one["max_concurrency"].get<double>(), 4.0 * static_cast<double>(tokens) / 8192.0);
+  const uint64_t per_group = tokens / 8192;
+  ASSERT_GT(per_group, 0u);
+  EXPECT_TRUE(answer(4 * per_group)["devices"][0]["fits"].get<bool>());
+  EXPECT_FALSE(answer(4 * per_group + 1)["devices"][0]["fits"].get<bool>());
+}

@@ -209,3 +209,9 @@ TEST(ServingParallelPlan, SglangDpAttentionAndReplicas) {
   EXPECT_EQ(reps.replicas, 2u);
   EXPECT_EQ(reps.engine.devices.size(), 2u);
 }
+
+// --enable-dp-lm-head is read from a pasted SGLang command (a switch, store_true in server_args.py).
+TEST(ServingParallelFlags, SglangDpLmHeadIsRead) {
+  EXPECT_TRUE(parse_engine_command("sglang serve --model-path m --tp 8 --dp 8 --enable-dp-attention --enable-dp-lm-head").sglang.enable_dp_lm_head);
+  EXPECT_FALSE(parse_engine_command("sglang serve --model-path m --tp 8 --dp 8 --enable-dp-attention").sglang.enable_dp_lm_head);
+}

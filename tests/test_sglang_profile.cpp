@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "engines/engine_run.h"
 #include "engines/sglang_profile.h"
+#include "engines/sglang_weights.h"
 
 using namespace vc;
 
@@ -338,4 +339,58 @@ TEST(SglangProfile, SparseAttentionFp8CacheIsPacked) {
   EXPECT_EQ(sglang_profile(m, s).token_bytes, 61u * 1284u);
   s.kv_cache_dtype = "fp8_e4m3";
   EXPECT_EQ(sglang_profile(m, s).token_bytes, 61u * 788u);
+}
+
+// --enable-dp-attention on Qwen3-30B-A3B (48 layers, 4 KV heads of 128, bf16 cache) at TP 4 on a
+// 141 GiB card (144,384 MiB), mem_fraction_static chosen (server_args.py): the 60-160 GiB bucket,
+// chunk 8,192 and CUDA graphs to batch 512 (tp 4); reserved 512 + 1.5 x 8,192 + 2 x 512 + 4 / 8 x
+// 1,024 = 14,336 MiB, then DP attention's padding: dp 4: + 512 x 4 x 3 = 6,144 and, batch 512 above
+// 300, + 512 x 4 x 1.5 = 3,072: 23,552 MiB; (144,384 - 23,552) / 144,384 = 0.83688 -> 0.837.
+// dp 2: + 3,072 + 1,536 = 18,944 MiB; 125,440 / 144,384 = 0.86880 -> 0.869.
+// The chunk a DP rank prefills: 8,192 / dp. The pool's KV heads over tp / dp ranks: dp 4, all 4
+// heads: 48 x 4 x 256 x 2 B = 98,304 B a token; dp 2, 2 heads: 49,152 B. --max-running-requests
+// 64 is shared by the dp pools: 16 a DP rank at dp 4.
+TEST(SglangProfile, DpAttentionPoolsFollowTheAttentionGroup) {
+  const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");
+  EngineRun r = parse_engine_command("python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 4 --enable-dp-attention "
+                                     "--max-running-requests 64");
+  ASSERT_TRUE(r.parallel.dp_attention);
+  SglangSettings s = r.sglang;
+  s.attention_dp = r.parallel.data_parallel;  // as the engine sets it (sglang_engine.cpp)
+  s.card_bytes = 141 * kGiB;
+  s.weight_bytes = m.native.bytes;
+  const SglangProfile p = sglang_profile(m, s);
+  EXPECT_EQ(p.attention_tp, 1u);
+  EXPECT_EQ(p.reserved_mib, 23552u);
+  EXPECT_DOUBLE_EQ(p.mem_fraction_static, 0.837);
+  EXPECT_EQ(p.chunked_prefill_size, 2048u);
+  EXPECT_EQ(p.cuda_graph_max_bs, 512u);
+  EXPECT_EQ(p.token_bytes, 98304u);
+  // Free before the weights: 141 GiB - 0.5 GiB context - 2 GiB NCCL (4 ranks, link not named).
+  const uint64_t free_before = 141 * kGiB - 5 * kGiB / 2;
+  EXPECT_EQ(p.free_before_weights, free_before);
+  EXPECT_EQ(p.weights, sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 4).total);  // test_sglang_weights.cpp works its parts
+  const uint64_t static_share = static_cast<uint64_t>(std::floor(0.837 * static_cast<double>(free_before)));
+  EXPECT_EQ(p.max_total_num_tokens, (static_share - p.weights) / 98304u);
+  EXPECT_EQ(p.max_running_requests, 16u);
+  EXPECT_EQ(line_sum(p), s.card_bytes);
+
+  s.attention_dp = 2;
+  const SglangProfile p2 = sglang_profile(m, s);
+  EXPECT_EQ(p2.attention_tp, 2u);
+  EXPECT_EQ(p2.reserved_mib, 18944u);
+  EXPECT_DOUBLE_EQ(p2.mem_fraction_static, 0.869);
+  EXPECT_EQ(p2.chunked_prefill_size, 4096u);
+  EXPECT_EQ(p2.token_bytes, 49152u);
+  EXPECT_EQ(p2.max_running_requests, 32u);
+
+  // Without DP attention: 1 KV head a rank, 24,576 B a token; no DP padding: 14,336 MiB reserved.
+  s.attention_dp = 1;
+  const SglangProfile p1 = sglang_profile(m, s);
+  EXPECT_EQ(p1.token_bytes, 24576u);
+  EXPECT_EQ(p1.reserved_mib, 14336u);
+  EXPECT_EQ(p1.chunked_prefill_size, 8192u);
+
+  s.attention_dp = 3;  // does not divide tp 4: SGLang asserts tp_size % dp_size == 0
+  EXPECT_THROW(sglang_profile(m, s), InputError);
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "catalogue/catalogue.h"
+#include "core/error.h"
 #include "engines/sglang_weights.h"
 #include "engines/torch_caching_allocator.h"
 
@@ -165,4 +166,73 @@ TEST(SglangRankWeights, KimiK25TowerWholeOnEveryRankButItsAttention) {
   const SglangRankWeights w = sglang_rank_weights(m, m.native.bytes, 8, 1, "auto");
   EXPECT_EQ(w.tower_extra, 573'515'908u);
   EXPECT_EQ(w.rope_cache, 64 * kMiB);
+}
+
+// --enable-dp-attention (sglang_weights.h): Qwen3-30B-A3B (qwen3_moe: hidden 2,048, 32 heads and 4
+// KV heads of 128, 48 layers, vocabulary 151,936, bf16) at TP 4. Its attention is built on the
+// attention-TP group (models/qwen3_moe.py, tp_size=attn_tp_size) and its embedding whole
+// (models/qwen2_moe.py Qwen2MoeModel, enable_tp=not enable_dp_attention); the experts, the router
+// and the output head as without DP attention. Beyond the quarter an even share holds, per layer:
+//   qkv_proj (32 x 128 + 4 x 2 x 128) x 2,048 = 10,485,760 params = 20,971,520 B, its quarter 5,242,880 B;
+//   o_proj 32 x 128 x 2,048 = 8,388,608 params = 16,777,216 B, its quarter 4,194,304 B;
+//   embedding 151,936 x 2,048 x 2 B = 622,329,856 B (151,936 rows: a multiple of 64, no padding), its quarter 155,582,464 B.
+// dp 4 (attn_tp_size 1, everything whole): (20,971,520 - 5,242,880 + 16,777,216 - 4,194,304) x 48
+//   = 1,358,954,496 B, + 622,329,856 - 155,582,464 = 466,747,392 B: 1,825,701,888 B more.
+// dp 2 (attn_tp_size 2, halves): (10,485,760 - 5,242,880 + 8,388,608 - 4,194,304) x 48 = 452,984,832 B,
+//   + the whole embedding's 466,747,392 B: 919,732,224 B more.
+TEST(SglangRankWeights, DpAttentionSplitsAttentionOverTheGroupAndKeepsTheEmbeddingWhole) {
+  const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");
+  ASSERT_EQ(m.architecture, "qwen3_moe");
+  const SglangRankWeights tp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
+  const SglangRankWeights dp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 4);
+  const SglangRankWeights dp2 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2);
+  EXPECT_EQ(tp4.attention_tp, 4u);
+  EXPECT_FALSE(tp4.embedding_whole);
+  EXPECT_EQ(dp4.attention_tp, 1u);
+  EXPECT_TRUE(dp4.embedding_whole);
+  EXPECT_EQ(dp2.attention_tp, 2u);
+  EXPECT_EQ(dp4.even_share, tp4.even_share);
+  EXPECT_EQ(dp4.replicated_extra - tp4.replicated_extra, 1'825'701'888u);
+  EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 919'732'224u);
+  EXPECT_EQ(dp4.rope_cache, tp4.rope_cache);
+  // The rank's tensors: the embedding first, then layer 0's qkv_proj whole.
+  EXPECT_EQ(dp4.tensors[0], 622'329'856u);
+  EXPECT_EQ(dp4.tensors[1], 20'971'520u);
+  EXPECT_EQ(dp2.tensors[1], 10'485'760u);
+}
+
+// Llama (models/llama.py) builds its attention and embedding on the whole TP group whatever DP
+// attention says: the rank's weights are the plain TP 2 ones. A class whose group was not read
+// (Qwen3 dense, models/qwen3.py) is refused, and so is a dp that does not divide tp.
+TEST(SglangRankWeights, DpAttentionOnLlamaKeepsTpAndUnreadClassesAreRefused) {
+  const Model& llama = *Catalogue::builtin().find("llama-3.1-8b");
+  const SglangRankWeights tp2 = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto");
+  const SglangRankWeights dp2 = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 2);
+  EXPECT_EQ(dp2.total, tp2.total);
+  EXPECT_EQ(dp2.attention_tp, 2u);
+  EXPECT_FALSE(dp2.embedding_whole);
+  const Model& qwen3 = *Catalogue::builtin().find("qwen3-8b");
+  EXPECT_THROW(sglang_rank_weights(qwen3, qwen3.native.bytes, 2, 1, "auto", 2), InputError);
+  EXPECT_NO_THROW(sglang_rank_weights(qwen3, qwen3.native.bytes, 2, 1, "auto", 1));
+  EXPECT_THROW(sglang_rank_weights(llama, llama.native.bytes, 4, 1, "auto", 3), InputError);
+}
+
+// --enable-dp-lm-head (ParallelLMHead(use_attn_tp_group=True), in qwen2_moe.py and llama.py alike):
+// the output head over the attention group's tp / dp ranks. Qwen3-30B-A3B at TP 4, DP 4: the head
+// whole, 151,936 x 2,048 x 2 B = 622,329,856 B against its quarter 155,582,464: 466,747,392 B more
+// than DP attention alone. Llama 3.1 8B at TP 2, DP 2 (attention and embedding on the whole TP
+// group): the head whole, 128,256 (a multiple of 64) x 4,096 x 2 B = 1,050,673,152 B against its
+// half: 525,336,576 B more. Without DP attention SGLang refuses the flag (it asserts enable_dp_attention).
+TEST(SglangRankWeights, DpLmHeadSplitsTheHeadOverTheAttentionGroup) {
+  const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");
+  const SglangRankWeights dp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 4);
+  const SglangRankWeights head = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 4, true);
+  EXPECT_EQ(dp4.head_tp, 4u);
+  EXPECT_EQ(head.head_tp, 1u);
+  EXPECT_EQ(head.replicated_extra - dp4.replicated_extra, 466'747'392u);
+  const Model& llama = *Catalogue::builtin().find("llama-3.1-8b");
+  const SglangRankWeights l = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 2);
+  const SglangRankWeights lh = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 2, true);
+  EXPECT_EQ(lh.replicated_extra - l.replicated_extra, 525'336'576u);
+  EXPECT_THROW(sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 1, true), InputError);
 }

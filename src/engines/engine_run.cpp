@@ -403,6 +403,7 @@ EngineRun parse_engine_command(const std::string& command) {
       } else if (flag == "--disable-radix-cache") g.disable_radix_cache = true;
       else if (flag == "--cpu-offload-gb") g.cpu_offload_cap = cpu_offload_cap_bytes(take(), flag, true);  // server_args.py: type=int
       else if (flag == "--disable-custom-all-reduce") g.disable_custom_all_reduce = true;
+      else if (flag == "--enable-dp-lm-head") g.enable_dp_lm_head = true;
       else if (flag == "--enable-lora") enable_lora = true;
       else if (flag == "--max-loras-per-batch") max_loras = number(flag, take(), 1, 1024);
       else if (flag == "--max-lora-rank") g.lora.max_lora_rank = number(flag, take(), 1, 4096);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/checked.h"
+#include "core/error.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
 #include "engines/serving_dtype.h"
@@ -94,7 +95,14 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
   if (ss.card_bytes == 0) ss.card_bytes = run.vllm.card_bytes;  // --gpu or --gpu-memory
   if (ss.gpu_link == GpuLink::Unknown && r.box && !r.box->gpus.empty()) ss.gpu_link = r.box->gpus.front().gpu_link;  // what the communicators take
   if (r.box && !r.box->gpus.empty()) ss.rocm = r.box->gpus.front().vendor == "amd";  // SGLang's ROCm build: RCCL, aiter's all-reduce
-  const uint64_t tp = ss.tensor_parallel, pp = ss.pipeline_parallel, ranks = checked_mul(tp, pp);
+  // --enable-dp-attention --dp-size N: N attention groups inside the TP ranks (N = 1: off; the
+  // parser turns it off at --dp-size 1, server_args.py _handle_data_parallelism).
+  ss.attention_dp = run.parallel.dp_attention ? run.parallel.data_parallel : 1;
+  const uint64_t tp = ss.tensor_parallel, pp = ss.pipeline_parallel, ranks = checked_mul(tp, pp), dp = ss.attention_dp;
+  if (tp % dp != 0)
+    throw InputError("--dp-size", fmt::format("{} does not divide --tp-size {}; with --enable-dp-attention SGLang asserts tp_size % dp_size == 0", dp, tp));
+  // One DP group serves ceil(sequences / dp) of the scenario's sequences.
+  const uint64_t group_sequences = ceil_div(s.sequences, dp);
   const uint64_t context = ss.context_length ? ss.context_length : s.context;
 
   EngineAnswer a;
@@ -102,6 +110,10 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
   a.version_modelled = kVersion;
   a.settings = {{"mem_fraction_static", ss.mem_fraction_static ? SettingValue(*ss.mem_fraction_static) : SettingValue(std::string("chosen by SGLang"))},
                 {"context_length", context}, {"tp_size", tp}, {"pp_size", pp}, {"kv_cache_dtype", ss.kv_cache_dtype}, {"weights", w.tier}};
+  if (dp > 1) {
+    a.settings.push_back({"dp_size", dp});
+    a.settings.push_back({"enable_dp_attention", std::string("true")});
+  }
   if (ss.lora.max_loras_per_batch) {
     a.settings.push_back({"max_loras_per_batch", ss.lora.max_loras_per_batch});
     a.settings.push_back({"max_lora_rank", sglang_lora_rank(ss.lora)});
@@ -112,7 +124,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
   if (ss.card_bytes == 0) {
     // No card: what the scenario needs on each rank; SGLang itself sizes its pool from the card.
     CacheLayout layout = uniform_cache(cache_type(ss.kv_cache_dtype.rfind("fp8", 0) == 0 ? "FP8_E4M3" : "BF16", "--kv-cache-dtype"));
-    layout.tensor_parallel = tp;
+    layout.tensor_parallel = tp / dp;  // the pool's KV heads: over the attention group's ranks
     uint64_t per_token = 0, state = 0;
     const uint64_t stage_layers = std::min<uint64_t>(ceil_div(model.layers.size(), pp), model.layers.size());
     for (uint64_t i = 0; i < stage_layers; ++i) {
@@ -123,8 +135,9 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     if (drafter) {
       for (const auto& l : drafter->layers) draft_per_token = checked_add(draft_per_token, token_cache_bytes(l, layout).total());
     }
-    const SglangRankWeights rank_weights = sglang_rank_weights(model, w.bytes, tp, pp, ss.dtype, ss.cpu_offload_cap);
-    const uint64_t need = checked_add(checked_product({checked_add(per_token, draft_per_token), context, s.sequences}), checked_mul(state, s.sequences));
+    const SglangRankWeights rank_weights = sglang_rank_weights(model, w.bytes, tp, pp, ss.dtype, dp, ss.enable_dp_lm_head, ss.cpu_offload_cap);
+    const uint64_t need =
+        checked_add(checked_product({checked_add(per_token, draft_per_token), context, group_sequences}), checked_mul(state, group_sequences));
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
@@ -138,8 +151,9 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
       const LoraSlots lora = sglang_lora_pool(model, ss.lora, tp, serving_dtype_bytes(ss.dtype));
       if (lora.bytes) d.add({AllocKind::Weights, sglang_lora_label(ss.lora), lora.bytes, lora.formula, lora.assumption, kSglangLoraSource});
       d.add(scenario_kv_line(need,
-                             fmt::format("{} B per token{} x {} tokens x {} sequence(s)", per_token,
-                                         draft_per_token ? fmt::format(" + {} B the draft's", draft_per_token) : "", context, s.sequences),
+                             fmt::format("{} B per token{} x {} tokens x {} sequence(s){}", per_token,
+                                         draft_per_token ? fmt::format(" + {} B the draft's", draft_per_token) : "", context, group_sequences,
+                                         dp > 1 ? fmt::format(" (ceil({} / dp {}): one DP attention group's)", s.sequences, dp) : std::string()),
                              "SGLang sizes its token pool from mem_fraction_static x the card", kSource));
       a.devices.push_back(std::move(d));
     }
@@ -155,11 +169,12 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     d.capacity = ss.card_bytes;
     for (const auto& l : p.lines) d.add({kind_of(l.id), l.label, l.bytes, l.formula, l.assumption, l.source});
     // SGLang needs one request of the context in the pool to serve it; the scenario's sequences at once.
-    d.fits = p.max_total_num_tokens >= context && p.max_total_num_tokens / context >= s.sequences;
+    // Under DP attention each of the dp groups' pools serves its share of them.
+    d.fits = p.max_total_num_tokens >= context && p.max_total_num_tokens / context >= group_sequences;
     a.devices.push_back(std::move(d));
   }
   a.kv_tokens = p.max_total_num_tokens;
-  a.max_concurrency = context ? static_cast<double>(p.max_total_num_tokens) / static_cast<double>(context) : 0;
+  a.max_concurrency = context ? static_cast<double>(dp) * static_cast<double>(p.max_total_num_tokens) / static_cast<double>(context) : 0;
   for (const auto& n : p.notes) a.notes.push_back(n);
   add_offload_host(a, p.offload, ranks, r);
   finish(a);

@@ -158,10 +158,15 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   if (s.mamba_ssm_dtype != "float32" && s.mamba_ssm_dtype != "bfloat16")
     throw InputError("--mamba-ssm-dtype", "'" + s.mamba_ssm_dtype + "' is not accepted; accepted: float32, bfloat16");
   if (s.max_mamba_cache_size && *s.max_mamba_cache_size == 0) throw InputError("--max-mamba-cache-size", "must be at least 1");
+  if (s.attention_dp == 0 || s.tensor_parallel % s.attention_dp != 0)
+    throw InputError("--dp-size", fmt::format("{} does not divide --tp-size {}; with --enable-dp-attention SGLang asserts tp_size % dp_size == 0",
+                                              s.attention_dp, s.tensor_parallel));
   const uint64_t value_bytes = sglang_kv_dtype_bytes(s.kv_cache_dtype, s.dtype);
   const uint64_t ssm_bytes = s.mamba_ssm_dtype == "bfloat16" ? 2 : 4;
   SglangProfile p;
   const uint64_t ranks = checked_mul(s.tensor_parallel, s.pipeline_parallel);
+  const uint64_t dp = s.attention_dp;  // DP attention groups (1: off)
+  p.attention_tp = s.tensor_parallel / dp;
 
   // 1. Batch defaults and mem_fraction_static (server_args.py, card size in MiB).
   const uint64_t gpu_mib = s.card_bytes / kMiB;
@@ -169,7 +174,8 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   choose_batch_defaults(gpu_mib, s.tensor_parallel, chunk, graph_bs);
   if (s.chunked_prefill_size) chunk = *s.chunked_prefill_size > 0 ? static_cast<uint64_t>(*s.chunked_prefill_size) : 0;
   if (s.cuda_graph_max_bs) graph_bs = *s.cuda_graph_max_bs;
-  p.chunked_prefill_size = chunk;
+  // DP attention: _handle_data_parallelism divides the chunk by dp after mem_fraction_static is chosen.
+  p.chunked_prefill_size = chunk / dp;
   p.cuda_graph_max_bs = graph_bs;
   if (s.mem_fraction_static) {
     p.mem_fraction_static = *s.mem_fraction_static;
@@ -178,6 +184,12 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
     // + 2 x cuda_graph_max_bs + 1024 x tp x pp / 8, at least 10 GiB on cards above 60 GiB.
     double reserved = 512 + 1.5 * static_cast<double>(std::max<uint64_t>(chunk ? chunk : 16384, 2048)) + 2.0 * static_cast<double>(graph_bs) +
                       static_cast<double>(ranks) / 8.0 * 1024;
+    // DP attention "needs more padding for some operations": cuda_graph_max_bs x dp x 3, and x 1.5
+    // more above batch 300 (server_args.py, before the 10 GiB floor).
+    if (dp > 1) {
+      reserved += static_cast<double>(graph_bs) * static_cast<double>(dp) * 3;
+      if (graph_bs > 300) reserved += static_cast<double>(graph_bs) * static_cast<double>(dp) * 1.5;
+    }
     if (gpu_mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
     // Speculative decoding: the draft model and its larger CUDA graphs (6 GiB for a standalone
     // draft, 2 GiB for EAGLE heads and MTP; nothing for n-gram lookup).
@@ -199,6 +211,13 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                                   "(\"Max running requests is reset to {} for speculative decoding\"), so it runs at most {} requests at once",
                                   kSpecMaxRunningRequests, kSpecMaxRunningRequests, kSpecMaxRunningRequests));
   }
+  // DP attention: the server's max_running_requests is shared by the dp pools (model_runner.py:
+  // max_running_requests // dp_size for each DP rank).
+  if (running && dp > 1) running = *running / dp;
+  if (dp > 1)
+    p.notes.push_back(fmt::format("DP attention: {} attention groups of {} ranks, each with its own scheduler and token pool; the pool here is one "
+                                  "group's, the server holds {} of them",
+                                  dp, p.attention_tp, dp));
 
   // 2. Before and after the weights; the static share holds weights + token pool.
   p.custom_all_reduce = ranks > 1 && custom_all_reduce_runs(s.tensor_parallel, s.gpu_link, s.disable_custom_all_reduce);
@@ -210,7 +229,8 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   const bool printed_free = s.free_before_weights && *s.free_before_weights <= s.card_bytes;
   p.runtime_before_weights = printed_free ? s.card_bytes - *s.free_before_weights : std::min(p.cuda_context + p.communicators, s.card_bytes);
   p.free_before_weights = s.card_bytes - p.runtime_before_weights;
-  const SglangRankWeights rank_weights = sglang_rank_weights(model, s.weight_bytes, s.tensor_parallel, s.pipeline_parallel, s.dtype, s.cpu_offload_cap);
+  const SglangRankWeights rank_weights =
+      sglang_rank_weights(model, s.weight_bytes, s.tensor_parallel, s.pipeline_parallel, s.dtype, dp, s.enable_dp_lm_head, s.cpu_offload_cap);
   p.weights = s.loaded_weights ? *s.loaded_weights : rank_weights.total;
   p.offload = rank_weights.offload;
   const uint64_t static_share = static_cast<uint64_t>(std::floor(p.mem_fraction_static * static_cast<double>(p.free_before_weights)));
@@ -220,7 +240,7 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   uint64_t available = static_share > before_pool ? static_share - before_pool : 0;
 
   // 3. Bytes per token and the pools: a hybrid recurrent model's state pool comes first.
-  PoolGeometry g = pool_geometry(model, s.tensor_parallel, s.pipeline_parallel, value_bytes, ssm_bytes, s.kv_cache_dtype == "fp8_e4m3");
+  PoolGeometry g = pool_geometry(model, p.attention_tp, s.pipeline_parallel, value_bytes, ssm_bytes, s.kv_cache_dtype == "fp8_e4m3");
   if (g.full_bytes == 0 && g.window_bytes == 0) throw InputError("MODEL", "has no attention layers with a per-token cache for SGLang's token pool");
   if (g.state_bytes) {
     p.state_bytes_per_request = g.state_bytes;
@@ -239,7 +259,7 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   if (drafting) {
     Model drafter;
     drafter.layers = s.drafter_layers;
-    const PoolGeometry d = pool_geometry(drafter, s.tensor_parallel, 1, value_bytes, ssm_bytes, s.kv_cache_dtype == "fp8_e4m3");
+    const PoolGeometry d = pool_geometry(drafter, p.attention_tp, 1, value_bytes, ssm_bytes, s.kv_cache_dtype == "fp8_e4m3");
     p.draft_token_bytes = d.full_bytes + d.window_bytes;
   }
   const uint64_t draft_layers = s.drafter_layers.size();
@@ -337,8 +357,10 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                                             sizing_cell, tokens)
                                    : fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights{}) / {} B a token) = {} tokens",
                                                  p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.token_bytes, tokens),
-                     p.mem_fraction_chosen ? fmt::format("mem_fraction_static chosen by SGLang: (card {} MiB - reserved {} MiB) / card", gpu_mib, p.reserved_mib)
-                                           : "mem_fraction_static as given",
+                     (p.mem_fraction_chosen ? fmt::format("mem_fraction_static chosen by SGLang: (card {} MiB - reserved {} MiB) / card", gpu_mib, p.reserved_mib)
+                                            : std::string("mem_fraction_static as given")) +
+                         (dp > 1 ? fmt::format("; DP attention: one of {} groups' pools, KV heads split over tp / dp = {} ranks", dp, p.attention_tp)
+                                 : std::string()),
                      kPools});
   if (p.state_pool_bytes) {
     p.lines.push_back({"sglang.state", fmt::format("Recurrent state pool: {} request slots", p.state_slots), p.state_pool_bytes,
@@ -372,7 +394,8 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                      "int32 slot table of ReqToTokenPool", kModelRunner});
   p.lines.push_back({"sglang.reserve", "Left for activations and CUDA graphs", rest - req_line,
                      fmt::format("card - the lines above; SGLang keeps (1 - {:.3f}) x free memory out of the static share", p.mem_fraction_static),
-                     fmt::format("chunked prefill {} tokens, CUDA graphs up to batch {}", chunk, graph_bs), kServerArgs});
+                     fmt::format("chunked prefill {} tokens{}, CUDA graphs up to batch {}", p.chunked_prefill_size,
+                                 dp > 1 ? fmt::format(" (a DP rank's: {} / dp {})", chunk, dp) : std::string(), graph_bs), kServerArgs});
   return p;
 }
 

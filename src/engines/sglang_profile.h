@@ -19,6 +19,14 @@
 //   --mamba-ssm-dtype, float32 by default), unless --max-mamba-cache-size (or, with the radix cache
 //   disabled, --max-running-requests) fixes the slots; the attention layers' pool gets what is left
 //   (model_runner_kv_cache_mixin.py _handle_max_mamba_cache, configs/mamba_utils.py).
+// DP attention (--enable-dp-attention --dp-size N): the tp ranks form N attention groups of tp / N
+//   ranks, each with its own scheduler and token pool (one DP rank's figures are what this prints):
+//   the pool's KV heads are split over the group's tp / N ranks (model_runner.py: head_num =
+//   get_num_kv_heads(get_attention_tp_size())), the weights follow (sglang_weights.h), the chosen
+//   mem_fraction_static keeps cuda_graph_max_bs x N x 3 MiB more out (x 4.5 above batch 300:
+//   server_args.py, "DP attention needs more padding"), chunked_prefill_size is divided by N after
+//   that choice (_handle_data_parallelism), and --max-running-requests is shared by the N pools
+//   (max_running_requests // dp_size per DP rank).
 // Before the weights each rank holds its CUDA context and, with more than one rank, the NCCL
 //   communicators SGLang's model runner creates (init_torch_distributed); how much those take
 //   depends on how the GPUs are joined (NCCL over NVLink opens many more channels than over
@@ -44,6 +52,8 @@ struct SglangSettings {
   std::optional<double> mem_fraction_static;     // --mem-fraction-static; chosen when absent
   uint64_t tensor_parallel = 1;                  // --tp
   uint64_t pipeline_parallel = 1;                // --pp
+  uint64_t attention_dp = 1;                     // --dp-size under --enable-dp-attention (1: off); divides --tp
+  bool enable_dp_lm_head = false;                // --enable-dp-lm-head: the output head over the attention group
   GpuLink gpu_link = GpuLink::Unknown;           // how the ranks' GPUs are joined (the box's device)
   bool rocm = false;                             // AMD GPUs: SGLang's ROCm build (RCCL, aiter's all-reduce)
   bool disable_custom_all_reduce = false;        // --disable-custom-all-reduce
@@ -77,7 +87,8 @@ struct SglangProfile {
   double mem_fraction_static = 0;
   bool mem_fraction_chosen = false;   // true when SGLang would choose it (not given)
   uint64_t reserved_mib = 0;          // what the choice keeps out of the static share
-  uint64_t chunked_prefill_size = 0;  // 0 when chunking is disabled
+  uint64_t chunked_prefill_size = 0;  // 0 when chunking is disabled (per DP rank under DP attention)
+  uint64_t attention_tp = 1;          // ranks the attention (and the pool's KV heads) are split over: tp / attention_dp
   uint64_t cuda_graph_max_bs = 0;
   uint64_t runtime_before_weights = 0;  // CUDA context + communicators: card - free before the weights
   uint64_t cuda_context = 0;            // per rank, before init_torch_distributed

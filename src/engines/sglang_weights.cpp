@@ -9,6 +9,7 @@
 
 #include "catalogue/catalogue_tower.h"
 #include "core/checked.h"
+#include "core/error.h"
 #include "engines/serving_dtype.h"
 #include "engines/torch_caching_allocator.h"
 
@@ -236,16 +237,41 @@ const char* const kSglangWeightsSource =
     "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp";
 
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp) {
-  return fmt::format("checkpoint at --dtype {} / (tp {} x pp {}) = {} B + {} B of tensors whole on every rank{} + {} B MLA w_kc/w_vc copies + "
+  std::string dp_attention;
+  if (w.attention_tp && w.attention_tp != tp)
+    dp_attention = fmt::format(" (--enable-dp-attention: attention split over tp / dp = {} ranks{})", w.attention_tp, w.embedding_whole ? ", the embedding whole" : "");
+  if (w.head_tp && w.head_tp != tp) dp_attention += fmt::format(" (--enable-dp-lm-head: the output head split over {} ranks)", w.head_tp);
+  return fmt::format("checkpoint at --dtype {} / (tp {} x pp {}) = {} B + {} B of tensors whole on every rank{}{} + {} B MLA w_kc/w_vc copies + "
                      "{} B RoPE cos/sin cache (fp32) + {} B the caching allocator rounds up",
-                     dtype, tp, pp, w.even_share, w.replicated_extra,
+                     dtype, tp, pp, w.even_share, w.replicated_extra, dp_attention,
                      w.tower_extra ? fmt::format(" ({} B of them the vision tower's)", w.tower_extra) : std::string(), w.mla_copies, w.rope_cache,
                      w.allocator_overhead);
 }
 
-SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype, uint64_t offload_cap) {
+bool sglang_attention_on_dp_group(const Model& m) {
+  // models/deepseek_v2.py (DeepseekV2ForCausalLM, DeepseekV3ForCausalLM; Kimi K2 and K2.5's text
+  // model are DeepseekV3), models/qwen2_moe.py, models/qwen3_moe.py: attention on the attention-TP group.
+  static const char* const kOnGroup[] = {"deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25", "qwen2_moe", "qwen3_moe"};
+  for (const char* a : kOnGroup)
+    if (m.architecture == a) return true;
+  if (m.architecture == "llama") return false;  // models/llama.py: LlamaAttention on the whole TP group
+  throw InputError("--enable-dp-attention", fmt::format("with a '{}' model is not modelled: which TP group SGLang's class for it builds its attention "
+                                                        "on was not read; accepted: DeepSeek V2 / V3, Kimi K2, Qwen2-MoE, Qwen3-MoE and Llama models",
+                                                        m.architecture.empty() ? std::string("unknown") : m.architecture));
+}
+
+SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype, uint64_t attention_dp,
+                                      bool dp_lm_head, uint64_t offload_cap) {
+  if (attention_dp == 0 || tp % attention_dp != 0)
+    throw InputError("--dp-size", fmt::format("{} does not divide --tp-size {}; with --enable-dp-attention SGLang asserts tp_size % dp_size == 0", attention_dp, tp));
+  if (dp_lm_head && attention_dp == 1)
+    throw InputError("--enable-dp-lm-head", "needs --enable-dp-attention with --dp-size above 1 (SGLang asserts enable_dp_attention with it)");
   const uint64_t value_bytes = serving_dtype_bytes(dtype);
   SglangRankWeights w;
+  // --enable-dp-attention: attn_tp_size = tp / dp for the classes built on the attention-TP group.
+  const bool on_group = attention_dp > 1 && sglang_attention_on_dp_group(m);
+  w.attention_tp = on_group ? tp / attention_dp : tp;
+  w.embedding_whole = on_group;  // VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled())
   w.even_share = ceil_div(loaded_weight_bytes(m, tier_bytes, dtype), checked_mul(tp, pp));
   const ClassBytes bytes(m, tier_bytes, value_bytes);
   Layout t{bytes, tp, {}, {}, 0};
@@ -262,7 +288,9 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   }
   // VocabParallelEmbedding / ParallelLMHead: the vocabulary padded to a multiple of 64, then split.
   const uint64_t vocab_rank = ceil_div(checked_mul(ceil_div(m.vocab, 64), 64), tp);
-  if (hidden && m.vocab) t.add(ParamClass::Embedding, checked_mul(m.vocab, hidden), checked_mul(vocab_rank, hidden));
+  // With enable_tp off (DP attention) the embedding is one shard of the padded vocabulary: whole.
+  const uint64_t embed_rows = w.embedding_whole ? checked_mul(ceil_div(m.vocab, 64), 64) : vocab_rank;
+  if (hidden && m.vocab) t.add(ParamClass::Embedding, checked_mul(m.vocab, hidden), checked_mul(embed_rows, hidden));
   const uint64_t stage_layers = std::min<uint64_t>(ceil_div(m.layers.size(), pp), m.layers.size());
   std::vector<uint64_t> rope_dims;  // one cache per rotary dim (get_rope's _ROPE_DICT)
   std::vector<std::vector<uint64_t>> layer_params;  // each decoder layer's parameter bytes, in creation order
@@ -272,7 +300,7 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
     const LayerConfig& l = m.layers[i];
     std::vector<size_t> params;
     t.params = &params;
-    lay_out_attention(t, l.attention, hidden, tp, mla_copies, value_bytes);
+    lay_out_attention(t, l.attention, hidden, w.attention_tp, mla_copies, value_bytes);
     if (m.max_context) {
       const AttentionSpec& a = l.attention;
       const uint64_t rotary = a.kind == AttentionKind::Latent                                                           ? a.rope_dim
@@ -312,7 +340,11 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   if (offload_cap) w.offload.stage_layers = stage_layers;
   if (pp == 1 && hidden) {
     t.add(ParamClass::Norms, hidden, hidden);  // the final norm
-    if (!m.tied_embeddings && m.vocab) t.add(ParamClass::OutputHead, checked_mul(m.vocab, hidden), checked_mul(vocab_rank, hidden));
+    // --enable-dp-lm-head: ParallelLMHead(use_attn_tp_group=True) splits the padded vocabulary over
+    // the attention group's tp / dp ranks (deepseek_v2.py, qwen2_moe.py, qwen3_moe.py, llama.py alike).
+    w.head_tp = dp_lm_head ? tp / attention_dp : tp;
+    const uint64_t head_rows = ceil_div(checked_mul(ceil_div(m.vocab, 64), 64), w.head_tp);
+    if (!m.tied_embeddings && m.vocab) t.add(ParamClass::OutputHead, checked_mul(m.vocab, hidden), checked_mul(head_rows, hidden));
   }
   for (uint64_t b : mla_copies) {
     w.mla_copies = checked_add(w.mla_copies, b);

@@ -31,6 +31,15 @@
 // then its scales. Only the first pipeline stage's rank is laid out. The allocator is PyTorch's
 // with its defaults (no PYTORCH_CUDA_ALLOC_CONF), CUDA's or ROCm's (hipified from the same file).
 // Layers of other kinds (recurrent mixers, sparse-attention indexers) count as their even share.
+// --enable-dp-attention (attention_dp = --dp-size > 1): the TP ranks form attention_dp groups of
+// attn_tp_size = tp / dp ranks (layers/dp_attention.py compute_dp_attention_world_info). The model
+// classes written for it (models/deepseek_v2.py: DeepSeek V2 / V3, Kimi K2; models/qwen2_moe.py and
+// qwen3_moe.py) build their attention projections on the attention-TP group (tp_rank=attn_tp_rank,
+// tp_size=attn_tp_size: QKVParallelLinear / o_proj, MLA's q_b_proj, kv_b_proj, o_proj and the w_kc /
+// w_vc copies) and their embedding whole (VocabParallelEmbedding(enable_tp=not
+// is_dp_attention_enabled())); the MLP, the experts and the output head (ParallelLMHead without
+// --enable-dp-lm-head, which puts it on the attention group) stay split over all tp ranks. Llama's classes (models/llama.py) build
+// everything on the whole TP group, as without DP attention. Other classes are refused.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,20 +56,31 @@ struct SglangRankWeights {
   uint64_t rope_cache = 0;          // the RoPE cos/sin cache(s), fp32, whole on every rank
   uint64_t tower_extra = 0;         // of replicated_extra: the vision tower kept whole (Kimi K2.5)
   uint64_t allocator_overhead = 0;  // reserved - requested over the rank's laid-out tensors
+  uint64_t attention_tp = 0;        // ranks the attention projections are split over (tp; tp / dp with DP attention)
+  bool embedding_whole = false;     // DP attention: the embedding whole on every rank
+  uint64_t head_tp = 0;             // ranks the output head is split over (tp; tp / dp with --enable-dp-lm-head; 0: no head laid out)
   uint64_t total = 0;               // what "mem usage" would print
   CpuOffload offload;               // --cpu-offload-gb: the decoder layers' parameters moved to host memory (not in total)
   std::vector<uint64_t> tensors;    // the rank's live tensor bytes, in creation order (the temporaries left out)
 };
 
+// Whether SGLang's model class for `model` builds its attention on the attention-TP group under
+// --enable-dp-attention (true), on the whole TP group (false: Llama); InputError naming
+// --enable-dp-attention for a class not read.
+bool sglang_attention_on_dp_group(const Model& model);
+
 // tier_bytes: the checkpoint as resolved (the native tier, or another the scenario names); dtype:
-// --dtype (16-bit weights load at its width, as loaded_weight_bytes has it); offload_cap: the
-// --cpu-offload-gb cap in bytes (serving_cpu_offload.h): each decoder layer is created on the GPU,
-// then the offloader moves its parameters while under the cap and frees them on the GPU before the
-// next layer is created, so the allocator replays their release. vLLM's model classes create the
-// decoder layers' parameters in the same order (attention, MLP or experts, the two norms), so its
-// offload reads this layout's walk too.
+// --dtype (16-bit weights load at its width, as loaded_weight_bytes has it); attention_dp: --dp-size
+// under --enable-dp-attention (1: off), dividing tp.
+// dp_lm_head: --enable-dp-lm-head, the output head (ParallelLMHead(use_attn_tp_group=True), Llama's
+// too) split over the attention group's tp / dp ranks.
+// offload_cap: the --cpu-offload-gb cap in bytes (serving_cpu_offload.h): each decoder layer is
+// created on the GPU, then the offloader moves its parameters while under the cap and frees them on
+// the GPU before the next layer is created, so the allocator replays their release. vLLM's model
+// classes create the decoder layers' parameters in the same order (attention, MLP or experts, the
+// two norms), so its offload reads this layout's walk too.
 SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype,
-                                      uint64_t offload_cap = 0);
+                                      uint64_t attention_dp = 1, bool dp_lm_head = false, uint64_t offload_cap = 0);
 
 // One wording of the weights line for the profile (sglang_profile.h) and the answer without a card.
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp);

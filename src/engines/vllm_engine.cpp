@@ -182,7 +182,7 @@ CpuOffload vllm_cpu_offload(const Model& model, uint64_t tier_bytes, const VllmB
   if (!bs.quantization.empty())
     throw InputError("--cpu-offload-gb", "with --quantization " + bs.quantization +
                                              " is not modelled (the offloader counts the parameters as created, before online quantization); give one of them");
-  return sglang_rank_weights(model, tier_bytes, bs.kv.tensor_parallel, bs.kv.pipeline_parallel, bs.kv.dtype, bs.cpu_offload_cap).offload;
+  return sglang_rank_weights(model, tier_bytes, bs.kv.tensor_parallel, bs.kv.pipeline_parallel, bs.kv.dtype, 1, false, bs.cpu_offload_cap).offload;
 }
 
 void add_offload_host(EngineAnswer& a, const CpuOffload& o, uint64_t ranks, const EngineRequest& r) {

@@ -70,7 +70,8 @@ void apply_engine_speed(Plan& p, const Model& model) {
       if (cap) {
         const uint64_t pp = sglang ? run.sglang.pipeline_parallel : run.vllm.kv.pipeline_parallel;
         s.host_offloaded = sglang_rank_weights(model, resolve_weights(model, p.estimate.scenario.quant).bytes, s.tensor_parallel, pp,
-                                               sglang ? run.sglang.dtype : run.vllm.kv.dtype, cap)
+                                               sglang ? run.sglang.dtype : run.vllm.kv.dtype,
+                                               sglang && run.parallel.dp_attention ? run.parallel.data_parallel : 1, sglang && run.sglang.enable_dp_lm_head, cap)
                                .offload.bytes;
       }
     }

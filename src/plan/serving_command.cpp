@@ -21,11 +21,13 @@ SplitMode serving_split(const EngineRun& run, const std::string& given) {
   const uint64_t tp = command_tensor_parallel(run), pp = command_pipeline_parallel(run);
   SplitMode mode = SplitMode::Layer;  // one GPU: nothing to divide
   if (parallel.dp_attention) {
+    // SGLang's own profile takes groups of several ranks (attn_tp_size = tp / dp: `estimate
+    // --engine-command`); plan's ep split keeps attention whole on every rank, so it takes dp = tp only.
     if (parallel.data_parallel != tp)
-      throw InputError("--engine-command", fmt::format("asks for --enable-dp-attention over {} groups of TP {}: attention tensor-parallel inside a group is not "
-                                                       "modelled; accepted: --dp-size equal to --tp-size (attention whole on every rank), or --dp-size without "
-                                                       "--enable-dp-attention (whole replicas)",
-                                                       parallel.data_parallel, tp));
+      throw InputError("--engine-command", fmt::format("asks for --enable-dp-attention over {} groups of {} ranks: plan's split has no attention tensor-parallel "
+                                                       "inside a group (estimate --engine-command answers it with SGLang's profile); accepted here: --dp-size "
+                                                       "equal to --tp-size (attention whole on every rank), or --dp-size without --enable-dp-attention (whole replicas)",
+                                                       parallel.data_parallel, tp / parallel.data_parallel));
     mode = SplitMode::Expert;
   } else if (tp > 1) {
     mode = parallel.expert_parallel ? SplitMode::TensorExpert : SplitMode::Tensor;
