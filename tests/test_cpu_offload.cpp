@@ -8,6 +8,7 @@
 #include "engines/engine_run.h"
 #include "engines/serving_cpu_offload.h"
 #include "engines/sglang_weights.h"
+#include "plan/engine_command.h"
 #include "plan/plan.h"
 #include "plan_fixtures.h"
 
@@ -170,4 +171,25 @@ TEST(CpuOffload, PlanDecodeCrossesTheHostLink) {
   EXPECT_NE(with.formula.find("host link"), std::string::npos) << with.formula;
   EXPECT_EQ(without.formula.find("host link"), std::string::npos) << without.formula;
   EXPECT_GT(without.expected_tok_s, 5 * with.expected_tok_s);
+}
+
+// The command a plan prints realises the figures it printed: a pasted --cpu-offload-gb, which those
+// figures assume, stays in it (vLLM as given, 2.5; SGLang a whole number of GiB, 4).
+TEST(CpuOffload, PrintedCommandKeepsThePastedOffload) {
+  auto command_of = [&](EngineKind engine, const std::string& c) {
+    Scenario s;
+    PlanOptions o;
+    o.engine = engine;
+    o.command = parse_engine_command(c);
+    apply_command_to_scenario(*o.command, s, ScenarioGiven{});
+    const auto cmds = engine_commands(make_plan(llama8b(), s, vc::test::box_of("RTX 4090"), o));
+    for (const auto& e : cmds)
+      if (e.engine == (engine == EngineKind::Vllm ? "vllm" : "sglang")) return e.command;
+    return std::string("none");
+  };
+  const std::string v = command_of(EngineKind::Vllm, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --cpu-offload-gb 2.5");
+  EXPECT_NE(v.find(" --cpu-offload-gb 2.5"), std::string::npos) << v;
+  const std::string g = command_of(EngineKind::Sglang, "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --cpu-offload-gb 4");
+  EXPECT_NE(g.find(" --cpu-offload-gb 4"), std::string::npos) << g;
+  EXPECT_EQ(command_of(EngineKind::Vllm, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192").find("--cpu-offload-gb"), std::string::npos);
 }

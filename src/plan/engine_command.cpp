@@ -184,6 +184,13 @@ EngineCommand llamacpp(const Plan& p) {
   return c;
 }
 
+// A pasted command's --cpu-offload-gb (bytes; 0: none): the engine figures above were computed with
+// it, so the command that realises them keeps it.
+uint64_t pasted_offload_cap(const Plan& p, EngineKind engine) {
+  if (!p.options.command || p.options.command->engine != engine) return 0;
+  return engine == EngineKind::Sglang ? p.options.command->sglang.cpu_offload_cap : p.options.command->vllm.cpu_offload_cap;
+}
+
 EngineCommand vllm(const Plan& p) {
   EngineCommand c;
   c.engine = "vllm";
@@ -210,6 +217,8 @@ EngineCommand vllm(const Plan& p) {
   if (p.offload && off_gpu) {
     c.command += fmt::format(" --cpu-offload-gb {}", std::llround(std::ceil(static_cast<double>(off_gpu) / 1e9)));
     c.notes.push_back("--cpu-offload-gb: vLLM streams those weights from RAM over PCIe every step, with no hot-expert cache");
+  } else if (const uint64_t cap = pasted_offload_cap(p, EngineKind::Vllm)) {
+    c.command += fmt::format(" --cpu-offload-gb {:g}", static_cast<double>(cap) / 1073741824.0);  // the pasted value, which the figures above assume
   }
   if (p.box.nodes > 1) c.notes.push_back("across nodes: start a Ray cluster (ray start) on every node first");
   return c;
@@ -236,6 +245,7 @@ EngineCommand sglang(const Plan& p) {
   c.notes.push_back("model: " + arg.note);
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + (kv == "fp8" ? std::string("fp8_e4m3") : kv);
+  if (const uint64_t cap = pasted_offload_cap(p, EngineKind::Sglang)) c.command += fmt::format(" --cpu-offload-gb {}", cap / 1073741824);  // whole GiB, as pasted
   if (p.box.nodes > 1) c.command += fmt::format(" --nnodes {} --node-rank 0 --dist-init-addr HEAD:5000", p.box.nodes), c.notes.push_back("run once per node with its --node-rank");
   return c;
 }
