@@ -21,9 +21,10 @@ Allocation even_weights_line(uint64_t weight_bytes, uint64_t tensor_parallel, ui
 // engine sizes its pool from the card it was not given), and the note the answer carries.
 Allocation scenario_kv_line(uint64_t bytes, std::string formula, const std::string& pool_rule, const std::string& source);
 std::string no_card_note(const std::string& engine_name);
-// --cpu-offload-gb (serving_cpu_offload.h): the host with every rank's moved parameters in pinned
-// (page-locked) host memory; capacity the box's RAM where given.
-DeviceAllocation cpu_offload_host(const CpuOffload& o, uint64_t ranks, std::optional<uint64_t> ram_bytes, const std::string& source);
+// --cpu-offload-gb (serving_cpu_offload.h), when on: the setting, the host with every rank's moved
+// parameters in pinned (page-locked) host memory (capacity the box's RAM where given), and a note
+// with `how_read`, how the engine reads them back each forward.
+void add_cpu_offload_host(EngineAnswer& a, const CpuOffload& o, uint64_t ranks, const EngineRequest& r, const std::string& source, const std::string& how_read);
 // Sets total_bytes and every device's fits from its capacity.
 void finish(EngineAnswer& answer);
 

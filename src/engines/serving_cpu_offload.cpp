@@ -62,14 +62,17 @@ std::string cpu_offload_formula(const CpuOffload& o) {
 
 namespace vc::engines {
 
-DeviceAllocation cpu_offload_host(const CpuOffload& o, uint64_t ranks, std::optional<uint64_t> ram_bytes, const std::string& source) {
+void add_cpu_offload_host(EngineAnswer& a, const CpuOffload& o, uint64_t ranks, const EngineRequest& r, const std::string& source, const std::string& how_read) {
+  if (!o.on()) return;
+  a.settings.push_back({"cpu_offload_gb", static_cast<double>(o.cap) / 1073741824.0});
+  a.notes.push_back(fmt::format("--cpu-offload-gb: {} B of each rank's decoder layers live in pinned host memory{}", format_count(o.bytes), how_read));
   DeviceAllocation d;
   d.name = "host";
-  d.capacity = ram_bytes;
+  if (r.box && r.box->ram_bytes) d.capacity = r.box->ram_bytes;
   d.add({AllocKind::Weights, "Weights offloaded by --cpu-offload-gb (pinned host memory)", checked_mul(o.bytes, ranks),
          fmt::format("{} rank(s) x {} B ({})", ranks, format_count(o.bytes), cpu_offload_formula(o)),
          "each rank pins its own share (page-locked: the OS cannot page it out); every rank taken as moving what rank 0 moves", source});
-  return d;
+  a.devices.push_back(std::move(d));
 }
 
 }  // namespace vc::engines

@@ -68,13 +68,10 @@ constexpr const char* kOffloadSource =
 // --cpu-offload-gb: the host holds what every rank moved, pinned; SGLang copies an offloaded
 // layer's parameters back to the GPU before each of its forwards (transient, not counted).
 void add_offload_host(EngineAnswer& a, const CpuOffload& o, uint64_t ranks, const EngineRequest& r) {
-  if (!o.on()) return;
-  a.settings.push_back({"cpu_offload_gb", static_cast<double>(o.cap) / 1073741824.0});
-  a.devices.push_back(cpu_offload_host(o, ranks, r.box && r.box->ram_bytes ? std::optional<uint64_t>(r.box->ram_bytes) : std::nullopt, kOffloadSource));
-  a.notes.push_back(fmt::format("--cpu-offload-gb: {} B of each rank's decoder layers live in pinned host memory; SGLang copies an offloaded layer's "
-                                "parameters to the GPU before each of its forwards (functional_call), so every forward moves them over the host link, "
-                                "and those transient copies come out of the memory the static share leaves",
-                                format_count(o.bytes)));
+  add_cpu_offload_host(a, o, ranks, r, kOffloadSource,
+                       "; SGLang copies an offloaded layer's "
+                       "parameters to the GPU before each of its forwards (functional_call), so every forward moves them over the host link, "
+                       "and those transient copies come out of the memory the static share leaves");
 }
 
 }  // namespace

@@ -186,12 +186,9 @@ CpuOffload vllm_cpu_offload(const Model& model, uint64_t tier_bytes, const VllmB
 }
 
 void add_offload_host(EngineAnswer& a, const CpuOffload& o, uint64_t ranks, const EngineRequest& r) {
-  if (!o.on()) return;
-  a.settings.push_back({"cpu_offload_gb", static_cast<double>(o.cap) / 1073741824.0});
-  a.devices.push_back(cpu_offload_host(o, ranks, r.box && r.box->ram_bytes ? std::optional<uint64_t>(r.box->ram_bytes) : std::nullopt, kOffloadSource));
-  a.notes.push_back(fmt::format("--cpu-offload-gb: {} B of each rank's decoder layers live in pinned host memory, which the GPU reads in place "
-                                "(UVA, zero-copy) at every forward pass, over the host link; CUDA graphs and torch.compile stay on",
-                                format_count(o.bytes)));
+  add_cpu_offload_host(a, o, ranks, r, kOffloadSource,
+                       ", which the GPU reads in place "
+                       "(UVA, zero-copy) at every forward pass, over the host link; CUDA graphs and torch.compile stay on");
 }
 
 }  // namespace
