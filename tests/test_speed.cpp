@@ -158,6 +158,15 @@ TEST(SpeedEstimate, CpuOffloadReadsOverTheHostLink) {
   EXPECT_NEAR(e.low, 0.8 * e.tok_s, 1e-9);  // the offload range
   s.engine = "sglang";
   EXPECT_NEAR(decode_speed(token_reads(m.model, m.f, rtx4090(), s), data).seconds, 0.010420595, 1e-8);
+  // Prefill (SGLang here, vLLM alike): the compute of PrefillCopiesRamWeightsOncePerUbatch (24.239 us) plus the
+  // offloaded 200 MB over the host link once per 512-token pass: 200 MB / (32 GB/s x 0.8) / 512 =
+  // 15.259 us; 39.498 us -> 25,317.9 tok/s. A 256-token chunk: 30.518 + 24.239 = 54.757 us -> 18,262.5.
+  s.depth = 0;
+  const SpeedEstimate p = prefill_speed(token_reads(m.model, m.f, rtx4090(), s), data);
+  EXPECT_NEAR(p.tok_s, 25317.9, 0.5);
+  EXPECT_NE(p.formula.find("once per 512-token forward pass"), std::string::npos) << p.formula;
+  s.ubatch = 256;
+  EXPECT_NEAR(prefill_speed(token_reads(m.model, m.f, rtx4090(), s), data).tok_s, 18262.5, 0.5);
 }
 
 TEST(SpeedReads, RefusesWhatTheBoxCannotHold) {

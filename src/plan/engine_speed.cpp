@@ -73,6 +73,11 @@ void apply_engine_speed(Plan& p, const Model& model) {
                                                sglang ? run.sglang.dtype : run.vllm.kv.dtype,
                                                sglang && run.parallel.dp_attention ? run.parallel.data_parallel : 1, sglang && run.sglang.enable_dp_lm_head, cap)
                                .offload.bytes;
+        // A prefill pass computes the prompt up to the chunk the command sets; both engines'
+        // defaults are at least 2,048 tokens, above the prompt (vllm_budget.h, sglang_profile.h).
+        const int64_t chunk = sglang ? run.sglang.chunked_prefill_size.value_or(0) : static_cast<int64_t>(run.vllm.max_num_batched_tokens);
+        if (chunk > 0) s.ubatch = std::min<uint64_t>(s.prompt, static_cast<uint64_t>(chunk));
+        else s.ubatch = s.prompt;
       }
     }
   }

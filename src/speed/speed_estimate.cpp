@@ -123,6 +123,21 @@ SpeedEstimate prefill_speed(const TokenReads& t, const SpeedData& data) {
       terms += fmt::format("; {} in RAM over PCIe ({} GB/s x {:.2f}) once per {}-token ubatch", format_bytes(ram_held), gbps(link), data.pcie_share, t.ubatch);
     }
   }
+  // vLLM/SGLang --cpu-offload-gb: the offloaded weights cross the host link at every forward pass,
+  // and a prefill pass computes `ubatch` prompt tokens (the prompt, up to the chunk).
+  uint64_t host_read = 0;
+  for (const auto& m : t.memories) {
+    if (m.memory == "host_link") host_read += m.weights_read, link = m.host_link;
+  }
+  const bool crosses = host_read > 0 && !copies;
+  if (crosses) {
+    if (!link) unknown = true;
+    else {
+      e.seconds += static_cast<double>(host_read) / (static_cast<double>(link) * data.pcie_share) / static_cast<double>(t.ubatch);
+      terms += fmt::format("; {} in pinned host memory over the host link ({} GB/s x {:.2f}) once per {}-token forward pass", format_bytes(host_read),
+                           gbps(link), data.pcie_share, t.ubatch);
+    }
+  }
   if (unknown) e.seconds = 0;
   finish(e, data.prefill_range);
   e.formula = unknown ? "unknown: a device that computes has no known compute rate or host link"
@@ -130,6 +145,7 @@ SpeedEstimate prefill_speed(const TokenReads& t, const SpeedData& data) {
   const bool cpu_computes = std::any_of(t.memories.begin(), t.memories.end(), [](const MemoryRead& m) { return !m.is_gpu() && m.prefill_flops > 0; });
   e.assumption = "long prompt, batched; 2 FLOPs per active parameter plus attention over the context" +
                  std::string(copies ? "; weights held in RAM are copied to the GPU once per ubatch" : "") +
+                 std::string(crosses ? "; weights offloaded to host memory (--cpu-offload-gb) cross the host link once per forward pass" : "") +
                  (!cpu_computes ? std::string()
                   : t.threads && data.cpu_prefill_gflops_per_thread > 0
                       ? fmt::format("; the CPU computes at {:.1f} GFLOP/s a thread x {} threads", data.cpu_prefill_gflops_per_thread, *t.threads)

@@ -31,7 +31,9 @@ struct SpeedSettings {
   std::optional<uint32_t> threads;      // CPU threads (llama.cpp -t); none: the engine's default
   uint64_t depth = 0;                   // tokens already in the cache
   uint64_t prompt = 512;                // prefill: prompt tokens
-  uint64_t ubatch = 512;                // llama.cpp -ub: weights in RAM cross PCIe once per ubatch
+  // Prompt tokens one prefill forward pass computes: llama.cpp's -ub (weights in RAM cross PCIe once
+  // per ubatch); vLLM/SGLang the prompt up to the chunk (offloaded weights cross once per pass).
+  uint64_t ubatch = 512;
   // vllm / sglang --cpu-offload-gb (engines/serving_cpu_offload.h): a rank's weight bytes in pinned
   // host memory, which cross the GPU's host link at every forward pass, so once per decoded token.
   // vLLM's GPU reads them in place (UVA: out of its own memory's reads); SGLang copies them into
