@@ -439,6 +439,27 @@ TEST(Engines, LlamaCppMemoryMappedWeightsBeyondRamArePagedFromDisk) {
   const std::string mapped = verdict("");
   EXPECT_EQ(mapped.rfind("No GPU, and llama.cpp needs", 0), 0u) << mapped;
   EXPECT_NE(mapped.find("Memory-mapped (llama.cpp's default), it would still start"), std::string::npos) << mapped;
+  // Without an SSD rate the speed is unknown rather than RAM's; with one, the decode reads the
+  // paged-out bytes from it (worked by hand in SpeedEstimate.WeightsPagedFromDiskAreReadFromTheSsdEveryToken)
+  // and is slower than the same run with RAM enough to keep every page.
+  EXPECT_NE(mapped.find("give --ssd-gbps for a figure"), std::string::npos) << mapped;
+  auto decode = [](const std::string& box) {
+    const CliResult r = run_cli("plan llama-3.1-8b --gpu none --quant Q8_0 --engine llamacpp " + box + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return nlohmann::json::parse(r.output);
+  };
+  EXPECT_EQ(decode("--ram 8GB")["decode"]["expected_tok_s"].get<double>(), 0.0);
+  const nlohmann::json paged = decode("--ram 8GB --ssd-gbps 5");
+  const nlohmann::json resident = decode("--ram 64GB --ssd-gbps 5");
+  EXPECT_GT(paged["decode"]["expected_tok_s"].get<double>(), 0.0);
+  EXPECT_LT(paged["decode"]["expected_tok_s"].get<double>(), resident["decode"]["expected_tok_s"].get<double>() / 2);
+  EXPECT_NE(paged["decode"]["formula"].get<std::string>().find("SSD (mmap page-ins)"), std::string::npos);
+  EXPECT_EQ(resident["decode"]["formula"].get<std::string>().find("SSD"), std::string::npos);
+  EXPECT_NE(paged["verdict"].get<std::string>().find("with the SSD at 5.0 GB/s"), std::string::npos) << paged["verdict"];
+  // "--ram 8" would be eight bytes: refused with the unit it likely meant, not planned on.
+  const CliResult bare = run_cli("plan llama-3.1-8b --gpu none --ram 8 --engine llamacpp");
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_NE(bare.output.find("--ram: '8' has no unit (8 bytes); did you mean 8GB?"), std::string::npos) << bare.output;
   for (const char* flags : {"--mlock", "--no-mmap", "-lm mlock"}) {
     const std::string held = verdict(std::string(" --engine-command 'llama-server -m Llama-3.1-8B-Q8_0.gguf -c 8192 -np 1 ") + flags + "'");
     EXPECT_EQ(held.rfind("No GPU, and llama.cpp needs", 0), 0u) << flags << ": " << held;

@@ -284,6 +284,39 @@ TEST(SpeedEstimate, PrefillCopiesRamWeightsOncePerUbatch) {
   EXPECT_NEAR(e.tok_s, 6834.86, 0.05);
 }
 
+// llama.cpp's mapped weights on a host short of RAM: CPU only, depth 999, 3,650 MB held in RAM
+// (4 x 900 MB layers + the 50 MB head), 1,250 MB of weights and 4 MB of cache read a token. 730 MB
+// (a fifth) paged out: the SSD serves a fifth of the weight reads, 250 MB at 5 GB/s = 50 ms; RAM
+// the rest, (1,000 + 4) MB / 50 GB/s = 20.08 ms + 4 x 10 us + 4 x 20 us = 20.2 ms; 70.2 ms ->
+// 14.245 tok/s. Prefill: the RAM rate's 1.001049 ms (CpuOnlyPrefillUsesTheRamRate) + 730 MB /
+// 5 GB/s / 512 = 0.285156 ms; 1.286205 ms -> 777.48 tok/s. No SSD rate: unknown, not a RAM figure.
+TEST(SpeedEstimate, WeightsPagedFromDiskAreReadFromTheSsdEveryToken) {
+  TinyMoe m;
+  const SpeedData data(kFactors);
+  Box cpu;
+  cpu.ram_bandwidth = 100'000'000'000;
+  cpu.ssd_bandwidth = 5'000'000'000;
+  SpeedSettings s;
+  s.depth = 999;
+  s.paged_out = 730'000'000;
+  const TokenReads t = token_reads(m.model, m.f, cpu, s);
+  ASSERT_EQ(t.memories.size(), 2u);
+  EXPECT_EQ(named(t, "RAM").weights_held, 2'920'000'000u);
+  EXPECT_EQ(named(t, "RAM").weights_read, 1'000'000'000u);
+  EXPECT_EQ(named(t, "SSD (mmap page-ins)").weights_held, 730'000'000u);
+  EXPECT_EQ(named(t, "SSD (mmap page-ins)").weights_read, 250'000'000u);
+  const SpeedEstimate e = decode_speed(t, data);
+  EXPECT_NEAR(e.seconds, 0.0702, 1e-12);
+  EXPECT_NEAR(e.tok_s, 14.245, 0.001);
+  s.depth = 0;
+  EXPECT_NEAR(prefill_speed(token_reads(m.model, m.f, cpu, s), data).tok_s, 777.48, 0.01);
+  cpu.ssd_bandwidth = 0;
+  EXPECT_EQ(decode_speed(token_reads(m.model, m.f, cpu, s), data).tok_s, 0.0);
+  EXPECT_EQ(prefill_speed(token_reads(m.model, m.f, cpu, s), data).tok_s, 0.0);
+  s.paged_out = 0;  // fits in RAM: no SSD memory at all
+  EXPECT_EQ(token_reads(m.model, m.f, cpu, s).memories.size(), 1u);
+}
+
 TEST(SpeedEstimate, CpuOnlyPrefillUsesTheRamRate) {
   TinyMoe m;
   const SpeedData data(kFactors);

@@ -37,6 +37,15 @@ double bound_tok_s(const TokenReads& t) {
 
 }  // namespace
 
+const DeviceAllocation* llamacpp_speed_host(const Plan& p) {
+  if (p.options.engine != EngineKind::LlamaCpp) return nullptr;
+  const auto& devices = p.llamacpp_offload && !p.fits_on_devices ? p.llamacpp_offload->answer.devices : p.engine.devices;
+  for (const auto& d : devices) {
+    if (d.name == "host") return &d;
+  }
+  return nullptr;
+}
+
 void apply_engine_speed(Plan& p, const Model& model) {
   if (p.options.engine == EngineKind::Rule) return;
   SpeedSettings s;
@@ -57,6 +66,7 @@ void apply_engine_speed(Plan& p, const Model& model) {
     }
     s.llamacpp = run.placement;
     if (run.llamacpp.n_ubatch) s.ubatch = run.llamacpp.n_ubatch;
+    if (const DeviceAllocation* host = llamacpp_speed_host(p)) s.paged_out = host->paged_out();
   } else {
     if (!p.fits_on_devices && !p.box.gpus.empty()) return;  // the plan spilling vLLM/SGLang weights to RAM is not modelled (a pasted --cpu-offload-gb is, below): the rule's figures stay
     s.tensor_parallel = p.options.split == SplitMode::Tensor ? static_cast<uint32_t>(std::max<std::size_t>(1, p.box.gpus.size())) : 1;

@@ -39,12 +39,17 @@ struct SpeedSettings {
   // vLLM's GPU reads them in place (UVA: out of its own memory's reads); SGLang copies them into
   // GPU memory first and reads them there too.
   uint64_t host_offloaded = 0;
+  // llama.cpp with its weights memory-mapped (the default) on a host short of RAM: the mapped bytes
+  // the page cache cannot keep (DeviceAllocation::paged_out). The OS reads them from the SSD again
+  // as tokens need them: the RAM's reads shrink by their share, an "SSD (page-ins)" memory read at
+  // box.ssd_bandwidth takes it (unknown when that is 0).
+  uint64_t paged_out = 0;
 };
 
 struct MemoryRead {
   std::string name;           // "RTX 4090 #1", "RAM"
   std::string backend;        // who computes what is read here: cuda, rocm, vulkan, metal, cpu
-  std::string memory;         // gddr, hbm, unified, ram; host_link: a GPU's reads over PCIe (--cpu-offload-gb)
+  std::string memory;         // gddr, hbm, unified, ram; host_link: a GPU's reads over PCIe (--cpu-offload-gb); ssd: mmap page-ins
   uint64_t bandwidth = 0;     // bytes per second (peak)
   uint64_t weights_read = 0;  // weight bytes read per decoded token
   uint64_t cache_read = 0;    // cache and state bytes read per decoded token (one sequence)
