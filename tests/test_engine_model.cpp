@@ -456,6 +456,8 @@ TEST(Engines, LlamaCppMemoryMappedWeightsBeyondRamArePagedFromDisk) {
   EXPECT_NE(paged["decode"]["formula"].get<std::string>().find("SSD (mmap page-ins)"), std::string::npos);
   EXPECT_EQ(resident["decode"]["formula"].get<std::string>().find("SSD"), std::string::npos);
   EXPECT_NE(paged["verdict"].get<std::string>().find("with the SSD at 5.0 GB/s"), std::string::npos) << paged["verdict"];
+  const std::string notes = paged["commands"][0]["notes"].dump();
+  EXPECT_NE(notes.find("the rest is read from SSD again every token"), std::string::npos) << notes;
   // "--ram 8" would be eight bytes: refused with the unit it likely meant, not planned on.
   const CliResult bare = run_cli("plan llama-3.1-8b --gpu none --ram 8 --engine llamacpp");
   EXPECT_EQ(bare.exit_code, 2);

@@ -516,6 +516,13 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
                                         box.device_count(), box.device_count() == 1 ? "" : "s");
     const DeviceAllocation* tight = p.engine.tightest();
     if (options.engine != EngineKind::Rule && tight) {
+      // A plan that does not fit names the device that is over, the host included (tightest()
+      // weighs GPUs only: a host over its RAM would otherwise read as a GPU with room).
+      if (!p.fits_on_devices && *tight->capacity >= tight->total_bytes) {
+        for (const auto& d : p.engine.devices) {
+          if (d.capacity && d.total_bytes > *d.capacity) tight = &d;
+        }
+      }
       const int64_t room = static_cast<int64_t>(*tight->capacity) - static_cast<int64_t>(tight->total_bytes);
       const std::string pool = p.engine.kv_tokens ? fmt::format("; KV pool {} tokens, {:.2f} requests of {} at once", format_count(*p.engine.kv_tokens),
                                                                 p.engine.max_concurrency.value_or(0), format_tokens(ctx))
