@@ -675,3 +675,21 @@ TEST(Engines, SglangDpAttentionPoolsAddUpOverTheGroups) {
   EXPECT_TRUE(answer(4 * per_group)["devices"][0]["fits"].get<bool>());
   EXPECT_FALSE(answer(4 * per_group + 1)["devices"][0]["fits"].get<bool>());
 }
+
+// The dense Qwen3 under DP attention is answered (models/qwen3.py builds its attention on the
+// attention-TP group); Qwen2 (models/qwen2.py keeps Qwen2Attention on the whole TP group) exits 2
+// naming the flag, and so does a --moe-dense-tp-size other than 1 (server_args.py asserts 1 or None).
+TEST(Engines, SglangDpAttentionDenseQwen3AnsweredQwen2Refused) {
+  const CliResult q3 = run_cli("estimate qwen3-32b --engine-command 'python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 4 --dp 2 "
+                               "--enable-dp-attention' --gpu 'H100 SXM x4' --json");
+  ASSERT_EQ(q3.exit_code, 0) << q3.output;
+  EXPECT_GT(nlohmann::json::parse(q3.output)["engine"]["kv_tokens"].get<uint64_t>(), 0u);
+  const CliResult q2 = run_cli("estimate qwen2.5-7b --engine-command 'python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2 --dp 2 "
+                               "--enable-dp-attention' --gpu 'H100 SXM x2'");
+  EXPECT_EQ(q2.exit_code, 2);
+  EXPECT_NE(q2.output.find("--enable-dp-attention"), std::string::npos) << q2.output;
+  const CliResult bad = run_cli("estimate deepseek-v3 --engine-command 'python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 "
+                                "--moe-dense-tp-size 2' --gpu 'H200 x8'");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("--moe-dense-tp-size"), std::string::npos) << bad.output;
+}

@@ -81,7 +81,8 @@ void apply_engine_speed(Plan& p, const Model& model) {
         const uint64_t pp = sglang ? run.sglang.pipeline_parallel : run.vllm.kv.pipeline_parallel;
         s.host_offloaded = sglang_rank_weights(model, resolve_weights(model, p.estimate.scenario.quant).bytes, s.tensor_parallel, pp,
                                                sglang ? run.sglang.dtype : run.vllm.kv.dtype,
-                                               sglang && run.parallel.dp_attention ? run.parallel.data_parallel : 1, sglang && run.sglang.enable_dp_lm_head, cap)
+                                               sglang && run.parallel.dp_attention ? run.parallel.data_parallel : 1, sglang && run.sglang.enable_dp_lm_head, cap,
+                                               sglang ? run.sglang.moe_dense_tp_size : 0)
                                .offload.bytes;
         // A prefill pass computes the prompt up to the chunk the command sets; both engines'
         // defaults are at least 2,048 tokens, above the prompt (vllm_budget.h, sglang_profile.h).
