@@ -464,6 +464,47 @@ TEST(Gguf, LatentWithIndexerKeys) {
   EXPECT_EQ(m.layers[0].attention.index_topk, 2048u);
 }
 
+// DeepSeek GGUFs as convert_hf_to_gguf.py writes them now: key_length = kv_lora + rope (the latent
+// row), head_count_kv 1, and the per-head widths in key_length_mla / value_length_mla; llama.cpp
+// caches the 32 + 8 = 40-value latent row. The projections' widths come back as config.json names
+// them: q_lora_rank 24, qk_nope = 24 - 8 = 16, v_head_dim 16. A file converted before MLA (no _mla
+// keys, key_length 24 = nope + rope below kv_lora_rank 32, head_count_kv 4) is cached as plain
+// attention, 4 x (24 + 16) = 160 values a token (llama.cpp src/models/deepseek2.cpp, is_mla).
+TEST(Gguf, DeepSeekMlaWidthsAndTheLegacyLayout) {
+  auto file = [](bool mla) {
+    GgufWriter w;
+    w.str("general.architecture", "deepseek2");
+    w.u32("deepseek2.block_count", 1);
+    w.u32("deepseek2.embedding_length", 64);
+    w.u32("deepseek2.attention.head_count", 4);
+    w.u32("deepseek2.attention.head_count_kv", mla ? 1 : 4);
+    w.u32("deepseek2.attention.key_length", mla ? 40 : 24);
+    w.u32("deepseek2.attention.value_length", mla ? 32 : 16);
+    if (mla) {
+      w.u32("deepseek2.attention.key_length_mla", 24);
+      w.u32("deepseek2.attention.value_length_mla", 16);
+    }
+    w.u32("deepseek2.attention.q_lora_rank", 24);
+    w.u32("deepseek2.attention.kv_lora_rank", 32);
+    w.u32("deepseek2.rope.dimension_count", 8);
+    w.tensor("blk.0.attn_kv_a_mqa.weight", {64, 40}, GgufWriter::F16, 5120);
+    MemorySource src(whole_file(w));
+    return model_from_gguf({read_gguf(src)});
+  };
+  const Model now = file(true);
+  const AttentionSpec& a = now.layers[0].attention;
+  EXPECT_EQ(a.kind, AttentionKind::Latent);
+  EXPECT_EQ(a.values_per_token(), 40u);
+  EXPECT_EQ(a.query_rank, 24u);
+  EXPECT_EQ(a.nope_dim, 16u);
+  EXPECT_EQ(a.value_dim, 16u);
+  const Model legacy = file(false);
+  const AttentionSpec& l = legacy.layers[0].attention;
+  EXPECT_EQ(l.kind, AttentionKind::Full);
+  EXPECT_EQ(l.kv_heads, 4u);
+  EXPECT_EQ(l.values_per_token(), 160u);
+}
+
 // GLM-5.2's indexer layout as llama.cpp reads a glm-dsa GGUF (src/models/glm-dsa.cpp): without
 // attention.indexer.types, a model trained to 1M tokens or more keeps index keys on layers 0 and 1
 // and every 4th from 2 (GLM_5_2_DEFAULT_INDEXER_TYPES); below 1M (GLM-5, 5.1) on every layer; with

@@ -198,6 +198,14 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
   m.tied_embeddings = globals.find("output.weight") == globals.end();
 
   const uint64_t kv_lora = meta.opt("attention.kv_lora_rank", limits::kHeadDim).value_or(0);
+  // llama.cpp caches the compressed latent only when both MLA head widths are present (is_mla). A
+  // file converted before that carries neither, and its key_length is the decompressed per-head
+  // width (nope + rope, DeepSeek's 192), below kv_lora_rank, rather than the latent row
+  // (kv_lora + rope, 576).
+  const bool mla_keys = meta.opt("attention.key_length_mla", limits::kHeadDim).value_or(0) != 0 &&
+                        meta.opt("attention.value_length_mla", limits::kHeadDim).value_or(0) != 0;
+  const auto legacy_key = meta.opt("attention.key_length", limits::kHeadDim);
+  const bool mla_cache = mla_keys || !legacy_key || *legacy_key >= kv_lora;
   const uint64_t window = meta.raw("attention.sliding_window") ? meta.opt("attention.sliding_window", limits::kWindow).value_or(0)
                                                                : default_sliding_window(arch);
   const GgufValue* pattern_v = meta.raw("attention.sliding_window_pattern");
@@ -221,7 +229,20 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
     AttentionSpec attn;
     attn.query_heads = static_cast<uint32_t>(heads);
     if (has_attention_tensors(b) || (!recurrent && b.empty())) {
-      if (kv_lora) {
+      if (kv_lora && !mla_cache) {
+        // Converted before llama.cpp's MLA (no key_length_mla / value_length_mla, a whole
+        // attn_kv_b): llama.cpp decompresses K and V per head and caches them as plain attention,
+        // head_count_kv x (key_length + value_length) a token (src/models/deepseek2.cpp, is_mla).
+        const uint64_t kv = meta.per_layer("attention.head_count_kv", il, n_block, limits::kHeads).value_or(heads);
+        if (kv == 0 || kv > heads) {
+          throw InputError(f.label + ": " + arch + ".attention.head_count_kv",
+                           fmt::format("is {} for layer {}, which has attention tensors; 1 to head_count ({}) accepted", kv, il, heads));
+        }
+        attn.kind = AttentionKind::Full;
+        attn.kv_heads = static_cast<uint32_t>(kv);
+        attn.head_dim_k = static_cast<uint32_t>(meta.req("attention.key_length", limits::kHeadDim));
+        attn.head_dim_v = static_cast<uint32_t>(meta.req("attention.value_length", limits::kHeadDim));
+      } else if (kv_lora) {
         attn.kind = AttentionKind::Latent;
         attn.latent_rank = static_cast<uint32_t>(kv_lora);
         auto rope = meta.opt("rope.dimension_count", limits::kHeadDim);
@@ -235,6 +256,12 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
         // size llama.cpp's compute graph, not the cache.
         attn.head_dim_k = static_cast<uint32_t>(meta.opt("attention.key_length_mla", limits::kHeadDim).value_or(0));
         attn.head_dim_v = static_cast<uint32_t>(meta.opt("attention.value_length_mla", limits::kHeadDim).value_or(0));
+        // The projections' widths as config.json names them, for engines that lay out the MLA
+        // tensors per rank: q_lora_rank (absent: a plain q_proj), qk_nope = key_length_mla - rope,
+        // v_head_dim = value_length_mla.
+        attn.query_rank = static_cast<uint32_t>(meta.opt("attention.q_lora_rank", limits::kHidden).value_or(0));
+        if (attn.head_dim_k > attn.rope_dim) attn.nope_dim = attn.head_dim_k - attn.rope_dim;
+        attn.value_dim = attn.head_dim_v;
         attn.index_key_dim = static_cast<uint32_t>(meta.opt("attention.indexer.key_length", limits::kHeadDim).value_or(0));
         if (attn.index_key_dim && !indexer_is_full(meta, arch, il, m.max_context)) attn.index_key_dim = 0;
         attn.index_topk = static_cast<uint32_t>(meta.opt("attention.indexer.top_k", limits::kWindow).value_or(0));
