@@ -439,6 +439,29 @@ TEST(Engines, LlamaCppMemoryMappedWeightsBeyondRamArePagedFromDisk) {
   const std::string mapped = verdict("");
   EXPECT_EQ(mapped.rfind("No GPU, and llama.cpp needs", 0), 0u) << mapped;
   EXPECT_NE(mapped.find("Memory-mapped (llama.cpp's default), it would still start"), std::string::npos) << mapped;
+  // Without an SSD rate the speed is unknown rather than RAM's; with one, the decode reads the
+  // paged-out bytes from it (worked by hand in SpeedEstimate.WeightsPagedFromDiskAreReadFromTheSsdEveryToken)
+  // and is slower than the same run with RAM enough to keep every page.
+  EXPECT_NE(mapped.find("give --ssd-gbps for a figure"), std::string::npos) << mapped;
+  auto decode = [](const std::string& box) {
+    const CliResult r = run_cli("plan llama-3.1-8b --gpu none --quant Q8_0 --engine llamacpp " + box + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return nlohmann::json::parse(r.output);
+  };
+  EXPECT_EQ(decode("--ram 8GB")["decode"]["expected_tok_s"].get<double>(), 0.0);
+  const nlohmann::json paged = decode("--ram 8GB --ssd-gbps 5");
+  const nlohmann::json resident = decode("--ram 64GB --ssd-gbps 5");
+  EXPECT_GT(paged["decode"]["expected_tok_s"].get<double>(), 0.0);
+  EXPECT_LT(paged["decode"]["expected_tok_s"].get<double>(), resident["decode"]["expected_tok_s"].get<double>() / 2);
+  EXPECT_NE(paged["decode"]["formula"].get<std::string>().find("SSD (mmap page-ins)"), std::string::npos);
+  EXPECT_EQ(resident["decode"]["formula"].get<std::string>().find("SSD"), std::string::npos);
+  EXPECT_NE(paged["verdict"].get<std::string>().find("with the SSD at 5.0 GB/s"), std::string::npos) << paged["verdict"];
+  const std::string notes = paged["commands"][0]["notes"].dump();
+  EXPECT_NE(notes.find("the rest is read from SSD again every token"), std::string::npos) << notes;
+  // "--ram 8" would be eight bytes: refused with the unit it likely meant, not planned on.
+  const CliResult bare = run_cli("plan llama-3.1-8b --gpu none --ram 8 --engine llamacpp");
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_NE(bare.output.find("--ram: '8' has no unit (8 bytes); did you mean 8GB?"), std::string::npos) << bare.output;
   for (const char* flags : {"--mlock", "--no-mmap", "-lm mlock"}) {
     const std::string held = verdict(std::string(" --engine-command 'llama-server -m Llama-3.1-8B-Q8_0.gguf -c 8192 -np 1 ") + flags + "'");
     EXPECT_EQ(held.rfind("No GPU, and llama.cpp needs", 0), 0u) << flags << ": " << held;
@@ -651,4 +674,22 @@ TEST(Engines, SglangDpAttentionPoolsAddUpOverTheGroups) {
   ASSERT_GT(per_group, 0u);
   EXPECT_TRUE(answer(4 * per_group)["devices"][0]["fits"].get<bool>());
   EXPECT_FALSE(answer(4 * per_group + 1)["devices"][0]["fits"].get<bool>());
+}
+
+// The dense Qwen3 under DP attention is answered (models/qwen3.py builds its attention on the
+// attention-TP group); Qwen2 (models/qwen2.py keeps Qwen2Attention on the whole TP group) exits 2
+// naming the flag, and so does a --moe-dense-tp-size other than 1 (server_args.py asserts 1 or None).
+TEST(Engines, SglangDpAttentionDenseQwen3AnsweredQwen2Refused) {
+  const CliResult q3 = run_cli("estimate qwen3-32b --engine-command 'python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 4 --dp 2 "
+                               "--enable-dp-attention' --gpu 'H100 SXM x4' --json");
+  ASSERT_EQ(q3.exit_code, 0) << q3.output;
+  EXPECT_GT(nlohmann::json::parse(q3.output)["engine"]["kv_tokens"].get<uint64_t>(), 0u);
+  const CliResult q2 = run_cli("estimate qwen2.5-7b --engine-command 'python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2 --dp 2 "
+                               "--enable-dp-attention' --gpu 'H100 SXM x2'");
+  EXPECT_EQ(q2.exit_code, 2);
+  EXPECT_NE(q2.output.find("--enable-dp-attention"), std::string::npos) << q2.output;
+  const CliResult bad = run_cli("estimate deepseek-v3 --engine-command 'python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 "
+                                "--moe-dense-tp-size 2' --gpu 'H200 x8'");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("--moe-dense-tp-size"), std::string::npos) << bad.output;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
@@ -393,4 +394,47 @@ TEST(SglangProfile, DpAttentionPoolsFollowTheAttentionGroup) {
 
   s.attention_dp = 3;  // does not divide tp 4: SGLang asserts tp_size % dp_size == 0
   EXPECT_THROW(sglang_profile(m, s), InputError);
+}
+
+// The dense Qwen3-32B (64 layers, 8 KV heads of 128, bf16 cache) under --tp 4 --dp 2
+// --enable-dp-attention on an 80 GiB card (81,920 MiB), mem_fraction_static chosen: the 60-160 GiB
+// bucket, chunk 8,192 and CUDA graphs to batch 512 (tp 4); reserved 512 + 1.5 x 8,192 + 2 x 512 +
+// 4 / 8 x 1,024 = 14,336 MiB, + DP padding 512 x 2 x 3 = 3,072 and (batch 512 above 300) 512 x 2 x
+// 1.5 = 1,536: 18,944 MiB; (81,920 - 18,944) / 81,920 = 0.76875 -> 0.769. The pool's KV heads over
+// tp / dp = 2 ranks: 4 heads, 64 x 4 x 256 x 2 B = 131,072 B a token (65,536 B at plain TP 4, 2
+// heads). Free before the weights: 80 GiB - 0.5 GiB context - 2 GiB NCCL (4 ranks, link not named).
+// The weights are test_sglang_weights.cpp's (worked there); the pool what the static share leaves.
+TEST(SglangProfile, DpAttentionOnDenseQwen3) {
+  const Model& m = *Catalogue::builtin().find("qwen3-32b");
+  EngineRun r = parse_engine_command("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 4 --dp 2 --enable-dp-attention");
+  ASSERT_TRUE(r.parallel.dp_attention);
+  SglangSettings s = r.sglang;
+  s.attention_dp = r.parallel.data_parallel;
+  s.card_bytes = 80 * kGiB;
+  s.weight_bytes = m.native.bytes;
+  const SglangProfile p = sglang_profile(m, s);
+  EXPECT_EQ(p.attention_tp, 2u);
+  EXPECT_EQ(p.reserved_mib, 18944u);
+  EXPECT_DOUBLE_EQ(p.mem_fraction_static, 0.769);
+  EXPECT_EQ(p.chunked_prefill_size, 4096u);
+  EXPECT_EQ(p.token_bytes, 131072u);
+  const uint64_t free_before = 80 * kGiB - 5 * kGiB / 2;
+  EXPECT_EQ(p.free_before_weights, free_before);
+  EXPECT_EQ(p.weights, sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2).total);
+  const uint64_t static_share = static_cast<uint64_t>(std::floor(0.769 * static_cast<double>(free_before)));
+  EXPECT_EQ(p.max_total_num_tokens, (static_share - p.weights) / 131072u);
+  EXPECT_EQ(line_sum(p), s.card_bytes);
+  s.attention_dp = 1;
+  EXPECT_EQ(sglang_profile(m, s).token_bytes, 65536u);
+}
+
+// --moe-dense-tp-size: SGLang's argparse takes an int and server_args.py asserts it is 1 or None;
+// 1 reaches the weights (sglang_dense_mlp_tp), anything else exits 2 naming the flag.
+TEST(SglangProfile, MoeDenseTpSizeParsedAndBadValuesRefused) {
+  const EngineRun r = parse_engine_command("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --moe-dense-tp-size 1");
+  EXPECT_EQ(r.sglang.moe_dense_tp_size, 1u);
+  for (const auto& n : r.notes) EXPECT_EQ(n.find("moe-dense-tp-size"), std::string::npos) << n;
+  EXPECT_EQ(parse_engine_command("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8").sglang.moe_dense_tp_size, 0u);
+  EXPECT_THROW(parse_engine_command("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --moe-dense-tp-size 2"), InputError);
+  EXPECT_THROW(parse_engine_command("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --moe-dense-tp-size none"), InputError);
 }

@@ -3,6 +3,8 @@
 // (src/engines/sglang_weights.h, models/deepseek_v2.py's MLA layout); every figure worked out by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "engines/sglang_weights.h"
@@ -170,51 +172,127 @@ TEST(SglangRankWeights, KimiK25TowerWholeOnEveryRankButItsAttention) {
 
 // --enable-dp-attention (sglang_weights.h): Qwen3-30B-A3B (qwen3_moe: hidden 2,048, 32 heads and 4
 // KV heads of 128, 48 layers, vocabulary 151,936, bf16) at TP 4. Its attention is built on the
-// attention-TP group (models/qwen3_moe.py, tp_size=attn_tp_size) and its embedding whole
-// (models/qwen2_moe.py Qwen2MoeModel, enable_tp=not enable_dp_attention); the experts, the router
-// and the output head as without DP attention. Beyond the quarter an even share holds, per layer:
+// attention-TP group (models/qwen3_moe.py, tp_size=attn_tp_size) and so is its embedding
+// (VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled()), sglang PR #17403); the
+// experts, the router and the output head as without DP attention. Beyond the quarter an even share
+// holds, per layer:
 //   qkv_proj (32 x 128 + 4 x 2 x 128) x 2,048 = 10,485,760 params = 20,971,520 B, its quarter 5,242,880 B;
 //   o_proj 32 x 128 x 2,048 = 8,388,608 params = 16,777,216 B, its quarter 4,194,304 B;
 //   embedding 151,936 x 2,048 x 2 B = 622,329,856 B (151,936 rows: a multiple of 64, no padding), its quarter 155,582,464 B.
 // dp 4 (attn_tp_size 1, everything whole): (20,971,520 - 5,242,880 + 16,777,216 - 4,194,304) x 48
 //   = 1,358,954,496 B, + 622,329,856 - 155,582,464 = 466,747,392 B: 1,825,701,888 B more.
 // dp 2 (attn_tp_size 2, halves): (10,485,760 - 5,242,880 + 8,388,608 - 4,194,304) x 48 = 452,984,832 B,
-//   + the whole embedding's 466,747,392 B: 919,732,224 B more.
-TEST(SglangRankWeights, DpAttentionSplitsAttentionOverTheGroupAndKeepsTheEmbeddingWhole) {
+//   + the embedding's half 311,164,928 - 155,582,464 = 155,582,464 B: 608,567,296 B more.
+TEST(SglangRankWeights, DpAttentionSplitsAttentionAndEmbeddingOverTheGroup) {
   const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");
   ASSERT_EQ(m.architecture, "qwen3_moe");
   const SglangRankWeights tp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
   const SglangRankWeights dp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 4);
   const SglangRankWeights dp2 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2);
   EXPECT_EQ(tp4.attention_tp, 4u);
-  EXPECT_FALSE(tp4.embedding_whole);
+  EXPECT_EQ(tp4.embedding_tp, 4u);
   EXPECT_EQ(dp4.attention_tp, 1u);
-  EXPECT_TRUE(dp4.embedding_whole);
+  EXPECT_EQ(dp4.embedding_tp, 1u);
   EXPECT_EQ(dp2.attention_tp, 2u);
+  EXPECT_EQ(dp2.embedding_tp, 2u);
   EXPECT_EQ(dp4.even_share, tp4.even_share);
   EXPECT_EQ(dp4.replicated_extra - tp4.replicated_extra, 1'825'701'888u);
-  EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 919'732'224u);
+  EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 608'567'296u);
   EXPECT_EQ(dp4.rope_cache, tp4.rope_cache);
-  // The rank's tensors: the embedding first, then layer 0's qkv_proj whole.
+  // The rank's tensors: the embedding first, then layer 0's qkv_proj.
   EXPECT_EQ(dp4.tensors[0], 622'329'856u);
+  EXPECT_EQ(dp2.tensors[0], 311'164'928u);
   EXPECT_EQ(dp4.tensors[1], 20'971'520u);
   EXPECT_EQ(dp2.tensors[1], 10'485'760u);
 }
 
+// The dense Qwen3 (models/qwen3.py, sglang PR #7681): Qwen3-32B (hidden 5,120, 64 heads and 8 KV
+// heads of 128, 64 layers, MLP 25,600, vocabulary 151,936, untied, bf16) at TP 4, DP 2: attention
+// and embedding over attn_tp_size 2, the MLP (Qwen2MLP, no tp override) and the head over TP 4.
+//   qkv_proj (64 x 128 + 8 x 2 x 128) x 5,120 = 52,428,800 params = 104,857,600 B: on the rank its
+//     half (32 heads, 4 KV heads) 52,428,800 B against the quarter 26,214,400 B: 26,214,400 B more;
+//   o_proj 64 x 128 x 5,120 x 2 B = 83,886,080 B: half 41,943,040 against 20,971,520: 20,971,520 B more;
+//   x 64 layers: 47,185,920 x 64 = 3,019,898,880 B;
+//   embedding 151,936 (a multiple of 64) x 5,120 x 2 B = 1,555,824,640 B: half 777,912,320 against
+//     388,956,160: 388,956,160 B more. In all 3,408,855,040 B beyond plain TP 4.
+// The MLP as at TP 4: gate_up 2 x 6,400 x 5,120 x 2 B = 131,072,000 B, down 6,400 x 5,120 x 2 B =
+// 65,536,000 B (after qkv_proj, o_proj and the RoPE cache). --enable-dp-lm-head moves the head to
+// the group too: its half 777,912,320 against the quarter, 388,956,160 B more.
+TEST(SglangRankWeights, DpAttentionOnDenseQwen3SplitsAttentionAndEmbeddingOverTheGroup) {
+  const Model& m = *Catalogue::builtin().find("qwen3-32b");
+  ASSERT_EQ(m.architecture, "qwen3");
+  const SglangRankWeights tp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
+  const SglangRankWeights dp2 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2);
+  EXPECT_EQ(dp2.attention_tp, 2u);
+  EXPECT_EQ(dp2.embedding_tp, 2u);
+  EXPECT_EQ(dp2.dense_mlp_tp, 4u);
+  EXPECT_EQ(dp2.head_tp, 4u);
+  EXPECT_EQ(dp2.even_share, tp4.even_share);
+  EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 3'408'855'040u);
+  EXPECT_EQ(dp2.tensors[0], 777'912'320u);
+  EXPECT_EQ(dp2.tensors[1], 52'428'800u);
+  EXPECT_EQ(dp2.tensors[2], 41'943'040u);
+  EXPECT_EQ(dp2.tensors[4], 131'072'000u);
+  EXPECT_EQ(dp2.tensors[5], 65'536'000u);
+  EXPECT_EQ(tp4.tensors[4], 131'072'000u);
+  const SglangRankWeights head = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2, true);
+  EXPECT_EQ(head.head_tp, 2u);
+  EXPECT_EQ(head.replicated_extra - dp2.replicated_extra, 388'956'160u);
+}
+
 // Llama (models/llama.py) builds its attention and embedding on the whole TP group whatever DP
-// attention says: the rank's weights are the plain TP 2 ones. A class whose group was not read
-// (Qwen3 dense, models/qwen3.py) is refused, and so is a dp that does not divide tp.
-TEST(SglangRankWeights, DpAttentionOnLlamaKeepsTpAndUnreadClassesAreRefused) {
+// attention says: the rank's weights are the plain TP 2 ones. Qwen2 (models/qwen2.py: Qwen2Attention
+// on the whole TP group) and other classes not read are refused, and so is a dp that does not divide tp.
+TEST(SglangRankWeights, DpAttentionOnLlamaKeepsTpAndOtherClassesAreRefused) {
   const Model& llama = *Catalogue::builtin().find("llama-3.1-8b");
   const SglangRankWeights tp2 = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto");
   const SglangRankWeights dp2 = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 2);
   EXPECT_EQ(dp2.total, tp2.total);
   EXPECT_EQ(dp2.attention_tp, 2u);
-  EXPECT_FALSE(dp2.embedding_whole);
-  const Model& qwen3 = *Catalogue::builtin().find("qwen3-8b");
-  EXPECT_THROW(sglang_rank_weights(qwen3, qwen3.native.bytes, 2, 1, "auto", 2), InputError);
-  EXPECT_NO_THROW(sglang_rank_weights(qwen3, qwen3.native.bytes, 2, 1, "auto", 1));
+  EXPECT_EQ(dp2.embedding_tp, 2u);
+  const Model& qwen2 = *Catalogue::builtin().find("qwen2.5-7b");
+  ASSERT_EQ(qwen2.architecture, "qwen2");
+  EXPECT_THROW(sglang_rank_weights(qwen2, qwen2.native.bytes, 2, 1, "auto", 2), InputError);
+  EXPECT_NO_THROW(sglang_rank_weights(qwen2, qwen2.native.bytes, 2, 1, "auto", 1));
+  const Model& gemma = *Catalogue::builtin().find("gemma-3-12b");
+  EXPECT_THROW(sglang_rank_weights(gemma, gemma.native.bytes, 2, 1, "auto", 2), InputError);
   EXPECT_THROW(sglang_rank_weights(llama, llama.native.bytes, 4, 1, "auto", 3), InputError);
+}
+
+// --moe-dense-tp-size 1 (layers/communicator.py enable_moe_dense_fully_dp; models/deepseek_v2.py
+// DeepseekV2DecoderLayer: the dense layers' DeepseekV2MLP at tp_size 1). DeepSeek-V3 (hidden 7,168,
+// the first 3 layers dense with MLP 18,432) at TP 8, read at 2 B a parameter (a tier of 2 x its
+// parameters: every class at 2 B, no scales):
+//   gate_up 2 x 18,432 x 7,168 = 264,241,152 params = 528,482,304 B whole, its eighth 66,060,288 B
+//     (2 x 2,304 x 7,168 x 2): 462,422,016 B more;
+//   down 18,432 x 7,168 x 2 B = 264,241,152 B whole, its eighth 33,030,144 B: 231,211,008 B more;
+//   x 3 layers: (462,422,016 + 231,211,008) x 3 = 2,080,899,072 B beyond the TP 8 layout.
+// The shared experts keep TP. Qwen3-30B-A3B has no dense MLP layer: nothing moves. GLM-4.5
+// (glm4_moe, dense layers in a class not read) and any value but 1 are refused.
+TEST(SglangRankWeights, MoeDenseTpSizeOneKeepsDeepseekDenseLayersWhole) {
+  const Model& m = *Catalogue::builtin().find("deepseek-v3");
+  ASSERT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);
+  ASSERT_EQ(m.layers[0].feed_forward.dense_width, 18432u);
+  const uint64_t tier = 2 * m.params.total();
+  const SglangRankWeights tp8 = sglang_rank_weights(m, tier, 8, 1, "auto");
+  const SglangRankWeights whole = sglang_rank_weights(m, tier, 8, 1, "auto", 1, false, 0, 1);
+  EXPECT_EQ(tp8.dense_mlp_tp, 8u);
+  EXPECT_EQ(whole.dense_mlp_tp, 1u);
+  EXPECT_EQ(whole.even_share, tp8.even_share);
+  EXPECT_EQ(whole.replicated_extra - tp8.replicated_extra, 2'080'899'072u);
+  EXPECT_NE(std::find(whole.tensors.begin(), whole.tensors.end(), 528'482'304u), whole.tensors.end());
+  EXPECT_EQ(std::find(tp8.tensors.begin(), tp8.tensors.end(), 528'482'304u), tp8.tensors.end());
+  // With DP attention too (dp 8): the same 2,080,899,072 B on top of DP attention's own.
+  const SglangRankWeights dp8 = sglang_rank_weights(m, tier, 8, 1, "auto", 8);
+  const SglangRankWeights dp8_whole = sglang_rank_weights(m, tier, 8, 1, "auto", 8, false, 0, 1);
+  EXPECT_EQ(dp8_whole.replicated_extra - dp8.replicated_extra, 2'080'899'072u);
+
+  const Model& moe = *Catalogue::builtin().find("qwen3-30b-a3b");
+  EXPECT_EQ(sglang_rank_weights(moe, moe.native.bytes, 4, 1, "auto", 1, false, 0, 1).total, sglang_rank_weights(moe, moe.native.bytes, 4, 1, "auto").total);
+  const Model& glm = *Catalogue::builtin().find("glm-4.5");
+  EXPECT_THROW(sglang_rank_weights(glm, glm.native.bytes, 8, 1, "auto", 1, false, 0, 1), InputError);
+  EXPECT_NO_THROW(sglang_rank_weights(glm, glm.native.bytes, 8, 1, "auto"));
+  EXPECT_THROW(sglang_rank_weights(m, tier, 8, 1, "auto", 1, false, 0, 2), InputError);
 }
 
 // --enable-dp-lm-head (ParallelLMHead(use_attn_tp_group=True), in qwen2_moe.py and llama.py alike):

@@ -158,6 +158,15 @@ TEST(SpeedEstimate, CpuOffloadReadsOverTheHostLink) {
   EXPECT_NEAR(e.low, 0.8 * e.tok_s, 1e-9);  // the offload range
   s.engine = "sglang";
   EXPECT_NEAR(decode_speed(token_reads(m.model, m.f, rtx4090(), s), data).seconds, 0.010420595, 1e-8);
+  // Prefill (SGLang here, vLLM alike): the compute of PrefillCopiesRamWeightsOncePerUbatch (24.239 us) plus the
+  // offloaded 200 MB over the host link once per 512-token pass: 200 MB / (32 GB/s x 0.8) / 512 =
+  // 15.259 us; 39.498 us -> 25,317.9 tok/s. A 256-token chunk: 30.518 + 24.239 = 54.757 us -> 18,262.5.
+  s.depth = 0;
+  const SpeedEstimate p = prefill_speed(token_reads(m.model, m.f, rtx4090(), s), data);
+  EXPECT_NEAR(p.tok_s, 25317.9, 0.5);
+  EXPECT_NE(p.formula.find("once per 512-token forward pass"), std::string::npos) << p.formula;
+  s.ubatch = 256;
+  EXPECT_NEAR(prefill_speed(token_reads(m.model, m.f, rtx4090(), s), data).tok_s, 18262.5, 0.5);
 }
 
 TEST(SpeedReads, RefusesWhatTheBoxCannotHold) {
@@ -273,6 +282,39 @@ TEST(SpeedEstimate, PrefillCopiesRamWeightsOncePerUbatch) {
   // / (165.2 TFLOP/s x 0.5) = 24.239 us; 1.6 GB of experts in RAM / (32 GB/s x 0.8) / 512 =
   // 122.070 us; 146.309 us -> 6,834.86 tok/s.
   EXPECT_NEAR(e.tok_s, 6834.86, 0.05);
+}
+
+// llama.cpp's mapped weights on a host short of RAM: CPU only, depth 999, 3,650 MB held in RAM
+// (4 x 900 MB layers + the 50 MB head), 1,250 MB of weights and 4 MB of cache read a token. 730 MB
+// (a fifth) paged out: the SSD serves a fifth of the weight reads, 250 MB at 5 GB/s = 50 ms; RAM
+// the rest, (1,000 + 4) MB / 50 GB/s = 20.08 ms + 4 x 10 us + 4 x 20 us = 20.2 ms; 70.2 ms ->
+// 14.245 tok/s. Prefill: the RAM rate's 1.001049 ms (CpuOnlyPrefillUsesTheRamRate) + 730 MB /
+// 5 GB/s / 512 = 0.285156 ms; 1.286205 ms -> 777.48 tok/s. No SSD rate: unknown, not a RAM figure.
+TEST(SpeedEstimate, WeightsPagedFromDiskAreReadFromTheSsdEveryToken) {
+  TinyMoe m;
+  const SpeedData data(kFactors);
+  Box cpu;
+  cpu.ram_bandwidth = 100'000'000'000;
+  cpu.ssd_bandwidth = 5'000'000'000;
+  SpeedSettings s;
+  s.depth = 999;
+  s.paged_out = 730'000'000;
+  const TokenReads t = token_reads(m.model, m.f, cpu, s);
+  ASSERT_EQ(t.memories.size(), 2u);
+  EXPECT_EQ(named(t, "RAM").weights_held, 2'920'000'000u);
+  EXPECT_EQ(named(t, "RAM").weights_read, 1'000'000'000u);
+  EXPECT_EQ(named(t, "SSD (mmap page-ins)").weights_held, 730'000'000u);
+  EXPECT_EQ(named(t, "SSD (mmap page-ins)").weights_read, 250'000'000u);
+  const SpeedEstimate e = decode_speed(t, data);
+  EXPECT_NEAR(e.seconds, 0.0702, 1e-12);
+  EXPECT_NEAR(e.tok_s, 14.245, 0.001);
+  s.depth = 0;
+  EXPECT_NEAR(prefill_speed(token_reads(m.model, m.f, cpu, s), data).tok_s, 777.48, 0.01);
+  cpu.ssd_bandwidth = 0;
+  EXPECT_EQ(decode_speed(token_reads(m.model, m.f, cpu, s), data).tok_s, 0.0);
+  EXPECT_EQ(prefill_speed(token_reads(m.model, m.f, cpu, s), data).tok_s, 0.0);
+  s.paged_out = 0;  // fits in RAM: no SSD memory at all
+  EXPECT_EQ(token_reads(m.model, m.f, cpu, s).memories.size(), 1u);
 }
 
 TEST(SpeedEstimate, CpuOnlyPrefillUsesTheRamRate) {

@@ -51,6 +51,14 @@ struct DeviceAllocation {
   // no --mlock), which the OS may drop and read from disk again: a host short of RAM by no more
   // than these still starts.
   uint64_t mapped_pageable = 0;
+  // What the OS must read from disk again because RAM cannot keep it: the bytes over capacity when
+  // all of them are mapped pages; 0 when it fits, or when the excess is not mapped (then the
+  // allocation itself fails).
+  uint64_t paged_out() const {
+    if (!capacity || total_bytes <= *capacity) return 0;
+    const uint64_t over = total_bytes - *capacity;
+    return over <= mapped_pageable ? over : 0;
+  }
   uint64_t bytes(AllocKind kind) const;
   void add(Allocation a);           // appends and keeps total_bytes
 };

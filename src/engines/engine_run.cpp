@@ -404,6 +404,13 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--cpu-offload-gb") g.cpu_offload_cap = cpu_offload_cap_bytes(take(), flag, true);  // server_args.py: type=int
       else if (flag == "--disable-custom-all-reduce") g.disable_custom_all_reduce = true;
       else if (flag == "--enable-dp-lm-head") g.enable_dp_lm_head = true;
+      else if (flag == "--moe-dense-tp-size") {
+        // server_args.py: argparse type=int, then assert moe_dense_tp_size in {1, None}.
+        const std::string v = take();
+        if (number(flag, v, 0, uint64_t{1} << 20) != 1)
+          throw InputError(flag, "'" + v + "' is not accepted; SGLang asserts moe_dense_tp_size in {1, None}: give 1 or leave it out");
+        g.moe_dense_tp_size = 1;
+      }
       else if (flag == "--enable-lora") enable_lora = true;
       else if (flag == "--max-loras-per-batch") max_loras = number(flag, take(), 1, 1024);
       else if (flag == "--max-lora-rank") g.lora.max_lora_rank = number(flag, take(), 1, 4096);

@@ -111,6 +111,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     a.settings.push_back({"dp_size", dp});
     a.settings.push_back({"enable_dp_attention", std::string("true")});
   }
+  if (ss.moe_dense_tp_size) a.settings.push_back({"moe_dense_tp_size", ss.moe_dense_tp_size});
   if (ss.lora.max_loras_per_batch) {
     a.settings.push_back({"max_loras_per_batch", ss.lora.max_loras_per_batch});
     a.settings.push_back({"max_lora_rank", sglang_lora_rank(ss.lora)});
@@ -132,7 +133,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     if (drafter) {
       for (const auto& l : drafter->layers) draft_per_token = checked_add(draft_per_token, token_cache_bytes(l, layout).total());
     }
-    const SglangRankWeights rank_weights = sglang_rank_weights(model, w.bytes, tp, pp, ss.dtype, dp, ss.enable_dp_lm_head, ss.cpu_offload_cap);
+    const SglangRankWeights rank_weights = sglang_rank_weights(model, w.bytes, tp, pp, ss.dtype, dp, ss.enable_dp_lm_head, ss.cpu_offload_cap, ss.moe_dense_tp_size);
     const uint64_t need =
         checked_add(checked_product({checked_add(per_token, draft_per_token), context, group_sequences}), checked_mul(state, group_sequences));
     for (uint64_t i = 0; i < ranks; ++i) {

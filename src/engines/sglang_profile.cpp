@@ -230,7 +230,8 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   p.runtime_before_weights = printed_free ? s.card_bytes - *s.free_before_weights : std::min(p.cuda_context + p.communicators, s.card_bytes);
   p.free_before_weights = s.card_bytes - p.runtime_before_weights;
   const SglangRankWeights rank_weights =
-      sglang_rank_weights(model, s.weight_bytes, s.tensor_parallel, s.pipeline_parallel, s.dtype, dp, s.enable_dp_lm_head, s.cpu_offload_cap);
+      sglang_rank_weights(model, s.weight_bytes, s.tensor_parallel, s.pipeline_parallel, s.dtype, dp, s.enable_dp_lm_head, s.cpu_offload_cap,
+                          s.moe_dense_tp_size);
   p.weights = s.loaded_weights ? *s.loaded_weights : rank_weights.total;
   p.offload = rank_weights.offload;
   const uint64_t static_share = static_cast<uint64_t>(std::floor(p.mem_fraction_static * static_cast<double>(p.free_before_weights)));

@@ -54,6 +54,7 @@ struct SglangSettings {
   uint64_t pipeline_parallel = 1;                // --pp
   uint64_t attention_dp = 1;                     // --dp-size under --enable-dp-attention (1: off); divides --tp
   bool enable_dp_lm_head = false;                // --enable-dp-lm-head: the output head over the attention group
+  uint64_t moe_dense_tp_size = 0;                // --moe-dense-tp-size (0: not given; SGLang accepts only 1): DeepSeek V2 dense MLPs whole
   GpuLink gpu_link = GpuLink::Unknown;           // how the ranks' GPUs are joined (the box's device)
   bool rocm = false;                             // AMD GPUs: SGLang's ROCm build (RCCL, aiter's all-reduce)
   bool disable_custom_all_reduce = false;        // --disable-custom-all-reduce

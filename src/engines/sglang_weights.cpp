@@ -247,7 +247,9 @@ const char* const kSglangWeightsSource =
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp) {
   std::string dp_attention;
   if (w.attention_tp && w.attention_tp != tp)
-    dp_attention = fmt::format(" (--enable-dp-attention: attention split over tp / dp = {} ranks{})", w.attention_tp, w.embedding_whole ? ", the embedding whole" : "");
+    dp_attention = fmt::format(" (--enable-dp-attention: attention{} split over tp / dp = {} ranks)", w.embedding_tp == w.attention_tp ? " and embedding" : "",
+                               w.attention_tp);
+  if (w.dense_mlp_tp && w.dense_mlp_tp != tp) dp_attention += " (--moe-dense-tp-size 1: the dense MLP layers whole)";
   if (w.head_tp && w.head_tp != tp) dp_attention += fmt::format(" (--enable-dp-lm-head: the output head split over {} ranks)", w.head_tp);
   return fmt::format("checkpoint at --dtype {} / (tp {} x pp {}) = {} B + {} B of tensors whole on every rank{}{} + {} B MLA w_kc/w_vc copies + "
                      "{} B RoPE cos/sin cache (fp32) + {} B the caching allocator rounds up",
@@ -256,27 +258,64 @@ std::string sglang_weights_formula(const SglangRankWeights& w, const std::string
                      w.allocator_overhead);
 }
 
+namespace {
+
+// The classes of models/deepseek_v2.py: DeepseekV2ForCausalLM, DeepseekV3ForCausalLM (Kimi K2, and
+// Kimi K2.5's text model, are DeepseekV3).
+bool deepseek_v2_class(const Model& m) {
+  return m.architecture == "deepseek_v2" || m.architecture == "deepseek_v3" || m.architecture == "kimi_k2" || m.architecture == "kimi_k25";
+}
+
+}  // namespace
+
 bool sglang_attention_on_dp_group(const Model& m) {
-  // models/deepseek_v2.py (DeepseekV2ForCausalLM, DeepseekV3ForCausalLM; Kimi K2 and K2.5's text
-  // model are DeepseekV3), models/qwen2_moe.py, models/qwen3_moe.py: attention on the attention-TP group.
-  static const char* const kOnGroup[] = {"deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25", "qwen2_moe", "qwen3_moe"};
+  // models/deepseek_v2.py, models/qwen2_moe.py, models/qwen3_moe.py and models/qwen3.py
+  // (Qwen3Attention: tp_rank=attn_tp_rank, tp_size=attn_tp_size; sglang PR #7681): attention on
+  // the attention-TP group.
+  static const char* const kOnGroup[] = {"qwen2_moe", "qwen3_moe", "qwen3"};
+  if (deepseek_v2_class(m)) return true;
   for (const char* a : kOnGroup)
     if (m.architecture == a) return true;
   if (m.architecture == "llama") return false;  // models/llama.py: LlamaAttention on the whole TP group
-  throw InputError("--enable-dp-attention", fmt::format("with a '{}' model is not modelled: which TP group SGLang's class for it builds its attention "
-                                                        "on was not read; accepted: DeepSeek V2 / V3, Kimi K2, Qwen2-MoE, Qwen3-MoE and Llama models",
-                                                        m.architecture.empty() ? std::string("unknown") : m.architecture));
+  throw InputError("--enable-dp-attention",
+                   fmt::format("with a '{}' model is not modelled: SGLang's class for it was not read as building its attention on the attention-TP "
+                               "group (Qwen2's Qwen2Attention keeps the whole TP group); accepted: DeepSeek V2 / V3, Kimi K2 / K2.5, Qwen2-MoE, "
+                               "Qwen3-MoE, Qwen3 (dense) and Llama models",
+                               m.architecture.empty() ? std::string("unknown") : m.architecture));
+}
+
+uint64_t sglang_dense_mlp_tp(const Model& m, uint64_t tp, uint64_t moe_dense_tp_size) {
+  if (moe_dense_tp_size == 0) return tp;  // not given (None)
+  // server_args.py: assert self.moe_dense_tp_size in {1, None}.
+  if (moe_dense_tp_size != 1)
+    throw InputError("--moe-dense-tp-size", fmt::format("{} is not accepted; SGLang asserts moe_dense_tp_size in {{1, None}}: give 1 or leave it out", moe_dense_tp_size));
+  // layers/communicator.py enable_moe_dense_fully_dp(): moe_dense_tp_size == 1; models/deepseek_v2.py
+  // DeepseekV2DecoderLayer: its dense layers' DeepseekV2MLP with tp_rank 0, tp_size 1.
+  if (deepseek_v2_class(m)) return 1;
+  bool dense = false;
+  for (const LayerConfig& l : m.layers) dense = dense || l.feed_forward.kind == FeedForwardKind::Dense;
+  // models/qwen2.py Qwen2MLP (Qwen3's too), models/llama.py LlamaMLP, models/qwen3_moe.py
+  // Qwen3MoeMLP take no tp override: their dense MLPs stay split over tp. A model without dense MLP
+  // layers has nothing the flag moves.
+  static const char* const kTpMlp[] = {"qwen2", "qwen3", "llama", "qwen3_moe"};
+  for (const char* a : kTpMlp)
+    if (m.architecture == a) return tp;
+  if (!dense) return tp;
+  throw InputError("--moe-dense-tp-size", fmt::format("with a '{}' model is not modelled: whether SGLang's class for it builds its dense MLP layers with "
+                                                      "tp_size 1 was not read; accepted with DeepSeek V2 / V3 and Kimi K2 / K2.5 (dense layers whole on "
+                                                      "every rank), Qwen2, Qwen3, Qwen3-MoE and Llama (their MLPs keep tp) and models without dense MLP layers",
+                                                      m.architecture.empty() ? std::string("unknown") : m.architecture));
 }
 
 SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype, uint64_t attention_dp,
-                                      bool dp_lm_head, uint64_t offload_cap) {
+                                      bool dp_lm_head, uint64_t offload_cap, uint64_t moe_dense_tp_size) {
   OffloadRule rule;
   rule.cap = offload_cap;
-  return sglang_rank_weights(m, tier_bytes, tp, pp, dtype, attention_dp, dp_lm_head, rule);
+  return sglang_rank_weights(m, tier_bytes, tp, pp, dtype, attention_dp, dp_lm_head, rule, moe_dense_tp_size);
 }
 
 SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype, uint64_t attention_dp,
-                                      bool dp_lm_head, const OffloadRule& offload) {
+                                      bool dp_lm_head, const OffloadRule& offload, uint64_t moe_dense_tp_size) {
   if (attention_dp == 0 || tp % attention_dp != 0)
     throw InputError("--dp-size", fmt::format("{} does not divide --tp-size {}; with --enable-dp-attention SGLang asserts tp_size % dp_size == 0", attention_dp, tp));
   if (dp_lm_head && attention_dp == 1)
@@ -286,7 +325,10 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   // --enable-dp-attention: attn_tp_size = tp / dp for the classes built on the attention-TP group.
   const bool on_group = attention_dp > 1 && sglang_attention_on_dp_group(m);
   w.attention_tp = on_group ? tp / attention_dp : tp;
-  w.embedding_whole = on_group;  // VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled())
+  // VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled()) in the classes on the group
+  // (sglang PR #17403): the embedding over the attention group's tp / dp ranks; Llama's over all tp.
+  w.embedding_tp = w.attention_tp;
+  w.dense_mlp_tp = sglang_dense_mlp_tp(m, tp, moe_dense_tp_size);
   w.even_share = ceil_div(loaded_weight_bytes(m, tier_bytes, dtype), checked_mul(tp, pp));
   const ClassBytes bytes(m, tier_bytes, value_bytes);
   Layout t{bytes, tp, {}, {}, 0};
@@ -302,9 +344,8 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
     }
   }
   // VocabParallelEmbedding / ParallelLMHead: the vocabulary padded to a multiple of 64, then split.
-  const uint64_t vocab_rank = ceil_div(checked_mul(ceil_div(m.vocab, 64), 64), tp);
-  // With enable_tp off (DP attention) the embedding is one shard of the padded vocabulary: whole.
-  const uint64_t embed_rows = w.embedding_whole ? checked_mul(ceil_div(m.vocab, 64), 64) : vocab_rank;
+  const uint64_t padded_vocab = checked_mul(ceil_div(m.vocab, 64), 64);
+  const uint64_t embed_rows = ceil_div(padded_vocab, w.embedding_tp);
   if (hidden && m.vocab) t.add(ParamClass::Embedding, checked_mul(m.vocab, hidden), checked_mul(embed_rows, hidden));
   const uint64_t stage_layers = std::min<uint64_t>(ceil_div(m.layers.size(), pp), m.layers.size());
   std::vector<uint64_t> rope_dims;  // one cache per rotary dim (get_rope's _ROPE_DICT)
@@ -329,7 +370,7 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
     }
     const FeedForwardSpec& f = l.feed_forward;
     if (f.kind == FeedForwardKind::Dense && f.dense_width) {
-      lay_out_mlp(t, ParamClass::DenseMlp, f.dense_width, hidden, tp);
+      lay_out_mlp(t, ParamClass::DenseMlp, f.dense_width, hidden, w.dense_mlp_tp);
     } else if (f.kind == FeedForwardKind::MoE && f.experts && f.expert_width) {
       const uint64_t router = checked_mul(f.experts, hidden);  // the gate, whole on every rank
       t.add(ParamClass::Router, router, router, "mlp.gate.weight");
@@ -359,9 +400,9 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   if (pp == 1 && hidden) {
     t.add(ParamClass::Norms, hidden, hidden);  // the final norm
     // --enable-dp-lm-head: ParallelLMHead(use_attn_tp_group=True) splits the padded vocabulary over
-    // the attention group's tp / dp ranks (deepseek_v2.py, qwen2_moe.py, qwen3_moe.py, llama.py alike).
+    // the attention group's tp / dp ranks (deepseek_v2.py, qwen2_moe.py, qwen3_moe.py, qwen3.py, llama.py alike).
     w.head_tp = dp_lm_head ? tp / attention_dp : tp;
-    const uint64_t head_rows = ceil_div(checked_mul(ceil_div(m.vocab, 64), 64), w.head_tp);
+    const uint64_t head_rows = ceil_div(padded_vocab, w.head_tp);
     if (!m.tied_embeddings && m.vocab) t.add(ParamClass::OutputHead, checked_mul(m.vocab, hidden), checked_mul(head_rows, hidden));
   }
   for (uint64_t b : mla_copies) {

@@ -34,12 +34,20 @@
 // --enable-dp-attention (attention_dp = --dp-size > 1): the TP ranks form attention_dp groups of
 // attn_tp_size = tp / dp ranks (layers/dp_attention.py compute_dp_attention_world_info). The model
 // classes written for it (models/deepseek_v2.py: DeepSeek V2 / V3, Kimi K2; models/qwen2_moe.py and
-// qwen3_moe.py) build their attention projections on the attention-TP group (tp_rank=attn_tp_rank,
-// tp_size=attn_tp_size: QKVParallelLinear / o_proj, MLA's q_b_proj, kv_b_proj, o_proj and the w_kc /
-// w_vc copies) and their embedding whole (VocabParallelEmbedding(enable_tp=not
-// is_dp_attention_enabled())); the MLP, the experts and the output head (ParallelLMHead without
-// --enable-dp-lm-head, which puts it on the attention group) stay split over all tp ranks. Llama's classes (models/llama.py) build
-// everything on the whole TP group, as without DP attention. Other classes are refused.
+// qwen3_moe.py; models/qwen3.py, the dense Qwen3, sglang PR #7681) build their attention projections
+// on the attention-TP group (tp_rank=attn_tp_rank, tp_size=attn_tp_size: QKVParallelLinear / o_proj,
+// MLA's q_b_proj, kv_b_proj, o_proj and the w_kc / w_vc copies) and their embedding over that group
+// too (VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled()), sglang PR #17403; whole
+// before it); the MLP (Qwen3's Qwen2MLP takes no tp override), the experts and the output head
+// (ParallelLMHead without --enable-dp-lm-head, which puts it on the attention group) stay split over
+// all tp ranks. Llama's classes (models/llama.py) build everything on the whole TP group, as
+// without DP attention. Other classes are refused, Qwen2 among them (models/qwen2.py's
+// Qwen2Attention stays on the whole TP group while Qwen2Model's embedding follows the attention group).
+// --moe-dense-tp-size 1 (the only value SGLang accepts, server_args.py): enable_moe_dense_fully_dp()
+// (layers/communicator.py) makes DeepseekV2DecoderLayer build its dense MLP layers (the first
+// first_k_dense_replace) with tp_rank 0, tp_size 1: whole on every rank. The shared experts and the
+// MLPs of the other classes read (Qwen2MLP, LlamaMLP, Qwen3MoeMLP: no tp override) keep tp; a model
+// with dense MLP layers in a class not read is refused.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -57,7 +65,8 @@ struct SglangRankWeights {
   uint64_t tower_extra = 0;         // of replicated_extra: the vision tower kept whole (Kimi K2.5)
   uint64_t allocator_overhead = 0;  // reserved - requested over the rank's laid-out tensors
   uint64_t attention_tp = 0;        // ranks the attention projections are split over (tp; tp / dp with DP attention)
-  bool embedding_whole = false;     // DP attention: the embedding whole on every rank
+  uint64_t embedding_tp = 0;        // ranks the embedding is split over (tp; tp / dp with DP attention on the attention group)
+  uint64_t dense_mlp_tp = 0;        // ranks the dense MLP layers are split over (tp; 1 with --moe-dense-tp-size 1 in DeepSeek V2 classes)
   uint64_t head_tp = 0;             // ranks the output head is split over (tp; tp / dp with --enable-dp-lm-head; 0: no head laid out)
   uint64_t total = 0;               // what "mem usage" would print
   CpuOffload offload;               // --cpu-offload-gb: the decoder layers' parameters moved to host memory (not in total)
@@ -66,12 +75,19 @@ struct SglangRankWeights {
 
 // Whether SGLang's model class for `model` builds its attention on the attention-TP group under
 // --enable-dp-attention (true), on the whole TP group (false: Llama); InputError naming
-// --enable-dp-attention for a class not read.
+// --enable-dp-attention for a class not read or not written for it.
 bool sglang_attention_on_dp_group(const Model& model);
+
+// The ranks `model`'s dense MLP layers are split over at tensor parallel `tp` with
+// --moe-dense-tp-size (0: not given; 1: SGLang's only other value): 1 for DeepseekV2DecoderLayer's
+// dense layers under 1, else tp. InputError naming --moe-dense-tp-size for another value, or for 1
+// with a model whose dense MLP layers are in a class not read.
+uint64_t sglang_dense_mlp_tp(const Model& model, uint64_t tp, uint64_t moe_dense_tp_size);
 
 // tier_bytes: the checkpoint as resolved (the native tier, or another the scenario names); dtype:
 // --dtype (16-bit weights load at its width, as loaded_weight_bytes has it); attention_dp: --dp-size
 // under --enable-dp-attention (1: off), dividing tp.
+// moe_dense_tp_size: --moe-dense-tp-size (0: not given), as sglang_dense_mlp_tp reads it.
 // dp_lm_head: --enable-dp-lm-head, the output head (ParallelLMHead(use_attn_tp_group=True), Llama's
 // too) split over the attention group's tp / dp ranks.
 // offload_cap: the --cpu-offload-gb cap in bytes (serving_cpu_offload.h): each decoder layer is
@@ -80,7 +96,8 @@ bool sglang_attention_on_dp_group(const Model& model);
 // classes create the decoder layers' parameters in the same order (attention, MLP or experts, the
 // two norms), so its offload reads this layout's walk too.
 SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype,
-                                      uint64_t attention_dp = 1, bool dp_lm_head = false, uint64_t offload_cap = 0);
+                                      uint64_t attention_dp = 1, bool dp_lm_head = false, uint64_t offload_cap = 0,
+                                      uint64_t moe_dense_tp_size = 0);
 // The same with vLLM's whole offload rule (a --cpu-offload-params filter, the prefetch backend):
 // the decoder layers' parameters carry vLLM's names within the layer (models/llama.py
 // LlamaDecoderLayer: self_attn.qkv_proj.weight, self_attn.o_proj.weight, mlp.gate_up_proj.weight,
@@ -89,7 +106,7 @@ SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, u
 // (models/deepseek_v2.py) self_attn.fused_qkv_a_proj / q_a_layernorm / q_b_proj or q_proj /
 // kv_a_proj_with_mqa, kv_b_proj, o_proj, kv_a_layernorm), a quantized tensor's scales NAME_scale.
 SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype,
-                                      uint64_t attention_dp, bool dp_lm_head, const OffloadRule& offload);
+                                      uint64_t attention_dp, bool dp_lm_head, const OffloadRule& offload, uint64_t moe_dense_tp_size = 0);
 
 // One wording of the weights line for the profile (sglang_profile.h) and the answer without a card.
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp);

@@ -46,6 +46,10 @@ Box BoxInputs::to_box() const {
   b.gpus = parse_gpus(gpu, "--gpu");
   b.nodes = parse_count(nodes, "--nodes", 1, kMaxNodes);
   b.ram_bytes = ram == "0" ? 0 : parse_bytes(ram, "--ram");
+  // "--ram 64" is 64 bytes to parse_bytes; nobody has that little RAM, so a plain count below a
+  // megabyte is refused rather than planned on.
+  if (b.ram_bytes && b.ram_bytes < 1'000'000 && ram.find_first_not_of("0123456789. ") == std::string::npos)
+    throw InputError("--ram", "'" + ram + "' has no unit (" + ram + " bytes); did you mean " + ram + "GB? accepted: a size such as 64GB, 512GiB or 1TB");
   b.ram_bandwidth = ram_gbps == "0" ? 0 : parse_bytes(ram_gbps + "GB", "--ram-gbps");
   b.ssd_bandwidth = ssd_gbps == "0" ? 0 : parse_bytes(ssd_gbps + "GB", "--ssd-gbps");
   apply_gpu_shares(b, gpu_wired_limit, "--gpu-wired-limit");

@@ -9,10 +9,24 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "engines/engine_tiers.h"
+#include "plan/engine_speed.h"
 #include "model/quant.h"
 
 namespace vc {
 namespace {
+
+// Where the CPU's weights come from under llama.cpp's default --mmap. Only where this plan reads
+// weights from the SSD (the rule's tiers) or llama.cpp's own host is over its RAM by mapped pages
+// (plan/engine_speed.h) does the page cache fall short; a dense model reads every weight each
+// token, so no part of it is "read most".
+std::string mmap_note(const Plan& p, bool rule_reads_ssd) {
+  const DeviceAllocation* host = llamacpp_speed_host(p);
+  if (!rule_reads_ssd && !(host && host->paged_out())) return "weights stay memory-mapped (default --mmap): what runs on the CPU is read from the page cache in RAM";
+  if (p.footprint.moe_layers())
+    return "weights stay memory-mapped (default --mmap): the page cache in RAM keeps the experts read most, SSD serves the rest (the llamacpp speed "
+           "counts each its share of the mapped bytes, so it may be low)";
+  return "weights stay memory-mapped (default --mmap): the page cache in RAM keeps what fits, the rest is read from SSD again every token";
+}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -143,7 +157,7 @@ EngineCommand llamacpp(const Plan& p) {
       c.notes.push_back(fmt::format("-ngl {}: the last {} of {} layers go to the GPUs and the rest run on the CPU ({})", *lo.n_gpu_layers, *lo.n_gpu_layers, lo.layers,
                                     lo.given ? "as given" : "the most the GPUs hold, from llama.cpp's per-device answer above"));
     }
-    c.notes.push_back("weights stay memory-mapped (default --mmap): what runs on the CPU is read from the page cache in RAM");
+    c.notes.push_back(mmap_note(p, false));
   } else if (p.offload) {
     const auto& o = *p.offload;
     const uint64_t gpu_slots = !o.tiers.empty() && o.tiers[0].tier == "GPU" ? o.tiers[0].experts_per_layer : 0;
@@ -172,12 +186,7 @@ EngineCommand llamacpp(const Plan& p) {
                                                  : p.options.hot_cache ? " (the rule's speed assumes hottest-first, as --hot-cache on asked; --engine llamacpp computes this placement's)"
                                                                        : " (the rule's speed counts the uniform share too; --engine llamacpp adds llama.cpp's measured costs)"));
     }
-    // Only where this plan reads weights from the SSD does the page cache fall short; a dense model
-    // reads every weight each token, so no part of it is "read most".
-    const bool from_ssd = std::any_of(o.tiers.begin(), o.tiers.end(), [](const TierUse& t) { return t.tier == "SSD" && t.weights + t.experts > 0; });
-    c.notes.push_back(!from_ssd ? "weights stay memory-mapped (default --mmap): what runs on the CPU is read from the page cache in RAM"
-                      : o.experts && p.footprint.moe_layers() ? "weights stay memory-mapped (default --mmap): the page cache in RAM holds the experts read most, SSD serves the rest"
-                                                               : "weights stay memory-mapped (default --mmap): the page cache in RAM keeps what fits, the rest is read from SSD again every token");
+    c.notes.push_back(mmap_note(p, std::any_of(o.tiers.begin(), o.tiers.end(), [](const TierUse& t) { return t.tier == "SSD" && t.weights + t.experts > 0; })));
   }
   if (p.box.nodes > 1) c.notes.push_back("llama.cpp spans nodes only through its RPC backend (--rpc host:port per node)");
   c.command = cmd;

@@ -37,6 +37,15 @@ double bound_tok_s(const TokenReads& t) {
 
 }  // namespace
 
+const DeviceAllocation* llamacpp_speed_host(const Plan& p) {
+  if (p.options.engine != EngineKind::LlamaCpp) return nullptr;
+  const auto& devices = p.llamacpp_offload && !p.fits_on_devices ? p.llamacpp_offload->answer.devices : p.engine.devices;
+  for (const auto& d : devices) {
+    if (d.name == "host") return &d;
+  }
+  return nullptr;
+}
+
 void apply_engine_speed(Plan& p, const Model& model) {
   if (p.options.engine == EngineKind::Rule) return;
   SpeedSettings s;
@@ -57,6 +66,7 @@ void apply_engine_speed(Plan& p, const Model& model) {
     }
     s.llamacpp = run.placement;
     if (run.llamacpp.n_ubatch) s.ubatch = run.llamacpp.n_ubatch;
+    if (const DeviceAllocation* host = llamacpp_speed_host(p)) s.paged_out = host->paged_out();
   } else {
     if (!p.fits_on_devices && !p.box.gpus.empty()) return;  // the plan spilling vLLM/SGLang weights to RAM is not modelled (a pasted --cpu-offload-gb is, below): the rule's figures stay
     s.tensor_parallel = p.options.split == SplitMode::Tensor ? static_cast<uint32_t>(std::max<std::size_t>(1, p.box.gpus.size())) : 1;
@@ -73,9 +83,15 @@ void apply_engine_speed(Plan& p, const Model& model) {
         const uint64_t pp = sglang ? run.sglang.pipeline_parallel : run.vllm.kv.pipeline_parallel;
         s.host_offloaded = sglang_rank_weights(model, resolve_weights(model, p.estimate.scenario.quant).bytes, s.tensor_parallel, pp,
                                                sglang ? run.sglang.dtype : run.vllm.kv.dtype,
-                                               sglang && run.parallel.dp_attention ? run.parallel.data_parallel : 1, sglang && run.sglang.enable_dp_lm_head, rule)
+                                               sglang && run.parallel.dp_attention ? run.parallel.data_parallel : 1, sglang && run.sglang.enable_dp_lm_head, rule,
+                                               sglang ? run.sglang.moe_dense_tp_size : 0)
                                .offload.bytes;
         s.host_offload_copied = sglang || rule.prefetch();  // SGLang and vLLM's prefetch copy to the GPU; vLLM's UVA reads in place
+        // A prefill pass computes the prompt up to the chunk the command sets; both engines'
+        // defaults are at least 2,048 tokens, above the prompt (vllm_budget.h, sglang_profile.h).
+        const int64_t chunk = sglang ? run.sglang.chunked_prefill_size.value_or(0) : static_cast<int64_t>(run.vllm.max_num_batched_tokens);
+        if (chunk > 0) s.ubatch = std::min<uint64_t>(s.prompt, static_cast<uint64_t>(chunk));
+        else s.ubatch = s.prompt;
       }
     }
   }

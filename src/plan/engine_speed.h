@@ -9,4 +9,8 @@ namespace vc {
 
 void apply_engine_speed(Plan& plan, const Model& model);
 
+// llama.cpp's host in the answer whose placement the plan's speed runs: the offload's when the GPUs
+// alone are short and an offload was planned, else the engine's own; null for other engines.
+const DeviceAllocation* llamacpp_speed_host(const Plan& plan);
+
 }  // namespace vc

@@ -164,13 +164,16 @@ namespace {
 // llama.cpp memory-maps its weights by default (no --no-mmap, no --mlock): a host short of RAM by
 // no more than the mapped weights the CPU reads still starts, the OS reading again from disk what
 // the page cache cannot keep (llama-model-loader.cpp; docs/engines.md, "CPU model buffer").
-std::string paged_from_disk(const DeviceAllocation& host) {
-  if (!host.capacity || host.total_bytes <= *host.capacity) return "";
-  const uint64_t over = host.total_bytes - *host.capacity;
-  if (over > host.mapped_pageable) return "";
+// Said after the engine's speed is known (apply_engine_speed), which reads them from the SSD.
+std::string paged_from_disk(const DeviceAllocation& host, const Box& box, const Speed& decode) {
+  const uint64_t over = host.paged_out();
+  if (!over) return "";
   return fmt::format(" Memory-mapped (llama.cpp's default), it would still start: the OS reads the {} of weights RAM cannot keep from disk again as "
-                     "tokens need them, so decode runs at the disk's speed, well below the figure here.",
-                     format_bytes(over));
+                     "tokens need them, so decode runs at the disk's speed{}.",
+                     format_bytes(over),
+                     box.ssd_bandwidth && decode.expected_tok_s > 0 ? fmt::format(": about {} with the SSD at {} GB/s", speed_text_for(decode, 2),
+                                                                                  format_grouped(static_cast<double>(box.ssd_bandwidth) / 1e9, 1))
+                                                                    : " (give --ssd-gbps for a figure)");
 }
 
 // The engine's answer for the request at another context and number of sequences.
@@ -502,8 +505,8 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
     p.verdict = held <= ram ? fmt::format("No GPU: llama.cpp holds {} of {} RAM, {} to spare; about {:.2f} tok/s.", format_bytes(held), format_bytes(ram),
                                           format_bytes(ram - held), p.decode.expected_tok_s)
                             : fmt::format("No GPU, and llama.cpp needs {} of {} RAM, {} over (its lines above say where: a smaller context, -cram for "
-                                          "the prompt cache or a smaller tier helps).{}",
-                                          format_bytes(held), format_bytes(ram), format_bytes(held - ram), paged_from_disk(*engine_host));
+                                          "the prompt cache or a smaller tier helps).",
+                                          format_bytes(held), format_bytes(ram), format_bytes(held - ram));
   } else if (box.gpus.empty()) {
     p.verdict = p.offload->fits ? fmt::format("No GPU: runs from RAM{} at about {:.2f} tok/s.", box.ssd_bandwidth ? " and SSD" : "", p.offload->expected_tok_s)
                                 : "No GPU, and it does not fit in RAM" + std::string(box.ssd_bandwidth ? " and SSD" : "") + ": " + p.offload->why + ".";
@@ -513,6 +516,13 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
                                         box.device_count(), box.device_count() == 1 ? "" : "s");
     const DeviceAllocation* tight = p.engine.tightest();
     if (options.engine != EngineKind::Rule && tight) {
+      // A plan that does not fit names the device that is over, the host included (tightest()
+      // weighs GPUs only: a host over its RAM would otherwise read as a GPU with room).
+      if (!p.fits_on_devices && *tight->capacity >= tight->total_bytes) {
+        for (const auto& d : p.engine.devices) {
+          if (d.capacity && d.total_bytes > *d.capacity) tight = &d;
+        }
+      }
       const int64_t room = static_cast<int64_t>(*tight->capacity) - static_cast<int64_t>(tight->total_bytes);
       const std::string pool = p.engine.kv_tokens ? fmt::format("; KV pool {} tokens, {:.2f} requests of {} at once", format_count(*p.engine.kv_tokens),
                                                                 p.engine.max_concurrency.value_or(0), format_tokens(ctx))
@@ -543,8 +553,7 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
                                  format_bytes(host ? host->total_bytes : 0), host && host->capacity ? "" : " (give --ram to check it)", p.decode.expected_tok_s);
       } else {
         p.verdict += host && host->capacity && host->total_bytes > *host->capacity
-                         ? fmt::format(" Offload does not rescue it: with {} the host needs {} of {} RAM.{}", how, format_bytes(host->total_bytes), format_bytes(*host->capacity),
-                                       paged_from_disk(*host))
+                         ? fmt::format(" Offload does not rescue it: with {} the host needs {} of {} RAM.", how, format_bytes(host->total_bytes), format_bytes(*host->capacity))
                          : fmt::format(" Offload does not rescue it: even with {} a GPU is over its memory.", how);
       }
     } else if (!p.fits_on_devices && p.offload) {
@@ -561,6 +570,7 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
   }
   if (!p.fits_on_devices && has_default_gpu_share(box)) p.verdict += raised_share_hint(model, scenario, box, options);
   apply_engine_speed(p, model);
+  if (const DeviceAllocation* host = llamacpp_speed_host(p)) p.verdict += paged_from_disk(*host, box, p.decode);
   if (replicas > 1) add_replicas(p);
   if (!model.weights_available()) {  // an estimate of what it would take, never a "fits" for files that do not exist
     p.verdict = fmt::format("No fit verdict and no command line: {} is {} ({}). On paper, if it ships as estimated: {}", model.name,

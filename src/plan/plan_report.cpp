@@ -88,7 +88,10 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
     out += fmt::format("\nDecode: {}, {:.2f} upper bound (one sequence){}\n", speed_text_for(p.decode, 2), p.decode.upper_tok_s,
                        p.decode.low_tok_s > 0 ? "" : "; --engine llamacpp|vllm|sglang for the engine's placement and a measured range");
   } else {
-    out += "\nDecode: unknown (nothing fits, or a device's bandwidth is unknown: name it with --gpu)\n";
+    // The engine's speed says why it is unknown; the rule's does not.
+    const std::string why = p.decode.formula.rfind("unknown: ", 0) == 0 ? p.decode.formula.substr(9)
+                                                                          : "nothing fits, or a device's bandwidth is unknown: name it with --gpu";
+    out += "\nDecode: unknown (" + why + ")\n";
   }
   if (p.prefill.low_tok_s > 0) out += fmt::format("Prefill: {}\n", speed_text_for(p.prefill, 0));
   else if (p.split && !p.offload) out += fmt::format("Prefill: {}, {:.0f} upper bound\n", speed_text_for(p.prefill, 0), p.prefill.upper_tok_s);

@@ -48,8 +48,9 @@ SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
       unknown = true;
       continue;
     }
-    // A GPU's host link (--cpu-offload-gb) moves at the achieved PCIe share, as prefill's copies do.
-    const double share = m.memory == "host_link" ? data.pcie_share : f.bandwidth_share;
+    // A GPU's host link (--cpu-offload-gb) moves at the achieved PCIe share, as prefill's copies do;
+    // page-ins from the SSD at the rate the user gives (no measured share to apply).
+    const double share = m.memory == "host_link" ? data.pcie_share : m.memory == "ssd" ? 1.0 : f.bandwidth_share;
     const double move = read ? static_cast<double>(read) / (static_cast<double>(m.bandwidth) * share) : 0;
     const double scale = data.layer_cost_scale(m.is_gpu(), m.tflops);
     if (threaded_cpu(t, m, data)) {
@@ -80,7 +81,7 @@ SpeedEstimate decode_speed(const TokenReads& t, const SpeedData& data) {
   }
   if (unknown) e.seconds = 0;
   finish(e, t.offload ? data.decode_offload : data.decode_on_device);
-  e.formula = unknown ? "unknown: a memory that is read has no known bandwidth (name the GPU with --gpu, give --ram-gbps)"
+  e.formula = unknown ? "unknown: a memory that is read has no known bandwidth; name the GPU with --gpu, give --ram-gbps, or --ssd-gbps for weights paged from disk"
                       : fmt::format("s/token = {} = {:.2f} ms -> {:.2f} tok/s", terms, e.seconds * 1e3, e.tok_s);
   e.assumption = fmt::format("{}; one sequence; {} reads its cache to the current depth; the fixed costs and shares are {}'s on each backend and memory{}{}",
                              t.placement, t.layers ? "every layer" : "the model", t.engine, cpu_threads_note(t, data),
@@ -123,13 +124,43 @@ SpeedEstimate prefill_speed(const TokenReads& t, const SpeedData& data) {
       terms += fmt::format("; {} in RAM over PCIe ({} GB/s x {:.2f}) once per {}-token ubatch", format_bytes(ram_held), gbps(link), data.pcie_share, t.ubatch);
     }
   }
+  // vLLM/SGLang --cpu-offload-gb: the offloaded weights cross the host link at every forward pass,
+  // and a prefill pass computes `ubatch` prompt tokens (the prompt, up to the chunk).
+  uint64_t host_read = 0;
+  for (const auto& m : t.memories) {
+    if (m.memory == "host_link") host_read += m.weights_read, link = m.host_link;
+  }
+  const bool crosses = host_read > 0 && !copies;
+  if (crosses) {
+    if (!link) unknown = true;
+    else {
+      e.seconds += static_cast<double>(host_read) / (static_cast<double>(link) * data.pcie_share) / static_cast<double>(t.ubatch);
+      terms += fmt::format("; {} in pinned host memory over the host link ({} GB/s x {:.2f}) once per {}-token forward pass", format_bytes(host_read),
+                           gbps(link), data.pcie_share, t.ubatch);
+    }
+  }
+  // llama.cpp on a host short of RAM: every ubatch reads the mapped weights the page cache cannot
+  // keep from the SSD again.
+  bool pages_in = false;
+  for (const auto& m : t.memories) {
+    if (m.memory != "ssd" || !m.weights_held) continue;
+    pages_in = true;
+    if (!m.bandwidth) {
+      unknown = true;
+      continue;
+    }
+    e.seconds += static_cast<double>(m.weights_held) / static_cast<double>(m.bandwidth) / static_cast<double>(t.ubatch);
+    terms += fmt::format("; {} paged in from the SSD ({} GB/s) once per {}-token ubatch", format_bytes(m.weights_held), gbps(m.bandwidth), t.ubatch);
+  }
   if (unknown) e.seconds = 0;
   finish(e, data.prefill_range);
-  e.formula = unknown ? "unknown: a device that computes has no known compute rate or host link"
+  e.formula = unknown ? "unknown: a device that computes has no known compute rate or host link, or weights paged from disk have no --ssd-gbps"
                       : fmt::format("s/token = {} = {:.3f} ms -> {:.0f} tok/s", terms, e.seconds * 1e3, e.tok_s);
   const bool cpu_computes = std::any_of(t.memories.begin(), t.memories.end(), [](const MemoryRead& m) { return !m.is_gpu() && m.prefill_flops > 0; });
   e.assumption = "long prompt, batched; 2 FLOPs per active parameter plus attention over the context" +
                  std::string(copies ? "; weights held in RAM are copied to the GPU once per ubatch" : "") +
+                 std::string(pages_in ? "; mapped weights RAM cannot keep are read from the SSD again for every ubatch" : "") +
+                 std::string(crosses ? "; weights offloaded to host memory (--cpu-offload-gb) cross the host link once per forward pass" : "") +
                  (!cpu_computes ? std::string()
                   : t.threads && data.cpu_prefill_gflops_per_thread > 0
                       ? fmt::format("; the CPU computes at {:.1f} GFLOP/s a thread x {} threads", data.cpu_prefill_gflops_per_thread, *t.threads)

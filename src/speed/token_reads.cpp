@@ -150,6 +150,22 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
   out.weights_held = checked_add(out.weights_held, checked_add(f.output_head, f.last_extras));
   if (!last.empty() && (last == "CPU") != (p.output_device == "CPU")) ++t.handoffs;
   t.layers = static_cast<uint32_t>(n);
+  const auto ram_at = b.index.find("CPU");
+  if (s.paged_out && ram_at != b.index.end() && b.mems[ram_at->second].weights_held) {
+    // The page cache keeps its share of the mapped weights and serves that share of every token's
+    // reads (no hot-expert ordering: the kernel's LRU does not know routing); the rest comes from the SSD.
+    MemoryRead& ram = b.mems[ram_at->second];
+    MemoryRead disk;
+    disk.name = "SSD (mmap page-ins)";
+    disk.backend = "cpu";
+    disk.memory = "ssd";
+    disk.bandwidth = box.ssd_bandwidth;
+    disk.weights_held = std::min(s.paged_out, ram.weights_held);
+    disk.weights_read = mul_div_round(ram.weights_read, disk.weights_held, ram.weights_held);
+    ram.weights_held -= disk.weights_held;
+    ram.weights_read -= disk.weights_read;
+    b.mems.push_back(disk);
+  }
   std::string what;
   if (!box.gpus.empty()) {
     const uint64_t ngl = std::min<uint64_t>(ps.n_gpu_layers, n + 1);
@@ -159,6 +175,7 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
   } else {
     what = "CPU only";
   }
+  if (s.paged_out) what += fmt::format("; {} of the mapped weights read from the SSD again every token (more than RAM holds)", format_bytes(s.paged_out));
   t.placement = what;
   return t;
 }
@@ -183,7 +200,7 @@ TokenReads token_reads(const Model& model, const Footprint& f, const Box& box, c
     throw InputError("--backend", "'" + s.backend + "': accepted: cuda, rocm, vulkan, metal, cpu");
   const std::string family = speed_engine_family(s.engine);
   Builder b{box, s.backend, {}, {}};
-  b.mems.reserve(box.gpus.size() + 2);  // references into it stay valid while it grows
+  b.mems.reserve(box.gpus.size() + 3);  // references into it stay valid while it grows
   TokenReads t;
   if (family == "llamacpp" || box.gpus.empty()) {
     t = llamacpp_reads(model, f, box, s, b, data.second_socket_gain);
@@ -259,7 +276,7 @@ TokenReads token_reads(const Model& model, const Footprint& f, const Box& box, c
   const bool any_gpu = std::any_of(t.memories.begin(), t.memories.end(), [](const MemoryRead& m) { return m.is_gpu(); });
   t.offload = any_gpu && (held_ram > 0 || s.host_offloaded > 0);  // --cpu-offload-gb reads weights from host memory too
   if (!any_gpu) {
-    for (auto& m : t.memories) m.prefill_flops = total_flops;
+    for (auto& m : t.memories) m.prefill_flops = m.memory == "ssd" ? 0 : total_flops;  // page-ins are read, not computed apart
   } else if (t.engine == "ktransformers") {
     // The CPU computes the routed experts it holds; the GPU the rest.
     double routed_share = 0;

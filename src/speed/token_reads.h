@@ -31,7 +31,9 @@ struct SpeedSettings {
   std::optional<uint32_t> threads;      // CPU threads (llama.cpp -t); none: the engine's default
   uint64_t depth = 0;                   // tokens already in the cache
   uint64_t prompt = 512;                // prefill: prompt tokens
-  uint64_t ubatch = 512;                // llama.cpp -ub: weights in RAM cross PCIe once per ubatch
+  // Prompt tokens one prefill forward pass computes: llama.cpp's -ub (weights in RAM cross PCIe once
+  // per ubatch); vLLM/SGLang the prompt up to the chunk (offloaded weights cross once per pass).
+  uint64_t ubatch = 512;
   // vllm / sglang --cpu-offload-gb (engines/serving_cpu_offload.h): a rank's weight bytes in pinned
   // host memory, which cross the GPU's host link at every forward pass, so once per decoded token.
   // vLLM's GPU reads them in place (UVA: out of its own memory's reads); SGLang copies them into
@@ -41,12 +43,17 @@ struct SpeedSettings {
   // offloader, offloader/prefetch.py: copy_ into static buffers) rather than read in place (vLLM's
   // UVA offloader). SGLang's engine name implies it.
   bool host_offload_copied = false;
+  // llama.cpp with its weights memory-mapped (the default) on a host short of RAM: the mapped bytes
+  // the page cache cannot keep (DeviceAllocation::paged_out). The OS reads them from the SSD again
+  // as tokens need them: the RAM's reads shrink by their share, an "SSD (page-ins)" memory read at
+  // box.ssd_bandwidth takes it (unknown when that is 0).
+  uint64_t paged_out = 0;
 };
 
 struct MemoryRead {
   std::string name;           // "RTX 4090 #1", "RAM"
   std::string backend;        // who computes what is read here: cuda, rocm, vulkan, metal, cpu
-  std::string memory;         // gddr, hbm, unified, ram; host_link: a GPU's reads over PCIe (--cpu-offload-gb)
+  std::string memory;         // gddr, hbm, unified, ram; host_link: a GPU's reads over PCIe (--cpu-offload-gb); ssd: mmap page-ins
   uint64_t bandwidth = 0;     // bytes per second (peak)
   uint64_t weights_read = 0;  // weight bytes read per decoded token
   uint64_t cache_read = 0;    // cache and state bytes read per decoded token (one sequence)
