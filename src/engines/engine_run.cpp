@@ -451,6 +451,24 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--dtype") v.kv.dtype = take();
       else if (flag == "--quantization" || flag == "-q") v.quantization = take();
       else if (flag == "--cpu-offload-gb") v.cpu_offload_cap = cpu_offload_cap_bytes(take(), flag, false);  // config/offload.py: float, ge=0
+      else if (flag == "--cpu-offload-params" || flag == "--offload-params") {
+        // set[str] fields: argparse nargs="+" (collection_to_kwargs in
+        // https://github.com/vllm-project/vllm/blob/main/vllm/engine/arg_utils.py), one or more words
+        // up to the next option; with '=' exactly that one; a later use of the flag replaces it.
+        std::vector<std::string> segments;
+        if (has_value) segments.push_back(value);
+        else
+          while (i + 1 < w.size() && w[i + 1].rfind("-", 0) != 0) segments.push_back(w[++i]);
+        if (segments.empty())
+          throw InputError(flag, "needs one or more parameter-name segments, space-separated (e.g. mlp, or experts.w13_weight experts.w2_weight)");
+        (flag == "--offload-params" ? v.offload.offload_params : v.offload.cpu_offload_params) = segments;
+      } else if (flag == "--offload-backend") {
+        v.offload.backend = take();  // config/offload.py OffloadBackend: Literal["auto", "uva", "prefetch"]
+        if (v.offload.backend != "auto" && v.offload.backend != "uva" && v.offload.backend != "prefetch")
+          throw InputError(flag, "'" + v.offload.backend + "' is not accepted; accepted: auto, uva, prefetch");
+      } else if (flag == "--offload-group-size") v.offload.group_size = number(flag, take(), 0, 1u << 20);  // int, ge=0
+      else if (flag == "--offload-num-in-group") v.offload.num_in_group = number(flag, take(), 1, 1u << 20);  // int, ge=1
+      else if (flag == "--offload-prefetch-step") v.offload.prefetch_step = number(flag, take(), 0, 1u << 20);  // int, ge=0
       else if (flag == "--enable-lora") enable_lora = true;
       else if (flag == "--max-loras") max_loras = parse_max_loras(take(), flag);
       else if (flag == "--max-lora-rank") v.lora.max_lora_rank = parse_max_lora_rank(take(), flag);
@@ -494,6 +512,26 @@ EngineRun parse_engine_command(const std::string& command) {
   // Refuse what the engine would refuse, before any model is read.
   if (r.engine == EngineKind::Vllm) {
     vllm_kv_dtype_bytes(r.vllm.kv);
+    // https://github.com/vllm-project/vllm/blob/main/vllm/config/offload.py
+    // OffloadConfig.validate_offload_config: with the prefetch backend asked for
+    // (or a group size given) num_in_group <= group_size and prefetch_step >= 1; the warnings when
+    // both backends' fields are set, as notes.
+    const VllmOffloadSettings& o = r.vllm.offload;
+    const bool prefetch_fields = o.group_size > 0, uva_fields = r.vllm.cpu_offload_cap > 0;
+    if (o.backend == "prefetch" || prefetch_fields) {
+      if (o.num_in_group > o.group_size)
+        throw InputError("--offload-num-in-group", fmt::format("{} must be <= --offload-group-size ({}), as vLLM's OffloadConfig requires with the "
+                                                               "prefetch backend",
+                                                               o.num_in_group, o.group_size));
+      if (o.prefetch_step < 1) throw InputError("--offload-prefetch-step", "must be >= 1 when prefetch offloading is on (vLLM's OffloadConfig)");
+    }
+    if (o.backend == "uva" && prefetch_fields) r.notes.push_back("--offload-backend uva: the prefetch fields are set but ignored, as vLLM warns");
+    else if (o.backend == "prefetch" && uva_fields) r.notes.push_back("--offload-backend prefetch: --cpu-offload-gb is set but ignored, as vLLM warns");
+    else if (o.backend == "auto" && uva_fields && prefetch_fields)
+      r.notes.push_back("--cpu-offload-gb and --offload-group-size both set: vLLM's auto backend picks prefetch and ignores --cpu-offload-gb");
+    const bool prefetch = o.backend == "prefetch" || (o.backend == "auto" && prefetch_fields);
+    if (prefetch && !o.cpu_offload_params.empty()) r.notes.push_back("--cpu-offload-params is the UVA backend's filter: ignored by the prefetch backend (--offload-params)");
+    if (!prefetch && !o.offload_params.empty()) r.notes.push_back("--offload-params is the prefetch backend's filter: ignored by the UVA backend (--cpu-offload-params)");
     if (!r.vllm.quantization.empty() && r.vllm.quantization != "fp8")
       r.notes.push_back("--quantization " + r.vllm.quantization + ": weights taken as the checkpoint stores them");
     if (r.vllm.quantization != "fp8") r.vllm.quantization.clear();

@@ -70,6 +70,7 @@ struct Layout {
   std::vector<TorchStep> steps;   // the allocator's input: the live tensors and the temporaries
   uint64_t extra = 0;
   std::vector<size_t>* params = nullptr;  // while a decoder layer is created: its parameters' steps
+  std::vector<std::string>* names = nullptr;  // and their names within the layer (vLLM's, for --cpu-offload-params)
 
   std::vector<size_t> tensor_steps = {};  // the step of each of `tensors`
   void keep(uint64_t b) {
@@ -78,13 +79,17 @@ struct Layout {
     steps.push_back(TorchStep::alloc(b));
   }
   // A tensor of `whole` parameters of which this rank creates `on_rank` (whole when replicated).
-  void add(ParamClass c, uint64_t whole, uint64_t on_rank) {
+  // `name`: the parameter's name within the decoder layer; a quantized tensor's scales are the
+  // name + "_scale" (weight_scale, w13_weight_scale).
+  void add(ParamClass c, uint64_t whole, uint64_t on_rank, const char* name = "") {
     const auto [values, scales] = bytes.split(c, on_rank);
     keep(values);
     if (params) params->push_back(steps.size() - 1);
+    if (names) names->push_back(name);
     if (scales) {
       keep(scales);
       if (params) params->push_back(steps.size() - 1);
+      if (names) names->push_back(std::string(name) + "_scale");
     }
     const uint64_t b = values + scales, share = bytes(c, whole) / tp;
     if (b > share) extra = checked_add(extra, b - share);
@@ -186,8 +191,8 @@ void lay_out_attention(Layout& t, const AttentionSpec& a, uint64_t hidden, uint6
       // QKVParallelLinear: the KV heads split, one replicated on each rank when there are fewer than ranks.
       const uint64_t kv_rank = std::max<uint64_t>(1, a.kv_heads / tp), hk = a.head_dim_k, hv = a.head_dim_v;
       t.add(ParamClass::Attention, checked_mul(checked_add(checked_mul(heads, hk), checked_mul(a.kv_heads, hk + hv)), hidden),
-            checked_mul(checked_add(checked_mul(heads_rank, hk), checked_mul(kv_rank, hk + hv)), hidden));
-      t.add(ParamClass::Attention, checked_product({heads, hv, hidden}), checked_product({heads_rank, hv, hidden}));  // o_proj
+            checked_mul(checked_add(checked_mul(heads_rank, hk), checked_mul(kv_rank, hk + hv)), hidden), "self_attn.qkv_proj.weight");
+      t.add(ParamClass::Attention, checked_product({heads, hv, hidden}), checked_product({heads_rank, hv, hidden}), "self_attn.o_proj.weight");
       return;
     }
     case AttentionKind::Latent: {
@@ -195,17 +200,18 @@ void lay_out_attention(Layout& t, const AttentionSpec& a, uint64_t hidden, uint6
       const uint64_t q_rank = a.query_rank, kv_lora = a.latent_rank, rope = a.rope_dim, qk = uint64_t{a.nope_dim} + rope, v = a.value_dim;
       if (q_rank) {
         const uint64_t fused = checked_mul(hidden, q_rank + kv_lora + rope);  // fused_qkv_a_proj_with_mqa, whole on every rank
-        t.add(ParamClass::Attention, fused, fused);
-        t.add(ParamClass::Attention, q_rank, q_rank);  // q_a_layernorm
-        t.add(ParamClass::Attention, checked_product({q_rank, heads, qk}), checked_product({q_rank, heads_rank, qk}));  // q_b_proj
+        t.add(ParamClass::Attention, fused, fused, "self_attn.fused_qkv_a_proj.weight");
+        t.add(ParamClass::Attention, q_rank, q_rank, "self_attn.q_a_layernorm.weight");
+        t.add(ParamClass::Attention, checked_product({q_rank, heads, qk}), checked_product({q_rank, heads_rank, qk}), "self_attn.q_b_proj.weight");
       } else {
-        t.add(ParamClass::Attention, checked_product({hidden, heads, qk}), checked_product({hidden, heads_rank, qk}));  // q_proj
+        t.add(ParamClass::Attention, checked_product({hidden, heads, qk}), checked_product({hidden, heads_rank, qk}), "self_attn.q_proj.weight");
         const uint64_t kv_a = checked_mul(hidden, kv_lora + rope);  // kv_a_proj_with_mqa, whole on every rank
-        t.add(ParamClass::Attention, kv_a, kv_a);
+        t.add(ParamClass::Attention, kv_a, kv_a, "self_attn.kv_a_proj_with_mqa.weight");
       }
-      t.add(ParamClass::Attention, checked_product({kv_lora, heads, a.nope_dim + v}), checked_product({kv_lora, heads_rank, a.nope_dim + v}));  // kv_b_proj
-      t.add(ParamClass::Attention, checked_product({heads, v, hidden}), checked_product({heads_rank, v, hidden}));  // o_proj
-      t.add(ParamClass::Attention, kv_lora, kv_lora);  // kv_a_layernorm
+      t.add(ParamClass::Attention, checked_product({kv_lora, heads, a.nope_dim + v}), checked_product({kv_lora, heads_rank, a.nope_dim + v}),
+            "self_attn.kv_b_proj.weight");
+      t.add(ParamClass::Attention, checked_product({heads, v, hidden}), checked_product({heads_rank, v, hidden}), "self_attn.o_proj.weight");
+      t.add(ParamClass::Attention, kv_lora, kv_lora, "self_attn.kv_a_layernorm.weight");
       // post_load_weights: w_kc (heads x nope x kv_lora) and w_vc (heads x v x kv_lora), 16-bit.
       mla_copies.push_back(checked_product({heads_rank, a.nope_dim, kv_lora, value_bytes}));
       mla_copies.push_back(checked_product({heads_rank, v, kv_lora, value_bytes}));
@@ -216,10 +222,12 @@ void lay_out_attention(Layout& t, const AttentionSpec& a, uint64_t hidden, uint6
   }
 }
 
-void lay_out_mlp(Layout& t, ParamClass c, uint64_t width, uint64_t hidden, uint64_t tp) {
+// `shared`: the MoE block's shared experts (mlp.shared_experts.*), else the layer's dense MLP (mlp.*).
+void lay_out_mlp(Layout& t, ParamClass c, uint64_t width, uint64_t hidden, uint64_t tp, bool shared = false) {
   const uint64_t rank = ceil_div(width, tp);
-  t.add(c, checked_product({2, width, hidden}), checked_product({2, rank, hidden}));  // gate_up_proj (merged column-parallel)
-  t.add(c, checked_mul(width, hidden), checked_mul(rank, hidden));                    // down_proj (row-parallel)
+  t.add(c, checked_product({2, width, hidden}), checked_product({2, rank, hidden}),
+        shared ? "mlp.shared_experts.gate_up_proj.weight" : "mlp.gate_up_proj.weight");  // merged column-parallel
+  t.add(c, checked_mul(width, hidden), checked_mul(rank, hidden), shared ? "mlp.shared_experts.down_proj.weight" : "mlp.down_proj.weight");  // row-parallel
 }
 
 }  // namespace
@@ -301,6 +309,13 @@ uint64_t sglang_dense_mlp_tp(const Model& m, uint64_t tp, uint64_t moe_dense_tp_
 
 SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype, uint64_t attention_dp,
                                       bool dp_lm_head, uint64_t offload_cap, uint64_t moe_dense_tp_size) {
+  OffloadRule rule;
+  rule.cap = offload_cap;
+  return sglang_rank_weights(m, tier_bytes, tp, pp, dtype, attention_dp, dp_lm_head, rule, moe_dense_tp_size);
+}
+
+SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype, uint64_t attention_dp,
+                                      bool dp_lm_head, const OffloadRule& offload, uint64_t moe_dense_tp_size) {
   if (attention_dp == 0 || tp % attention_dp != 0)
     throw InputError("--dp-size", fmt::format("{} does not divide --tp-size {}; with --enable-dp-attention SGLang asserts tp_size % dp_size == 0", attention_dp, tp));
   if (dp_lm_head && attention_dp == 1)
@@ -334,13 +349,14 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   if (hidden && m.vocab) t.add(ParamClass::Embedding, checked_mul(m.vocab, hidden), checked_mul(embed_rows, hidden));
   const uint64_t stage_layers = std::min<uint64_t>(ceil_div(m.layers.size(), pp), m.layers.size());
   std::vector<uint64_t> rope_dims;  // one cache per rotary dim (get_rope's _ROPE_DICT)
-  std::vector<std::vector<uint64_t>> layer_params;  // each decoder layer's parameter bytes, in creation order
-  w.offload.cap = offload_cap;
-  w.offload.stage_layers = hidden ? stage_layers : 0;
+  OffloadWalker walker(offload);  // --cpu-offload-gb / vLLM's prefetch offloader (serving_cpu_offload.h)
+  w.offload = walker.result();
   for (uint64_t i = 0; i < stage_layers && hidden; ++i) {
     const LayerConfig& l = m.layers[i];
     std::vector<size_t> params;
+    std::vector<std::string> names;
     t.params = &params;
+    t.names = &names;
     lay_out_attention(t, l.attention, hidden, w.attention_tp, mla_copies, value_bytes);
     if (m.max_context) {
       const AttentionSpec& a = l.attention;
@@ -357,28 +373,30 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
       lay_out_mlp(t, ParamClass::DenseMlp, f.dense_width, hidden, w.dense_mlp_tp);
     } else if (f.kind == FeedForwardKind::MoE && f.experts && f.expert_width) {
       const uint64_t router = checked_mul(f.experts, hidden);  // the gate, whole on every rank
-      t.add(ParamClass::Router, router, router);
+      t.add(ParamClass::Router, router, router, "mlp.gate.weight");
       const uint64_t rank = ceil_div(f.expert_width, tp);  // fused experts: w13 and w2, each expert's width split
-      t.add(ParamClass::RoutedExperts, checked_product({f.experts, 2, f.expert_width, hidden}), checked_product({f.experts, 2, rank, hidden}));
-      t.add(ParamClass::RoutedExperts, checked_product({f.experts, f.expert_width, hidden}), checked_product({f.experts, rank, hidden}));
-      if (f.shared_width) lay_out_mlp(t, ParamClass::SharedExperts, f.shared_width, hidden, tp);
+      t.add(ParamClass::RoutedExperts, checked_product({f.experts, 2, f.expert_width, hidden}), checked_product({f.experts, 2, rank, hidden}),
+            "mlp.experts.w13_weight");
+      t.add(ParamClass::RoutedExperts, checked_product({f.experts, f.expert_width, hidden}), checked_product({f.experts, rank, hidden}),
+            "mlp.experts.w2_weight");
+      if (f.shared_width) lay_out_mlp(t, ParamClass::SharedExperts, f.shared_width, hidden, tp, true);
     }
-    t.add(ParamClass::Norms, hidden, hidden);  // input_layernorm
-    t.add(ParamClass::Norms, hidden, hidden);  // post_attention_layernorm
+    t.add(ParamClass::Norms, hidden, hidden, "input_layernorm.weight");
+    t.add(ParamClass::Norms, hidden, hidden, "post_attention_layernorm.weight");
     t.params = nullptr;
+    t.names = nullptr;
     // --cpu-offload-gb: the offloader walks the layer as soon as it is built (wrap_modules over
     // make_layers' generator), moving parameters while under the cap; their GPU blocks are freed.
-    if (offload_cap) {
-      std::vector<uint64_t> sizes;
-      for (size_t step : params) sizes.push_back(t.steps[step].bytes);
-      layer_params.push_back(sizes);
-      const CpuOffload walked = cpu_offload_walk(layer_params, offload_cap);
-      const uint64_t before = w.offload.params;
-      for (uint64_t k = 0; k < walked.params - before; ++k) t.release(params[k]);
-      w.offload = walked;
+    if (offload.on()) {
+      std::vector<NamedParam> layer;
+      for (size_t k = 0; k < params.size(); ++k) layer.push_back({names[k], t.steps[params[k]].bytes});
+      const std::vector<bool> moved = walker.layer(layer);
+      for (size_t k = 0; k < params.size(); ++k)
+        if (moved[k]) t.release(params[k]);
+      w.offload = walker.result();
     }
   }
-  if (offload_cap) w.offload.stage_layers = stage_layers;
+  if (offload.on()) w.offload.stage_layers = stage_layers;
   if (pp == 1 && hidden) {
     t.add(ParamClass::Norms, hidden, hidden);  // the final norm
     // --enable-dp-lm-head: ParallelLMHead(use_attn_tp_group=True) splits the padded vocabulary over
@@ -406,7 +424,7 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
     w.tensors = std::move(live);
   }
   w.total = checked_add(checked_add(checked_add(w.even_share, w.replicated_extra), checked_add(w.mla_copies, w.rope_cache)), w.allocator_overhead);
-  w.total = checked_sub(w.total, w.offload.bytes);
+  w.total = checked_sub(w.total, w.offload.bytes);  // the prefetch offloader's staging buffers are not in it (allocated later)
   return w;
 }
 

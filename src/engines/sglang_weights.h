@@ -98,6 +98,15 @@ uint64_t sglang_dense_mlp_tp(const Model& model, uint64_t tp, uint64_t moe_dense
 SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype,
                                       uint64_t attention_dp = 1, bool dp_lm_head = false, uint64_t offload_cap = 0,
                                       uint64_t moe_dense_tp_size = 0);
+// The same with vLLM's whole offload rule (a --cpu-offload-params filter, the prefetch backend):
+// the decoder layers' parameters carry vLLM's names within the layer (models/llama.py
+// LlamaDecoderLayer: self_attn.qkv_proj.weight, self_attn.o_proj.weight, mlp.gate_up_proj.weight,
+// mlp.down_proj.weight, input_layernorm.weight, post_attention_layernorm.weight; MoE blocks
+// mlp.gate.weight, mlp.experts.w13_weight, mlp.experts.w2_weight, mlp.shared_experts.*; MLA
+// (models/deepseek_v2.py) self_attn.fused_qkv_a_proj / q_a_layernorm / q_b_proj or q_proj /
+// kv_a_proj_with_mqa, kv_b_proj, o_proj, kv_a_layernorm), a quantized tensor's scales NAME_scale.
+SglangRankWeights sglang_rank_weights(const Model& model, uint64_t tier_bytes, uint64_t tp, uint64_t pp, const std::string& dtype,
+                                      uint64_t attention_dp, bool dp_lm_head, const OffloadRule& offload, uint64_t moe_dense_tp_size = 0);
 
 // One wording of the weights line for the profile (sglang_profile.h) and the answer without a card.
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp);

@@ -93,7 +93,7 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   b.requested = static_cast<uint64_t>(std::floor(s.gpu_memory_utilization * static_cast<double>(s.card_bytes)));
   const uint64_t tp = s.kv.tensor_parallel, pp = s.kv.pipeline_parallel;
   b.weights = rank0_weights(model, vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization), tp, pp, serving_dtype_bytes(s.kv.dtype));
-  b.weights -= std::min(b.weights, s.cpu_offloaded);  // in pinned host memory, read through a UVA view (serving_cpu_offload.h)
+  b.weights -= std::min(b.weights, s.cpu_offloaded);  // in pinned host memory (serving_cpu_offload.h)
 
   // Profile run (fitted on the fitted part of tests/data/engine-logs.json; docs/accuracy.md):
   // forward: vllm_forward_peak; sampler: the T hidden states kept + 14.55 B per (sequence x vocab
@@ -140,6 +140,11 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   else b.non_torch = pp > 1 ? 7 * kGiB / 100 : kGiB / 4;
   b.lora = vllm_lora_slots(model, s.lora, tp, pp, value);
   b.non_kv_total = checked_add(checked_add(checked_add(checked_add(b.weights, b.lora.bytes), b.activation), b.non_torch), spec.on ? spec.rank_weights : 0);
+  // The prefetch offloader's static buffers: allocated in post_init, after "Model loading took" and
+  // before the profile run, whose non-KV figure is the fall in free memory since the worker began
+  // (vllm/utils/mem_utils.py memory_profiling: total_consumed), so the KV cache gets them less.
+  b.offload_staging = s.offload_staging;
+  b.non_kv_total = checked_add(b.non_kv_total, b.offload_staging);
   // CUDA graphs: vLLM 0.19 captures them after the KV cache is allocated, in the memory
   // gpu_memory_utilization leaves free (vLLM 0.21 and later profile them inside the budget
   // instead): the rank's pipeline stage and a drafter's layers, for each capture size

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engines/serving_cpu_offload.h"
 #include "engines/vllm_lora.h"
 #include "engines/vllm_profile.h"
 #include "model/model.h"
@@ -22,7 +23,9 @@ struct VllmBudgetSettings {
   std::string quantization;             // --quantization: "" (as the checkpoint stores it) or fp8 (online)
   LoraSlotSettings lora;                // --enable-lora --max-loras --max-lora-rank (vllm_lora.h)
   uint64_t cpu_offload_cap = 0;         // --cpu-offload-gb as bytes, int(N x 1024**3) (serving_cpu_offload.h); 0: off
-  uint64_t cpu_offloaded = 0;           // of rank 0's weights, what that cap moves to host memory (the engine walks the layers)
+  VllmOffloadSettings offload;          // --offload-backend, --cpu-offload-params, the prefetch flags (serving_cpu_offload.h)
+  uint64_t cpu_offloaded = 0;           // of rank 0's weights, what the offloader moves to host memory (the engine walks the layers)
+  uint64_t offload_staging = 0;         // the prefetch offloader's static GPU buffers on rank 0 (allocated after the weights are measured)
   VllmSettings kv;                      // block size, dtypes, tp, pp, max_model_len
 };
 
@@ -38,6 +41,7 @@ struct VllmBudget {
   uint64_t moe_workspace = 0;    // fused-MoE workspaces, kept allocated
   uint64_t activation = 0;       // "torch peak memory increase"
   uint64_t non_torch = 0;        // "non-torch forward increase memory"
+  uint64_t offload_staging = 0;  // the prefetch offloader's StaticBufferPool (serving_cpu_offload.h)
   uint64_t non_kv_total = 0;     // "Total non KV cache memory"
   uint64_t available_kv = 0;     // 0 when the rest does not fit ("No available memory for the cache blocks")
   uint64_t cuda_graphs = 0;      // graphs captured after the KV cache ("Graph capturing finished ... took"), outside the budget in vLLM 0.19

@@ -5,6 +5,7 @@
 // weights at the target's TP and its layers to the cache spec (engines/serving_speculative.h), and
 // its profile pass, buffers and graphs to the budget (engines/vllm_speculative_budget.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -75,9 +76,10 @@ std::vector<Allocation> non_torch_lines(const VllmBudget& b, uint64_t tp) {
 
 // The rank's weights (less what --cpu-offload-gb moved, `offloaded`); a checkpoint's own vision tower (counted from its config) on a line of its
 // own: vLLM loads it with the checkpoint and shards it over TP like the decoder layers.
-void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp, uint64_t offloaded) {
+void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp, uint64_t offloaded,
+                      const std::string& flag) {
   const std::string formula = fmt::format("{} / (tp {} x pp {}){}", format_count(w.bytes), tp, pp,
-                                          offloaded ? fmt::format(" - {} B moved to host memory by --cpu-offload-gb", format_count(offloaded)) : "");
+                                          offloaded ? fmt::format(" - {} B moved to host memory by {}", format_count(offloaded), flag) : "");
   const auto tower = pp == 1 ? checkpoint_tower_line(model, w) : std::nullopt;
   if (!tower) {
     d.add({AllocKind::Weights, "Weights on this rank", rank_bytes, formula, "", kBudgetSource});
@@ -171,24 +173,69 @@ void add_draft_weight_line(DeviceAllocation& d, const VllmDrafter& v, uint64_t t
 }
 
 constexpr const char* kOffloadSource =
-    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/offloader/uva.py (UVAOffloader._maybe_offload_to_cpu); "
-    "https://github.com/vllm-project/vllm/blob/main/vllm/config/offload.py (cpu_offload_gb, per GPU); "
+    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/offloader/uva.py (UVAOffloader._maybe_offload_to_cpu, _offload_param); "
+    "https://github.com/vllm-project/vllm/blob/main/vllm/config/offload.py (cpu_offload_gb, per GPU; cpu_offload_params); "
     "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/utils.py (make_layers: wrap_modules)";
+constexpr const char* kPrefetchSource =
+    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/offloader/prefetch.py (PrefetchOffloader.wrap_modules, StaticBufferPool, "
+    "start_onload_to_static); https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/offloader/base.py (create_offloader); "
+    "https://github.com/vllm-project/vllm/blob/main/vllm/config/offload.py (PrefetchOffloadConfig)";
+constexpr const char* kStagingSource =
+    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/offloader/prefetch.py (PrefetchOffloader.post_init: StaticBufferPool); "
+    "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (load_model: post_init after \"Model loading took\"); "
+    "https://github.com/vllm-project/vllm/blob/main/vllm/utils/mem_utils.py (memory_profiling: total_consumed)";
 
-// --cpu-offload-gb: what the cap moves of rank 0's decoder layers (serving_cpu_offload.h), laid out
-// as the model classes create them (sglang_weights.h: the same QKV / MLP / norm order in vLLM).
-CpuOffload vllm_cpu_offload(const Model& model, uint64_t tier_bytes, const VllmBudgetSettings& bs) {
-  if (!bs.cpu_offload_cap) return {};
+// The offloader's flag, as the lines name it.
+std::string offload_flag(const CpuOffload& o) { return o.prefetch() ? "--offload-group-size" : "--cpu-offload-gb"; }
+
+// --cpu-offload-gb / the prefetch offloader: what it moves of rank 0's decoder layers
+// (serving_cpu_offload.h), laid out as the model classes create them (sglang_weights.h: the same
+// QKV / MLP / norm order in vLLM, with vLLM's parameter names for --cpu-offload-params).
+CpuOffload vllm_cpu_offload(const Model& model, uint64_t tier_bytes, const VllmBudgetSettings& bs, std::vector<std::string>& notes) {
+  const OffloadRule rule = vllm_offload_rule(bs.cpu_offload_cap, bs.offload);
+  if (!rule.on()) return {};
+  const std::string flag = rule.prefetch() ? (bs.offload.group_size ? "--offload-group-size" : "--offload-backend") : "--cpu-offload-gb";
+  // Online quantization replaces the parameters after the offloader walked them as created:
+  // https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/model_loader/utils.py
+  // (device_loading_context re-offloads a replaced UVA parameter; new ones stay on the GPU) and
+  // offloader/prefetch.py (sync_cpu_storage after process_weights_after_loading). Not laid out: refused.
   if (!bs.quantization.empty())
-    throw InputError("--cpu-offload-gb", "with --quantization " + bs.quantization +
-                                             " is not modelled (the offloader counts the parameters as created, before online quantization); give one of them");
-  return sglang_rank_weights(model, tier_bytes, bs.kv.tensor_parallel, bs.kv.pipeline_parallel, bs.kv.dtype, 1, false, bs.cpu_offload_cap).offload;
+    throw InputError(flag, "with --quantization " + bs.quantization +
+                               " is not modelled: the offloader picks parameters by their bytes as created, before online quantization, and "
+                               "quantizing replaces them afterwards (model_loader/utils.py device_loading_context puts a UVA-offloaded one back in host "
+                               "memory at its new size, new scale tensors stay on the GPU; the prefetch offloader re-reads its host copies after "
+                               "loading), which is not laid out here; give one of them, or a checkpoint already quantized");
+  const CpuOffload o = sglang_rank_weights(model, tier_bytes, bs.kv.tensor_parallel, bs.kv.pipeline_parallel, bs.kv.dtype, 1, false, rule).offload;
+  if (!rule.segments.empty() && o.matched_params == 0)
+    notes.push_back(fmt::format("{}: no parameter of a decoder layer matches {}: nothing moves (segments of names within the layer such as "
+                                "mlp.gate_up_proj.weight, self_attn.qkv_proj.weight, mlp.experts.w13_weight; several are given space-separated)",
+                                rule.prefetch() ? "--offload-params" : "--cpu-offload-params", fmt::join(rule.segments, " ")));
+  return o;
 }
 
 void add_offload_host(EngineAnswer& a, const CpuOffload& o, uint64_t ranks, const EngineRequest& r) {
+  if (o.prefetch()) {
+    add_cpu_offload_host(a, o, ranks, r, kPrefetchSource,
+                         fmt::format(", copied (not read in place) into static GPU buffers on a side stream, {} layer(s) ahead, before each offloaded "
+                                     "layer runs, at every forward pass",
+                                     o.prefetch_step));
+    return;
+  }
   add_cpu_offload_host(a, o, ranks, r, kOffloadSource,
                        ", which the GPU reads in place "
                        "(UVA, zero-copy) at every forward pass, over the host link; CUDA graphs and torch.compile stay on");
+}
+
+// The prefetch offloader's StaticBufferPool on the rank (0 B with the UVA backend: no line).
+void add_staging_line(DeviceAllocation& d, const CpuOffload& o) {
+  if (!o.staging) return;
+  d.add({AllocKind::Weights, "Prefetch offload staging buffers (--offload-prefetch-step)", o.staging,
+         fmt::format("prefetch_step {} x {} B: one slot per step of each of the {} distinct offloaded parameters (name and size)", o.prefetch_step,
+                     format_count(o.staging / std::max<uint64_t>(1, o.prefetch_step)), o.staging_keys),
+         "allocated in post_init after the weights are measured and before the profile run, whose non-KV figure (today's main: the fall in free "
+         "memory) counts them, so the KV cache gets that much less; vLLM versions that add the weights, the torch peak and non-torch memory "
+         "instead count them nowhere, and the GPU holds them beyond gpu_memory_utilization",
+         kStagingSource});
 }
 
 }  // namespace
@@ -200,8 +247,10 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   VllmBudgetSettings bs = run.vllm;
   bs.weight_bytes = loaded_weight_bytes(model, w.bytes, bs.kv.dtype);  // --dtype float32 doubles a 16-bit checkpoint
   const uint64_t tp = bs.kv.tensor_parallel, pp = bs.kv.pipeline_parallel;
-  const CpuOffload offload = vllm_cpu_offload(model, w.bytes, bs);
+  std::vector<std::string> offload_notes;
+  const CpuOffload offload = vllm_cpu_offload(model, w.bytes, bs, offload_notes);
   bs.cpu_offloaded = offload.bytes;
+  bs.offload_staging = offload.staging;
 
   EngineAnswer a;
   a.engine = EngineKind::Vllm;
@@ -219,6 +268,14 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     a.settings.push_back({"max_lora_rank", bs.lora.max_lora_rank});
   }
   for (const auto& n : run.notes) a.notes.push_back(n);
+  for (const auto& n : offload_notes) a.notes.push_back(n);
+  if (offload.prefetch()) {
+    a.settings.push_back({"offload_backend", std::string("prefetch")});
+    a.settings.push_back({"offload_group_size", offload.group_size});
+    a.settings.push_back({"offload_num_in_group", offload.num_in_group});
+    a.settings.push_back({"offload_prefetch_step", offload.prefetch_step});
+  }
+  if (!offload.segments.empty()) a.settings.push_back({offload.prefetch() ? "offload_params" : "cpu_offload_params", fmt::format("{}", fmt::join(offload.segments, " "))});
   if (const std::string n = vllm_lora_adapters_note(bs.lora); !n.empty()) a.notes.push_back(n);
   const std::optional<VllmDrafter> drafter = vllm_drafter(r, bs, a);
   const Model& cache_model = drafter ? drafter->cache_layers : model;  // the layers whose K/V a token holds
@@ -238,9 +295,10 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       Allocation weights = even_weights_line(w.bytes, tp, pp, kBudgetSource);
       if (offload.bytes) {
         weights.bytes -= std::min(weights.bytes, offload.bytes);
-        weights.formula += fmt::format(" - {} B moved to host memory by --cpu-offload-gb", format_count(offload.bytes));
+        weights.formula += fmt::format(" - {} B moved to host memory by {}", format_count(offload.bytes), offload_flag(offload));
       }
       d.add(std::move(weights));
+      add_staging_line(d, offload);
       if (drafter) add_draft_weight_line(d, *drafter, tp);
       add_lora_line(d, b, bs);
       d.add(activation_line(model, b, bs, drafter ? &sb.spec : nullptr));
@@ -264,7 +322,8 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
-    add_weight_lines(d, model, b.weights, w, tp, pp, offload.bytes);
+    add_weight_lines(d, model, b.weights, w, tp, pp, offload.bytes, offload_flag(offload));
+    add_staging_line(d, offload);
     if (drafter) add_draft_weight_line(d, *drafter, tp);
     add_lora_line(d, b, bs);
     d.add(activation_line(model, b, bs, drafter ? &sb.spec : nullptr));
@@ -278,8 +337,8 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
            "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (capture_model, profile_cudagraph_memory); "
            "https://github.com/vllm-project/vllm/blob/main/vllm/config/vllm.py (_set_cudagraph_sizes)"});
     d.add({AllocKind::Kv, fmt::format("KV cache pool: {} tokens", b.kv.tokens), b.available_kv,
-           fmt::format("{} x card {} - weights{} - activation - non-torch{}", bs.gpu_memory_utilization, format_count(bs.card_bytes),
-                       drafter && drafter->rank_weights ? " - draft weights" : "",
+           fmt::format("{} x card {} - weights{}{} - activation - non-torch{}", bs.gpu_memory_utilization, format_count(bs.card_bytes),
+                       drafter && drafter->rank_weights ? " - draft weights" : "", offload.staging ? " - prefetch staging buffers" : "",
                        drafter ? fmt::format("; {} B a token over the target's and the drafter's layers", b.kv.bytes_per_token) : ""),
            b.kv.note.empty() ? "vLLM gives the cache everything left of its share of the card" : b.kv.note, kKvSource});
     // vLLM refuses to start when one request of max_model_len does not fit in the pool.

@@ -200,6 +200,27 @@ uint64_t pasted_offload_cap(const Plan& p, EngineKind engine) {
   return engine == EngineKind::Sglang ? p.options.command->sglang.cpu_offload_cap : p.options.command->vllm.cpu_offload_cap;
 }
 
+// A pasted vLLM command's other offload flags (--offload-backend, --cpu-offload-params, the
+// prefetch backend's), which the figures above assume too: " --flag value ..." or "".
+std::string pasted_vllm_offload_flags(const Plan& p) {
+  if (!p.options.command || p.options.command->engine != EngineKind::Vllm) return "";
+  const VllmOffloadSettings& o = p.options.command->vllm.offload;
+  const VllmOffloadSettings d;
+  std::string out;
+  const auto words = [](const std::vector<std::string>& v) {
+    std::string w;
+    for (const auto& s : v) w += " " + s;
+    return w;
+  };
+  if (o.backend != d.backend) out += " --offload-backend " + o.backend;
+  if (!o.cpu_offload_params.empty()) out += " --cpu-offload-params" + words(o.cpu_offload_params);
+  if (o.group_size != d.group_size) out += fmt::format(" --offload-group-size {}", o.group_size);
+  if (o.num_in_group != d.num_in_group) out += fmt::format(" --offload-num-in-group {}", o.num_in_group);
+  if (o.prefetch_step != d.prefetch_step) out += fmt::format(" --offload-prefetch-step {}", o.prefetch_step);
+  if (!o.offload_params.empty()) out += " --offload-params" + words(o.offload_params);
+  return out;
+}
+
 EngineCommand vllm(const Plan& p) {
   EngineCommand c;
   c.engine = "vllm";
@@ -226,8 +247,10 @@ EngineCommand vllm(const Plan& p) {
   if (p.offload && off_gpu) {
     c.command += fmt::format(" --cpu-offload-gb {}", std::llround(std::ceil(static_cast<double>(off_gpu) / 1e9)));
     c.notes.push_back("--cpu-offload-gb: vLLM streams those weights from RAM over PCIe every step, with no hot-expert cache");
-  } else if (const uint64_t cap = pasted_offload_cap(p, EngineKind::Vllm)) {
-    c.command += fmt::format(" --cpu-offload-gb {:g}", static_cast<double>(cap) / 1073741824.0);  // the pasted value, which the figures above assume
+  } else {
+    if (const uint64_t cap = pasted_offload_cap(p, EngineKind::Vllm))
+      c.command += fmt::format(" --cpu-offload-gb {:g}", static_cast<double>(cap) / 1073741824.0);  // the pasted value, which the figures above assume
+    c.command += pasted_vllm_offload_flags(p);
   }
   if (p.box.nodes > 1) c.notes.push_back("across nodes: start a Ray cluster (ray start) on every node first");
   return c;

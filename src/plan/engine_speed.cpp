@@ -73,17 +73,20 @@ void apply_engine_speed(Plan& p, const Model& model) {
     if (p.options.command && is_serving_command(*p.options.command)) {
       const EngineRun& run = *p.options.command;
       s.tensor_parallel = static_cast<uint32_t>(command_tensor_parallel(run));
-      // --cpu-offload-gb: what the offloader moves of a rank's layers crosses its host link every
-      // forward pass (engines/serving_cpu_offload.h; speed/token_reads.h).
+      // --cpu-offload-gb (and vLLM's prefetch offloader): what the offloader moves of a rank's layers
+      // crosses its host link every forward pass (engines/serving_cpu_offload.h; speed/token_reads.h).
       const bool sglang = run.engine == EngineKind::Sglang;
-      const uint64_t cap = sglang ? run.sglang.cpu_offload_cap : run.vllm.cpu_offload_cap;
-      if (cap) {
+      OffloadRule rule;
+      if (sglang) rule.cap = run.sglang.cpu_offload_cap;
+      else rule = vllm_offload_rule(run.vllm.cpu_offload_cap, run.vllm.offload);
+      if (rule.on()) {
         const uint64_t pp = sglang ? run.sglang.pipeline_parallel : run.vllm.kv.pipeline_parallel;
         s.host_offloaded = sglang_rank_weights(model, resolve_weights(model, p.estimate.scenario.quant).bytes, s.tensor_parallel, pp,
                                                sglang ? run.sglang.dtype : run.vllm.kv.dtype,
-                                               sglang && run.parallel.dp_attention ? run.parallel.data_parallel : 1, sglang && run.sglang.enable_dp_lm_head, cap,
+                                               sglang && run.parallel.dp_attention ? run.parallel.data_parallel : 1, sglang && run.sglang.enable_dp_lm_head, rule,
                                                sglang ? run.sglang.moe_dense_tp_size : 0)
                                .offload.bytes;
+        s.host_offload_copied = sglang || rule.prefetch();  // SGLang and vLLM's prefetch copy to the GPU; vLLM's UVA reads in place
         // A prefill pass computes the prompt up to the chunk the command sets; both engines'
         // defaults are at least 2,048 tokens, above the prompt (vllm_budget.h, sglang_profile.h).
         const int64_t chunk = sglang ? run.sglang.chunked_prefill_size.value_or(0) : static_cast<int64_t>(run.vllm.max_num_batched_tokens);

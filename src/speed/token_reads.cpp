@@ -255,10 +255,10 @@ TokenReads token_reads(const Model& model, const Footprint& f, const Box& box, c
       link.weights_read = off;
       link.host_link = g.host_link;
       g.weights_held -= off;
-      const bool uva = s.engine != "sglang";  // vLLM reads in place; SGLang copies to the GPU first (utils/offloader.py)
+      const bool uva = s.engine != "sglang" && !s.host_offload_copied;  // vLLM's UVA reads in place; SGLang and vLLM's prefetch copy to the GPU first
       if (uva) g.weights_read -= std::min(g.weights_read, off);  // UVA: read in place, not from the GPU's memory
       b.mems.push_back(link);
-      t.placement += fmt::format("; {} of each rank's weights in pinned host memory, read over its host link every forward pass (--cpu-offload-gb){}",
+      t.placement += fmt::format("; {} of each rank's weights in pinned host memory, read over its host link every forward pass (--cpu-offload-gb or vLLM's prefetch offloader){}",
                                  format_bytes(off), uva ? " in place (UVA)" : ", copied to the GPU and read there too");
     }
   }

@@ -39,6 +39,10 @@ struct SpeedSettings {
   // vLLM's GPU reads them in place (UVA: out of its own memory's reads); SGLang copies them into
   // GPU memory first and reads them there too.
   uint64_t host_offloaded = 0;
+  // Whether they are copied into GPU memory and read there too (SGLang's offloader; vLLM's prefetch
+  // offloader, offloader/prefetch.py: copy_ into static buffers) rather than read in place (vLLM's
+  // UVA offloader). SGLang's engine name implies it.
+  bool host_offload_copied = false;
   // llama.cpp with its weights memory-mapped (the default) on a host short of RAM: the mapped bytes
   // the page cache cannot keep (DeviceAllocation::paged_out). The OS reads them from the SSD again
   // as tokens need them: the RAM's reads shrink by their share, an "SSD (page-ins)" memory read at
