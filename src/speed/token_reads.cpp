@@ -153,7 +153,8 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
   const auto ram_at = b.index.find("CPU");
   if (s.paged_out && ram_at != b.index.end() && b.mems[ram_at->second].weights_held) {
     // The page cache keeps its share of the mapped weights and serves that share of every token's
-    // reads (no hot-expert ordering: the kernel's LRU does not know routing); the rest comes from the SSD.
+    // reads (no hot-expert order assumed, though the kernel's LRU keeps the pages read most: one
+    // public MoE run was faster than this, docs/plan.md); the rest comes from the SSD.
     MemoryRead& ram = b.mems[ram_at->second];
     MemoryRead disk;
     disk.name = "SSD (mmap page-ins)";
