@@ -529,7 +529,7 @@ EngineRun parse_engine_command(const std::string& command) {
     else if (o.backend == "prefetch" && uva_fields) r.notes.push_back("--offload-backend prefetch: --cpu-offload-gb is set but ignored, as vLLM warns");
     else if (o.backend == "auto" && uva_fields && prefetch_fields)
       r.notes.push_back("--cpu-offload-gb and --offload-group-size both set: vLLM's auto backend picks prefetch and ignores --cpu-offload-gb");
-    const bool prefetch = o.backend == "prefetch" || (o.backend == "auto" && prefetch_fields);
+    const bool prefetch = o.prefetch();
     if (prefetch && !o.cpu_offload_params.empty()) r.notes.push_back("--cpu-offload-params is the UVA backend's filter: ignored by the prefetch backend (--offload-params)");
     if (!prefetch && !o.offload_params.empty()) r.notes.push_back("--offload-params is the prefetch backend's filter: ignored by the UVA backend (--cpu-offload-params)");
     if (!r.vllm.quantization.empty() && r.vllm.quantization != "fp8")

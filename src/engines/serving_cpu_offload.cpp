@@ -39,8 +39,7 @@ bool offload_name_matches(const std::string& name, const std::vector<std::string
 
 OffloadRule vllm_offload_rule(uint64_t cap, const VllmOffloadSettings& s) {
   OffloadRule r;
-  const bool prefetch = s.backend == "prefetch" || (s.backend == "auto" && s.group_size > 0);
-  if (prefetch) {
+  if (s.prefetch()) {
     r.group_size = s.group_size;
     r.num_in_group = s.num_in_group;
     r.prefetch_step = s.prefetch_step;
@@ -159,13 +158,19 @@ std::string cpu_offload_formula(const CpuOffload& o) {
                      format_count(o.cap), format_count(o.bytes));
 }
 
+const char* cpu_offload_flag(const CpuOffload& o) { return o.prefetch() ? "--offload-group-size" : "--cpu-offload-gb"; }
+
+std::string cpu_offload_moved_suffix(const CpuOffload& o) {
+  return o.bytes ? fmt::format(" - {} B moved to host memory by {}", format_count(o.bytes), cpu_offload_flag(o)) : "";
+}
+
 }  // namespace vc
 
 namespace vc::engines {
 
 void add_cpu_offload_host(EngineAnswer& a, const CpuOffload& o, uint64_t ranks, const EngineRequest& r, const std::string& source, const std::string& how_read) {
   if (!o.on()) return;
-  const std::string flag = o.prefetch() ? "--offload-group-size" : "--cpu-offload-gb";
+  const std::string flag = cpu_offload_flag(o);
   if (o.cap) a.settings.push_back({"cpu_offload_gb", static_cast<double>(o.cap) / 1073741824.0});
   if (o.bytes == 0) return;  // nothing moved (a --cpu-offload-params filter matching nothing): no host line
   a.notes.push_back(fmt::format("{}: {} B of each rank's decoder layers live in pinned host memory{}", flag, format_count(o.bytes), how_read));

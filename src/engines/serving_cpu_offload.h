@@ -98,6 +98,8 @@ struct VllmOffloadSettings {
   uint64_t num_in_group = 1;                 // --offload-num-in-group
   uint64_t prefetch_step = 1;                // --offload-prefetch-step
   std::vector<std::string> offload_params;   // --offload-params (prefetch)
+  // create_offloader (offloader/base.py): "auto" is prefetch when a group size is given.
+  bool prefetch() const { return backend == "prefetch" || (backend == "auto" && group_size > 0); }
 };
 
 // create_offloader (offloader/base.py): "auto" is prefetch when group_size > 0, else UVA with the
@@ -147,5 +149,11 @@ CpuOffload cpu_offload_walk(const std::vector<std::vector<NamedParam>>& layers, 
 
 // How the walk went, in words with its numbers (the formula of the host line).
 std::string cpu_offload_formula(const CpuOffload& o);
+
+// The flag that moved the weights: --offload-group-size (vLLM's prefetch backend), else --cpu-offload-gb.
+const char* cpu_offload_flag(const CpuOffload& o);
+
+// What a rank's weights formula subtracts: " - N B moved to host memory by FLAG", or "" when nothing moved.
+std::string cpu_offload_moved_suffix(const CpuOffload& o);
 
 }  // namespace vc

@@ -140,8 +140,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
       d.add({AllocKind::Weights, "Weights on this rank", rank_weights.total,
-             sglang_weights_formula(rank_weights, ss.dtype, tp, pp) +
-                 (rank_weights.offload.bytes ? fmt::format(" - {} B moved to host memory by --cpu-offload-gb", rank_weights.offload.bytes) : ""),
+             sglang_weights_formula(rank_weights, ss.dtype, tp, pp) + cpu_offload_moved_suffix(rank_weights.offload),
              kSglangWeightsAssumption, kSglangWeightsSource});
       if (ss.draft_weights)
         d.add({AllocKind::Weights, "Draft weights per GPU", ss.draft_weights, fmt::format("{} / tp {}", drafter->weight_formula, tp),

@@ -340,7 +340,7 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   p.lines.push_back({"sglang.weights", "Weights per GPU", p.weights,
                      s.loaded_weights ? fmt::format("as printed ({} B)", p.weights)
                                       : sglang_weights_formula(rank_weights, s.dtype, s.tensor_parallel, s.pipeline_parallel) +
-                                            (p.offload.bytes ? fmt::format(" - {} B moved to host memory by --cpu-offload-gb", p.offload.bytes) : ""),
+                                            cpu_offload_moved_suffix(p.offload),
                      s.loaded_weights ? "as the log printed (\"Load weight end ... mem usage\")" : kSglangWeightsAssumption,
                      s.loaded_weights ? kModelRunner : kSglangWeightsSource});
   if (p.lora.bytes) {

@@ -76,10 +76,8 @@ std::vector<Allocation> non_torch_lines(const VllmBudget& b, uint64_t tp) {
 
 // The rank's weights (less what --cpu-offload-gb moved, `offloaded`); a checkpoint's own vision tower (counted from its config) on a line of its
 // own: vLLM loads it with the checkpoint and shards it over TP like the decoder layers.
-void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp, uint64_t offloaded,
-                      const std::string& flag) {
-  const std::string formula = fmt::format("{} / (tp {} x pp {}){}", format_count(w.bytes), tp, pp,
-                                          offloaded ? fmt::format(" - {} B moved to host memory by {}", format_count(offloaded), flag) : "");
+void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp, const CpuOffload& offload) {
+  const std::string formula = fmt::format("{} / (tp {} x pp {}){}", format_count(w.bytes), tp, pp, cpu_offload_moved_suffix(offload));
   const auto tower = pp == 1 ? checkpoint_tower_line(model, w) : std::nullopt;
   if (!tower) {
     d.add({AllocKind::Weights, "Weights on this rank", rank_bytes, formula, "", kBudgetSource});
@@ -185,16 +183,13 @@ constexpr const char* kStagingSource =
     "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (load_model: post_init after \"Model loading took\"); "
     "https://github.com/vllm-project/vllm/blob/main/vllm/utils/mem_utils.py (memory_profiling: total_consumed)";
 
-// The offloader's flag, as the lines name it.
-std::string offload_flag(const CpuOffload& o) { return o.prefetch() ? "--offload-group-size" : "--cpu-offload-gb"; }
-
 // --cpu-offload-gb / the prefetch offloader: what it moves of rank 0's decoder layers
 // (serving_cpu_offload.h), laid out as the model classes create them (sglang_weights.h: the same
 // QKV / MLP / norm order in vLLM, with vLLM's parameter names for --cpu-offload-params).
 CpuOffload vllm_cpu_offload(const Model& model, uint64_t tier_bytes, const VllmBudgetSettings& bs, std::vector<std::string>& notes) {
   const OffloadRule rule = vllm_offload_rule(bs.cpu_offload_cap, bs.offload);
   if (!rule.on()) return {};
-  const std::string flag = rule.prefetch() ? (bs.offload.group_size ? "--offload-group-size" : "--offload-backend") : "--cpu-offload-gb";
+  const std::string flag = rule.prefetch() ? "--offload-group-size" : "--cpu-offload-gb";  // prefetch needs a group size (engine_run.cpp)
   // Online quantization replaces the parameters after the offloader walked them as created:
   // https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/model_loader/utils.py
   // (device_loading_context re-offloads a replaced UVA parameter; new ones stay on the GPU) and
@@ -295,7 +290,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       Allocation weights = even_weights_line(w.bytes, tp, pp, kBudgetSource);
       if (offload.bytes) {
         weights.bytes -= std::min(weights.bytes, offload.bytes);
-        weights.formula += fmt::format(" - {} B moved to host memory by {}", format_count(offload.bytes), offload_flag(offload));
+        weights.formula += cpu_offload_moved_suffix(offload);
       }
       d.add(std::move(weights));
       add_staging_line(d, offload);
@@ -322,7 +317,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
-    add_weight_lines(d, model, b.weights, w, tp, pp, offload.bytes, offload_flag(offload));
+    add_weight_lines(d, model, b.weights, w, tp, pp, offload);
     add_staging_line(d, offload);
     if (drafter) add_draft_weight_line(d, *drafter, tp);
     add_lora_line(d, b, bs);

@@ -20,12 +20,13 @@ namespace {
 // (plan/engine_speed.h) does the page cache fall short; a dense model reads every weight each
 // token, so no part of it is "read most".
 std::string mmap_note(const Plan& p, bool rule_reads_ssd) {
+  const std::string mapped = "weights stay memory-mapped (default --mmap): ";
   const DeviceAllocation* host = llamacpp_speed_host(p);
-  if (!rule_reads_ssd && !(host && host->paged_out())) return "weights stay memory-mapped (default --mmap): what runs on the CPU is read from the page cache in RAM";
+  if (!rule_reads_ssd && !(host && host->paged_out())) return mapped + "what runs on the CPU is read from the page cache in RAM";
   if (p.footprint.moe_layers())
-    return "weights stay memory-mapped (default --mmap): the page cache in RAM keeps the experts read most, SSD serves the rest (the llamacpp speed "
-           "counts each its share of the mapped bytes, so it may be low)";
-  return "weights stay memory-mapped (default --mmap): the page cache in RAM keeps what fits, the rest is read from SSD again every token";
+    return mapped + "the page cache in RAM keeps the experts read most, SSD serves the rest (the llamacpp speed counts each its share of the mapped "
+                    "bytes, so it may be low)";
+  return mapped + "the page cache in RAM keeps what fits, the rest is read from SSD again every token";
 }
 
 std::string lower(std::string s) {
