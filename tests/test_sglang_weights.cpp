@@ -240,16 +240,31 @@ TEST(SglangRankWeights, DpAttentionOnDenseQwen3SplitsAttentionAndEmbeddingOverTh
   EXPECT_EQ(head.replicated_extra - dp2.replicated_extra, 388'956'160u);
 }
 
-// Llama (models/llama.py) builds its attention and embedding on the whole TP group whatever DP
-// attention says: the rank's weights are the plain TP 2 ones. Qwen2 (models/qwen2.py: Qwen2Attention
-// on the whole TP group) and other classes not read are refused, and so is a dp that does not divide tp.
-TEST(SglangRankWeights, DpAttentionOnLlamaKeepsTpAndOtherClassesAreRefused) {
+// Llama (models/llama.py; sglang PR #15268 "llama model and llama eagle3 model support dp-attn":
+// its attention on the attention-TP group; the embedding on that group since PR #17403). Llama 3.1 8B
+// (hidden 4,096, 32 heads and 8 KV heads of 128, 32 layers, vocabulary 128,256, bf16) at TP 2, DP 2:
+// attn_tp_size 1, so attention and embedding whole on each rank, against their halves at TP 2:
+//   qkv_proj (32 x 128 + 2 x 8 x 128) x 4,096 x 2 B = 50,331,648 B, half 25,165,824: 25,165,824 B more;
+//   o_proj 4,096 x 4,096 x 2 B = 33,554,432 B, half 16,777,216: 16,777,216 B more;
+//   x 32 layers: 41,943,040 x 32 = 1,342,177,280 B;
+//   embedding 128,256 (a multiple of 64) x 4,096 x 2 B = 1,050,673,152 B, half 525,336,576: 525,336,576 B more.
+// In all 1,867,513,856 B beyond plain TP 2; the MLP (LlamaMLP) and the head stay at TP 2.
+// Qwen2 (models/qwen2.py: Qwen2Attention on the whole TP group) and other classes not read are
+// refused, and so is a dp that does not divide tp.
+TEST(SglangRankWeights, DpAttentionOnLlamaSplitsAttentionOverTheGroupAndOtherClassesAreRefused) {
   const Model& llama = *Catalogue::builtin().find("llama-3.1-8b");
+  ASSERT_EQ(llama.architecture, "llama");
   const SglangRankWeights tp2 = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto");
   const SglangRankWeights dp2 = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 2);
-  EXPECT_EQ(dp2.total, tp2.total);
-  EXPECT_EQ(dp2.attention_tp, 2u);
-  EXPECT_EQ(dp2.embedding_tp, 2u);
+  EXPECT_EQ(dp2.attention_tp, 1u);
+  EXPECT_EQ(dp2.embedding_tp, 1u);
+  EXPECT_EQ(dp2.dense_mlp_tp, 2u);
+  EXPECT_EQ(dp2.head_tp, 2u);
+  EXPECT_EQ(dp2.even_share, tp2.even_share);
+  EXPECT_EQ(dp2.replicated_extra - tp2.replicated_extra, 1'867'513'856u);
+  EXPECT_EQ(dp2.tensors[0], 1'050'673'152u);
+  EXPECT_EQ(dp2.tensors[1], 50'331'648u);
+  EXPECT_EQ(dp2.tensors[2], 33'554'432u);
   const Model& qwen2 = *Catalogue::builtin().find("qwen2.5-7b");
   ASSERT_EQ(qwen2.architecture, "qwen2");
   EXPECT_THROW(sglang_rank_weights(qwen2, qwen2.native.bytes, 2, 1, "auto", 2), InputError);
@@ -298,8 +313,8 @@ TEST(SglangRankWeights, MoeDenseTpSizeOneKeepsDeepseekDenseLayersWhole) {
 // --enable-dp-lm-head (ParallelLMHead(use_attn_tp_group=True), in qwen2_moe.py and llama.py alike):
 // the output head over the attention group's tp / dp ranks. Qwen3-30B-A3B at TP 4, DP 4: the head
 // whole, 151,936 x 2,048 x 2 B = 622,329,856 B against its quarter 155,582,464: 466,747,392 B more
-// than DP attention alone. Llama 3.1 8B at TP 2, DP 2 (attention and embedding on the whole TP
-// group): the head whole, 128,256 (a multiple of 64) x 4,096 x 2 B = 1,050,673,152 B against its
+// than DP attention alone. Llama 3.1 8B at TP 2, DP 2 (attention and embedding on the group of one):
+// the head whole, 128,256 (a multiple of 64) x 4,096 x 2 B = 1,050,673,152 B against its
 // half: 525,336,576 B more. Without DP attention SGLang refuses the flag (it asserts enable_dp_attention).
 TEST(SglangRankWeights, DpLmHeadSplitsTheHeadOverTheAttentionGroup) {
   const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");

@@ -269,14 +269,15 @@ bool deepseek_v2_class(const Model& m) {
 }  // namespace
 
 bool sglang_attention_on_dp_group(const Model& m) {
-  // models/deepseek_v2.py, models/qwen2_moe.py, models/qwen3_moe.py and models/qwen3.py
-  // (Qwen3Attention: tp_rank=attn_tp_rank, tp_size=attn_tp_size; sglang PR #7681): attention on
-  // the attention-TP group.
-  static const char* const kOnGroup[] = {"qwen2_moe", "qwen3_moe", "qwen3"};
+  // models/deepseek_v2.py, models/qwen2_moe.py, models/qwen3_moe.py, models/qwen3.py
+  // (Qwen3Attention: tp_rank=attn_tp_rank, tp_size=attn_tp_size; sglang PR #7681) and models/llama.py
+  // (sglang PR #15268, 2025-12: "Using attn-tp group for llama attention module"; before it Llama's
+  // attention stayed on the whole TP group, which is what this function said until 2026-12-06):
+  // attention on the attention-TP group.
+  static const char* const kOnGroup[] = {"qwen2_moe", "qwen3_moe", "qwen3", "llama"};
   if (deepseek_v2_class(m)) return true;
   for (const char* a : kOnGroup)
     if (m.architecture == a) return true;
-  if (m.architecture == "llama") return false;  // models/llama.py: LlamaAttention on the whole TP group
   throw InputError("--enable-dp-attention",
                    fmt::format("with a '{}' model is not modelled: SGLang's class for it was not read as building its attention on the attention-TP "
                                "group (Qwen2's Qwen2Attention keeps the whole TP group); accepted: DeepSeek V2 / V3, Kimi K2 / K2.5, Qwen2-MoE, "
@@ -326,7 +327,8 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   const bool on_group = attention_dp > 1 && sglang_attention_on_dp_group(m);
   w.attention_tp = on_group ? tp / attention_dp : tp;
   // VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled()) in the classes on the group
-  // (sglang PR #17403): the embedding over the attention group's tp / dp ranks; Llama's over all tp.
+  // (sglang PR #17403, 2026-01, after Llama joined the classes in PR #15268): the embedding over the
+  // attention group's tp / dp ranks.
   w.embedding_tp = w.attention_tp;
   w.dense_mlp_tp = sglang_dense_mlp_tp(m, tp, moe_dense_tp_size);
   w.even_share = ceil_div(loaded_weight_bytes(m, tier_bytes, dtype), checked_mul(tp, pp));

@@ -34,14 +34,14 @@
 // --enable-dp-attention (attention_dp = --dp-size > 1): the TP ranks form attention_dp groups of
 // attn_tp_size = tp / dp ranks (layers/dp_attention.py compute_dp_attention_world_info). The model
 // classes written for it (models/deepseek_v2.py: DeepSeek V2 / V3, Kimi K2; models/qwen2_moe.py and
-// qwen3_moe.py; models/qwen3.py, the dense Qwen3, sglang PR #7681) build their attention projections
-// on the attention-TP group (tp_rank=attn_tp_rank, tp_size=attn_tp_size: QKVParallelLinear / o_proj,
+// qwen3_moe.py; models/qwen3.py, the dense Qwen3, sglang PR #7681; models/llama.py, sglang PR #15268)
+// build their attention projections on the attention-TP group (tp_rank=attn_tp_rank,
+// tp_size=attn_tp_size: QKVParallelLinear / o_proj,
 // MLA's q_b_proj, kv_b_proj, o_proj and the w_kc / w_vc copies) and their embedding over that group
 // too (VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled()), sglang PR #17403; whole
 // before it); the MLP (Qwen3's Qwen2MLP takes no tp override), the experts and the output head
 // (ParallelLMHead without --enable-dp-lm-head, which puts it on the attention group) stay split over
-// all tp ranks. Llama's classes (models/llama.py) build everything on the whole TP group, as
-// without DP attention. Other classes are refused, Qwen2 among them (models/qwen2.py's
+// all tp ranks. Other classes are refused, Qwen2 among them (models/qwen2.py's
 // Qwen2Attention stays on the whole TP group while Qwen2Model's embedding follows the attention group).
 // --moe-dense-tp-size 1 (the only value SGLang accepts, server_args.py): enable_moe_dense_fully_dp()
 // (layers/communicator.py) makes DeepseekV2DecoderLayer build its dense MLP layers (the first
