@@ -235,16 +235,48 @@ TEST(ConfigTower, Qwen2AudioEncoderIsCountedFromAudioConfig) {
   EXPECT_NEAR(static_cast<double>(t->params() + 7'754'878'976u) / 1e9, 8.4, 0.005);
 }
 
-TEST(ConfigTower, SeedEntriesKeepTheirStatedTower) {
-  // Kimi K3's MoonViT3d (patchmergerv2, RMSNorms, no biases) is not a modelled layout: the
-  // catalogue's stated 0.447B stands, and its "not counted" warning goes with it.
+TEST(ConfigTower, KimiK3MoonViT3dIsCountedFromItsVisionConfig) {
+  // Kimi K3's published vision_config (data/models/kimi-k3/config.json; K3.1 Pro reads the same
+  // file): vt_hidden_size 1,024, vt_intermediate_size 4,096, 27 layers, qkv_hidden_size 1,536,
+  // patch 14, a 64 x 64 position grid, merge 2 x 2, RMSNorms, no biases, patchmergerv2 into 7,168.
+  // By hand:
+  //   patch embedding 3 x 14 x 14 x 1,024 = 602,112; positions 64 x 64 x 1,024 = 4,194,304;
+  //   a block: 2 RMSNorms 2,048 + wqkv 1,024 x 4,608 = 4,718,592 + wo 1,536 x 1,024 = 1,572,864
+  //     + fc0 1,024 x 4,096 = 4,194,304 + fc1 4,194,304 = 14,682,112; x 27 = 396,417,024;
+  //   final RMSNorm 1,024: encoder 401,214,464.
+  //   projector: linear_1 4,096 x 4,096 = 16,777,216 + linear_2 4,096 x 7,168 = 29,360,128
+  //     + RMSNorm 7,168 = 46,144,512.
+  // In all 447,358,976, the 0.447B Moonshot states for the tower (stated before as 447,000,000).
   for (const char* id : {"kimi-k3", "kimi-k3.1-pro"}) {
     SCOPED_TRACE(id);
     const Model& m = entry(id);
-    EXPECT_FALSE(tower_from_config(m));
-    EXPECT_EQ(m.params.by_class.at(ParamClass::Vision), 447'000'000u);
+    EXPECT_TRUE(tower_from_config(m));
+    EXPECT_EQ(m.params.by_class.at(ParamClass::Vision), 447'358'976u);
     EXPECT_FALSE(has_warning(m, kTowerNotCountedWarning));
   }
+  nlohmann::json c = nlohmann::json::parse(R"({"model_type": "kimi_k3", "text_config": {"hidden_size": 7168},
+    "vision_config": {"vt_hidden_size": 1024, "vt_intermediate_size": 4096, "vt_num_hidden_layers": 27, "vt_num_attention_heads": 12,
+      "qkv_hidden_size": 1536, "patch_size": 14, "init_pos_emb_height": 64, "init_pos_emb_width": 64, "merge_kernel_size": [2, 2],
+      "mm_hidden_size": 1024, "text_hidden_size": 7168, "mm_projector_type": "patchmergerv2", "norm_type": "rmsnorm",
+      "attn_bias": false, "linear_bias": false, "patch_embed_proj_bias": false}})");
+  Model scratch;
+  ConfigView view(c, "config.json", scratch);
+  const std::optional<TowerSpec> t = config_tower(view, 7168);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->kind, "MoonViT3d");
+  EXPECT_EQ(t->encoder_params, 401'214'464u);
+  EXPECT_EQ(t->projector_params, 46'144'512u);
+  // Biases switched on add one vector each: conv 1,024; per block wqkv 4,608 + wo 1,024 (attn_bias)
+  // and fc0 4,096 + fc1 1,024 (linear_bias), x 27 = 290,304; 291,328 in all.
+  c["vision_config"]["attn_bias"] = true;
+  c["vision_config"]["linear_bias"] = true;
+  c["vision_config"]["patch_embed_proj_bias"] = true;
+  ConfigView biased(c, "config.json", scratch);
+  EXPECT_EQ(config_tower(biased, 7168)->encoder_params, 401'214'464u + 291'328u);
+  // A projector that does not read the encoder's width is refused.
+  c["vision_config"]["mm_hidden_size"] = 1152;
+  ConfigView bad(c, "config.json", scratch);
+  EXPECT_THROW(config_tower(bad, 7168), InputError);
 }
 
 TEST(ConfigTower, UnknownLayoutsAreLeftOutWithAWarningAndBadValuesRejected) {

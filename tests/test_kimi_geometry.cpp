@@ -49,8 +49,10 @@ TEST(KimiK3Geometry, ParametersMatchTheTensorShapeCount) {
   Model m = model_from_config(k3_config(), "Kimi-K3.json");
   // Routed experts: 92 layers x 896 x 3 x (3072 x 3584) = 2,722,740,830,208 exactly.
   EXPECT_EQ(m.params.by_class.at(ParamClass::RoutedExperts), 2'722'740'830'208ull);
-  // Text model 2.7795T from the tensor shapes; we derive within 0.01%.
-  EXPECT_NEAR(static_cast<double>(m.params.derived_total), 2.7795e12, 2.7795e12 * 1e-4);
+  // Text model 2.7795T from the tensor shapes; we derive within 0.01%. The vision tower, counted from
+  // vision_config (test_config_tower.cpp: 447,358,976), comes on top.
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Vision), 447'358'976ull);
+  EXPECT_NEAR(static_cast<double>(m.params.derived_total - 447'358'976ull), 2.7795e12, 2.7795e12 * 1e-4);
   // Active per token excluding the input embedding: 104.19B.
   EXPECT_NEAR(static_cast<double>(m.params.derived_active), 104.19e9, 104.19e9 * 1e-4);
 }

@@ -34,10 +34,10 @@ Box cpu_box(uint64_t ram, uint64_t ram_bw, uint64_t ssd_bw) {
   return b;
 }
 
-// 594 GB x 104,186,931,808 active / 2,779,928,795,168 total (derived) = 22,262,094,483 B read per
+// 594 GB x 104,186,931,808 active / 2,779,929,154,144 total (derived) = 22,262,091,608 B read per
 // token. Seed 002 used the vendor's 104B / 2.8T: 22.06 GB, 0.86 and 0.23 tok/s; over the derived
 // ratio 0.85 and 0.22 (docs/accuracy.md; `stream kimi-k3 --bpw 1.7` reproduces the page).
-constexpr uint64_t kActiveBytes = 22'262'094'483;
+constexpr uint64_t kActiveBytes = 22'262'091'608;
 
 }  // namespace
 
@@ -54,7 +54,7 @@ TEST(PlanOffload, AllInRamIsPointEightFive) {
   Iq1 k;
   const OffloadPlan p = offload_plan(k.f, cpu_box(1'000'000'000'000, 19'000'000'000, 0), OffloadOptions{}, 8192, 1);
   ASSERT_TRUE(p.fits);
-  // Every byte in RAM: weights 22,262,094,483 B / 19 GB/s = 1.17169 s -> 0.853 tok/s (seed: 0.86).
+  // Every byte in RAM: weights 22,262,091,608 B / 19 GB/s = 1.17169 s -> 0.853 tok/s (seed: 0.86).
   EXPECT_NEAR(p.weights_seconds, 22.262094483 / 19.0, 1e-6);
   EXPECT_EQ(std::round(100.0 / p.weights_seconds) / 100.0, 0.85);
   // The cache read adds 0.691 GB / 19 GB/s: 27,648 x 8,192 + 464,633,856 = 691,126,272 B.

@@ -8,7 +8,7 @@
 using namespace vc;
 
 TEST(Streaming, BuildUsesTheSeedArithmetic) {
-  // UD-IQ1_S is 594 GB over the derived 2,779,928,795,168 params = 1.709 bits; 104,186,931,808
+  // UD-IQ1_S is 594 GB over the derived 2,779,929,154,144 params = 1.709 bits; 104,186,931,808
   // active x 1.709 / 8 = 22.26 GB per token. (Seed 002 divided by the vendor's 2.8T and 104B: 22.06
   // GB; `--bpw 1.7` reproduces its printed figures, below and docs/accuracy.md.)
   StreamEstimate s = stream_for(*Catalogue::builtin().find("kimi-k3"), "UD-IQ1_S", std::nullopt, {5'000'000'000ull});

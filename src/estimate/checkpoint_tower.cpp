@@ -12,7 +12,10 @@ std::optional<Line> checkpoint_tower_line(const Model& m, const WeightsFigure& w
   const auto params = m.params.by_class.find(ParamClass::Vision);
   if (!tower_from_config(m) || params == m.params.by_class.end() || w.kind == TierKind::Build || m.params.total() == 0) return std::nullopt;
   const auto by_class = m.native.bytes_by_class.find(ParamClass::Vision);
-  const bool exact = w.kind == TierKind::Native && !m.native.measured && by_class != m.native.bytes_by_class.end();
+  // The native checkpoint's per-class table gives the tower at the dtype it is stored in; a measured
+  // checkpoint (a file listing) keeps that figure and leaves the rest of its bytes to the language
+  // model, since the tower's dtype is known where the experts' packing may not be to the byte.
+  const bool exact = w.kind == TierKind::Native && by_class != m.native.bytes_by_class.end() && by_class->second <= w.bytes;
   Line l;
   l.id = "weights.vision";
   l.label = fmt::format("Vision tower and projector ({} params)", format_params(params->second));

@@ -22,6 +22,7 @@ class Keys {
     return read(key, max);
   }
   uint64_t get_or(const char* key, uint64_t fallback, uint64_t max) { return has(key) ? read(key, max) : fallback; }
+  bool flag(const char* key) const { return has(key) && obj_[key].is_boolean() && obj_[key].get<bool>(); }
   std::string text(const char* key) const {
     return has(key) && obj_[key].is_string() ? obj_[key].get<std::string>() : std::string();
   }
@@ -240,6 +241,41 @@ TowerSpec moonvit(ConfigView& cfg, Keys& k, uint64_t text_hidden, bool kimi_vl) 
                                      : "https://huggingface.co/moonshotai/Kimi-K2.5/blob/main/modeling_kimi_k25.py (MoonViT3dPretrainedModel, the patchmerger projector)");
 }
 
+// Kimi K3 (MoonViT3d with the "patchmergerv2" projector): the K2.5 encoder's plan with its attention
+// width set apart (qkv_hidden_size: wqkv hidden x 3 x qkv, wo qkv x hidden), RMSNorms, and the
+// biases the config switches off (patch_embed_proj_bias, attn_bias, linear_bias); the positions are
+// an init_pos_emb_height x width grid of learned vectors (the time positions, a fixed sinusoid, are a
+// buffer, not weights); the projector maps merge_kernel_size patches of mm_hidden_size through
+// linear_1 (square) and linear_2 into the text width without biases, then an RMSNorm there. Not
+// counted: rot_proj, a text-width square linear one implementation loads only when a checkpoint
+// carries it.
+TowerSpec moonvit_v2(ConfigView& cfg, Keys& k, uint64_t text_hidden) {
+  TowerSpec t = read_geometry(k, "MoonViT3d", text_hidden, {"vt_hidden_size", "vt_intermediate_size", "vt_num_hidden_layers", "vt_num_attention_heads", "patch_size"});
+  t.text_hidden = k.get_or("text_hidden_size", t.text_hidden, limits::kHidden);
+  const uint64_t attn_width = k.get_or("qkv_hidden_size", t.hidden, limits::kWidth);
+  const uint64_t mm_hidden = k.get_or("mm_hidden_size", t.hidden, limits::kHidden);
+  if (mm_hidden != t.hidden) cfg.fail("vision_config.mm_hidden_size", fmt::format("is {}; the projector reads the encoder's output, so it must equal vt_hidden_size {}", mm_hidden, t.hidden));
+  const std::string norm = k.text("norm_type");
+  if (!norm.empty() && norm != "rmsnorm" && norm != "layernorm") cfg.fail("vision_config.norm_type", fmt::format("is \"{}\"; accepted: rmsnorm, layernorm", norm));
+  const bool layer_norm = norm == "layernorm";
+  const bool conv_bias = k.flag("patch_embed_proj_bias"), attn_bias = k.flag("attn_bias"), mlp_bias = k.flag("linear_bias");
+  const uint64_t grid_h = k.need("init_pos_emb_height", 4096), grid_w = k.need("init_pos_emb_width", 4096);
+  const std::vector<uint64_t> kernel = k.list("merge_kernel_size", 2);
+  if (kernel.size() != 2 || kernel[0] == 0 || kernel[1] == 0) cfg.fail("vision_config.merge_kernel_size", "must be two positive numbers, e.g. [2, 2]");
+  const uint64_t merged = checked_product({kernel[0], kernel[1], t.hidden});
+  const uint64_t norm_params = layer_norm ? 2 * t.hidden : t.hidden;
+  Terms enc, proj;
+  enc.add(fmt::format("patch embedding 3 x {}^2 x {}{}", t.patch, t.hidden, conv_bias ? " + bias" : ""), linear(checked_product({3, t.patch, t.patch}), t.hidden, conv_bias));
+  enc.add(fmt::format("{} x {} positions x {}", grid_h, grid_w, t.hidden), checked_product({grid_h, grid_w, t.hidden}));
+  add_blocks(enc, t.layers, t.hidden, attn_width, t.ffn, {.layer_norm = layer_norm, .attn_bias = attn_bias, .gated_mlp = false, .mlp_bias = mlp_bias});
+  enc.add(fmt::format("final {}", layer_norm ? "LayerNorm" : "RMSNorm"), norm_params);
+  proj.add(fmt::format("patchmergerv2: linear_1 {} x {}, linear_2 {} x {}, RMSNorm {}", merged, merged, merged, t.text_hidden, t.text_hidden),
+           checked_add(checked_add(checked_mul(merged, merged), checked_mul(merged, t.text_hidden)), t.text_hidden));
+  return finish(t, enc, proj,
+                "https://huggingface.co/moonshotai/Kimi-K3 config.json vision_config; module layout as the xLLM engine builds it "
+                "(https://github.com/jd-opensource/xllm: KimiK3VisionTower, KimiK3VisionEncoderLayer, KimiK3MultiModalProjector)");
+}
+
 // Llama 4 (Llama4VisionModel): an unfolded patch linear without bias, a class token, learned
 // positions for (image_size / patch)^2 + 1 tokens, LayerNorms before and after, blocks with biases
 // everywhere and a two-matrix MLP; then the pixel-shuffle adapter (Llama4VisionMLP2: fc1 from
@@ -313,6 +349,7 @@ std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden) {
   else if (type == "qwen2_5_vl") t = qwen_vl(k, text_hidden, false);
   else if (type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "qwen3_5" || type == "qwen3_5_moe") t = qwen_vl(k, text_hidden, true);
   else if (k.has("vt_hidden_size") && projector == "patchmerger") t = moonvit(cfg, k, text_hidden, false);
+  else if (k.has("vt_hidden_size") && projector == "patchmergerv2") t = moonvit_v2(cfg, k, text_hidden);
   else if (type == "moonvit" && root.value("model_type", "") == "kimi_vl") t = moonvit(cfg, k, text_hidden, true);  // its projector is Kimi-VL's
   else if (type == "llama4_vision_model") t = llama4_vision(k, text_hidden);
   if (t) t->formula += fmt::format("; total {}", format_count(t->params()));
@@ -337,7 +374,7 @@ void count_config_tower(ConfigView& cfg) {
   if (!t) {
     cfg.warn(std::string(kTowerNotCountedWarning) +
              "this vision_config's layout is not modelled (counted: Gemma 3 SigLIP, Pixtral, Qwen2-VL, Qwen2.5-VL, Qwen3-VL / Qwen3.5, Kimi K2.5 and Kimi-VL MoonViT, "
-             "Llama 4); "
+             "Kimi K3 MoonViT3d, Llama 4); "
              "the parameters leave it out");
     return;
   }

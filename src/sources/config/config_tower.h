@@ -15,7 +15,7 @@
 namespace vc {
 
 struct TowerSpec {
-  std::string kind;               // "SigLIP", "Pixtral", "Qwen3-VL", "Qwen2.5-VL", "Qwen2-VL", "MoonViT", "Llama 4", "Qwen2-Audio"
+  std::string kind;               // "SigLIP", "Pixtral", "Qwen3-VL", "Qwen2.5-VL", "Qwen2-VL", "MoonViT", "MoonViT3d", "Llama 4", "Qwen2-Audio"
   uint64_t encoder_params = 0;    // patch embedding, positions, blocks, final norm
   uint64_t projector_params = 0;  // what maps the encoder's output into the text model's hidden size
   uint64_t layers = 0, hidden = 0, ffn = 0, heads = 0, patch = 0, channels = 3;
