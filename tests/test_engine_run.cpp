@@ -26,6 +26,27 @@ TEST(EngineCommand, LlamaServerFlagsMapOneToOne) {
   EXPECT_THROW(parse_engine_command("ollama run x"), InputError);
 }
 
+// --numa takes one of llama.cpp's three modes (common/arg.cpp); a flag not read takes its value
+// along into one note ("--alias my-model", "--temp 0.7", "--seed -1"), not a note per word.
+TEST(EngineCommand, LlamaCppNumaAndIgnoredFlagsWithTheirValues) {
+  EngineRun r = parse_engine_command("llama-server -m model.gguf --numa isolate --alias my-model --temp 0.7 --seed -1 --jinja -c 4096");
+  EXPECT_EQ(r.llamacpp_numa, "isolate");
+  EXPECT_EQ(r.llamacpp.n_ctx, 4096u);
+  std::vector<std::string> ignored;  // the "ignored ..." notes, in order (llama-server's -np note besides)
+  for (const auto& n : r.notes)
+    if (n.rfind("ignored ", 0) == 0) ignored.push_back(n.substr(0, n.find(" (")));
+  EXPECT_EQ(ignored, (std::vector<std::string>{"ignored --alias my-model", "ignored --temp 0.7", "ignored --seed -1", "ignored --jinja"}));
+  EXPECT_EQ(parse_engine_command("llama-server -m model.gguf --numa distribute").llamacpp_numa, "distribute");
+  EXPECT_EQ(parse_engine_command("llama-server -m model.gguf").llamacpp_numa, "");
+  EXPECT_THROW(parse_engine_command("llama-server -m model.gguf --numa interleave"), InputError);
+  EXPECT_THROW(parse_engine_command("llama-server -m model.gguf --numa"), InputError);
+  // vLLM's and SGLang's notes alike.
+  const EngineRun v = parse_engine_command("vllm serve ORG/REPO --served-model-name m --port 8000");
+  ASSERT_FALSE(v.notes.empty());
+  EXPECT_EQ(v.notes[0].substr(0, v.notes[0].find(" (")), "ignored --served-model-name m");
+  EXPECT_EQ(v.notes[1].substr(0, v.notes[1].find(" (")), "ignored --port 8000");
+}
+
 TEST(EngineCommand, VllmServe) {
   EngineRun r = parse_engine_command("vllm serve ORG/REPO --max-model-len 32768 --gpu-memory-utilization 0.9 -tp 2 --kv-cache-dtype fp8");
   EXPECT_EQ(r.engine, EngineKind::Vllm);

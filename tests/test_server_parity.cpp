@@ -105,6 +105,13 @@ TEST(ApiParity, PlanTakesTheSpeedFlags) {
   const json one = with({{"engine-command", "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -ngl 0"}});
   const json two = with({{"engine-command", "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -ngl 0"}, {"sockets", "2"}});
   EXPECT_GT(two["decode"]["expected_tok_s"].get<double>(), one["decode"]["expected_tok_s"].get<double>());
+  // --numa isolate keeps llama.cpp's threads on one node (common/arg.cpp): one socket's bandwidth,
+  // the one-socket figure, and the assumption says why.
+  const json isolated = with({{"engine-command", "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -ngl 0 --numa isolate"}, {"sockets", "2"}});
+  EXPECT_EQ(isolated["decode"]["expected_tok_s"], one["decode"]["expected_tok_s"]);
+  EXPECT_NE(isolated["decode"]["assumption"].get<std::string>().find("--numa isolate"), std::string::npos) << isolated["decode"];
+  const json spread = with({{"engine-command", "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -ngl 0 --numa distribute"}, {"sockets", "2"}});
+  EXPECT_EQ(spread["decode"]["expected_tok_s"], two["decode"]["expected_tok_s"]);
   // --threads (or the command's -t) costs llama.cpp's CPU from its threads (docs/performance.md,
   // "llama.cpp's CPU from its threads"): both ways give one figure, not the one without threads.
   const json flag = with({{"engine-command", "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -ngl 0"}, {"threads", "12"}});

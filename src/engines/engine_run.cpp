@@ -1,5 +1,7 @@
 #include "engines/engine_run.h"
 
+#include <cctype>
+
 #include <cstdlib>
 #include <fmt/format.h>
 
@@ -280,6 +282,14 @@ EngineRun parse_engine_command(const std::string& command) {
       if (i + 1 >= w.size()) throw InputError(flag, "needs a value");
       return w[++i];
     };
+    // A flag not read here, with its value when the next word is one (none of these CLIs takes a
+    // positional argument after its flags), so "--numa distribute" is one note, not two.
+    auto ignored = [&]() -> std::string {
+      if (has_value) return flag + "=" + value;
+      const bool next_is_value = i + 1 < w.size() && !w[i + 1].empty() &&
+                                 (w[i + 1][0] != '-' || (w[i + 1].size() > 1 && (std::isdigit(static_cast<unsigned char>(w[i + 1][1])) || w[i + 1][1] == '.')));
+      return next_is_value && flag.rfind("-", 0) == 0 ? flag + " " + w[++i] : flag;
+    };
     if (serving && parallel.read(flag, has_value, take, r)) continue;
     if (r.engine == EngineKind::LlamaCpp) {
       auto& s = r.llamacpp;
@@ -357,6 +367,12 @@ EngineRun parse_engine_command(const std::string& command) {
         const std::string v = take();
         if (v == "-1") r.threads.reset();
         else r.threads = number(flag, v, 1, kMaxCpuThreads);
+      } else if (flag == "--numa") {
+        // common/arg.cpp: distribute (spread over all nodes), isolate (threads on the node that
+        // started), numactl (numactl's CPU map). Only the speed model reads it (speed/token_reads.h).
+        const std::string v = take();
+        if (v != "distribute" && v != "isolate" && v != "numactl") throw InputError(flag, "'" + v + "' is not a NUMA mode; accepted: distribute, isolate, numactl");
+        r.llamacpp_numa = v;
       } else if (flag == "-tb" || flag == "--threads-batch") {
         (void)take();  // prompt-processing threads: the decode speed reads -t
       } else if (flag == "--no-mmproj-offload" || flag == "--mmproj-offload") {
@@ -373,7 +389,7 @@ EngineRun parse_engine_command(const std::string& command) {
                  flag == "--device-draft" || flag == "-otd" || flag == "--override-tensor-draft") {
         (void)take();
       } else {
-        r.notes.push_back("ignored " + flag + " (it does not change what llama.cpp allocates in this model)");
+        r.notes.push_back("ignored " + ignored() + " (it does not change what llama.cpp allocates in this model)");
       }
     } else if (r.engine == EngineKind::Sglang) {
       auto& g = r.sglang;
@@ -439,7 +455,7 @@ EngineRun parse_engine_command(const std::string& command) {
         take();
       else if (flag == "--trust-remote-code" || flag == "--enable-metrics" || flag == "--enable-p2p-check") continue;
       else if (flag == "--host" || flag == "--port" || flag == "--served-model-name") take();
-      else r.notes.push_back("ignored " + flag + " (not mapped onto SGLang's memory profile)");
+      else r.notes.push_back("ignored " + ignored() + " (not mapped onto SGLang's memory profile)");
     } else {
       auto& v = r.vllm;
       if (flag == "--max-model-len") v.kv.max_model_len = parse_tokens(take(), flag);
@@ -480,7 +496,7 @@ EngineRun parse_engine_command(const std::string& command) {
       } else if (flag == "--max-cpu-loras" || flag == "--lora-dtype") take();
       else if (flag == "--fully-sharded-loras") r.notes.push_back("--fully-sharded-loras: LoRA slots taken unsharded (the larger figure)");
       else if (flag == "--speculative-config") r.serving_speculative = parse_vllm_speculative_config(take(), "--speculative-config");
-      else r.notes.push_back("ignored " + flag + " (not mapped onto vLLM's memory budget)");
+      else r.notes.push_back("ignored " + ignored() + " (not mapped onto vLLM's memory budget)");
     }
   }
   if (serving) parallel.finish(r);

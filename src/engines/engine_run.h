@@ -61,6 +61,7 @@ struct EngineRun {
   ServingParallel parallel;        // vLLM / SGLang data and expert parallelism (TP and PP: vllm.kv, sglang)
   SpeculativeFlags speculative;    // llama.cpp
   std::optional<uint64_t> threads; // llama.cpp -t / --threads (none, or -t -1: its default, the physical cores)
+  std::string llamacpp_numa;       // llama.cpp --numa: distribute, isolate or numactl; "" when not given
   // llama.cpp: what the command leaves to llama.cpp's own defaults (common/common.h: n_gpu_layers -1
   // "auto", n_ctx 0 "the context the model was trained with", fit_params on).
   LlamaCppDefaults llamacpp_defaults;

@@ -49,6 +49,7 @@ const DeviceAllocation* llamacpp_speed_host(const Plan& p) {
 void apply_engine_speed(Plan& p, const Model& model) {
   if (p.options.engine == EngineKind::Rule) return;
   SpeedSettings s;
+  uint32_t numa_isolated_from = 0;  // the --sockets a pasted --numa isolate narrowed to one
   s.engine = to_string(p.options.engine);
   s.experts_per_token = p.options.experts_per_token;
   s.sockets = p.options.sockets;
@@ -66,6 +67,12 @@ void apply_engine_speed(Plan& p, const Model& model) {
     }
     s.llamacpp = run.placement;
     if (run.llamacpp.n_ubatch) s.ubatch = run.llamacpp.n_ubatch;
+    // --numa isolate (common/arg.cpp: "only spawn threads on CPUs on the node that execution started
+    // on"): the threads read RAM through one socket's memory controllers whatever --sockets says.
+    if (run.llamacpp_numa == "isolate" && s.sockets > 1) {
+      numa_isolated_from = s.sockets;
+      s.sockets = 1;
+    }
     if (const DeviceAllocation* host = llamacpp_speed_host(p)) s.paged_out = host->paged_out();
   } else {
     if (!p.fits_on_devices && !p.box.gpus.empty()) return;  // the plan spilling vLLM/SGLang weights to RAM is not modelled (a pasted --cpu-offload-gb is, below): the rule's figures stay
@@ -110,6 +117,10 @@ void apply_engine_speed(Plan& p, const Model& model) {
     decode_label = fmt::format("Decode speed ({}, speculative {} k={})", s.engine, spec.method, spec.tokens);
   }
   p.decode = to_speed(decode, bound);
+  if (numa_isolated_from) {
+    p.decode.assumption += fmt::format("; --numa isolate keeps llama.cpp's threads on the node it started on: RAM is read at one socket's bandwidth, "
+                                       "not the {} sockets given (--sockets)", numa_isolated_from);
+  }
   SpeedSettings ps = s;
   ps.depth = 0;
   const TokenReads prefill_reads = token_reads(model, p.footprint, p.box, ps);
