@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "memory_source.h"
+#include "safetensors_writer.h"
 #include "estimate/estimate.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_omni.h"
 #include "sources/config/config_tower.h"
+#include "sources/safetensors/safetensors_file.h"
+#include "sources/safetensors/safetensors_model.h"
 
 using namespace vc;
 
@@ -189,4 +193,33 @@ TEST(ConfigOmni, BadTalkerValuesAreRejected) {
   c = qwen25_omni_7b();
   c["token2wav_config"]["bigvgan_config"]["upsample_rates"] = nlohmann::json::array({5, 3});
   EXPECT_THROW(model_from_config(c, "config.json"), InputError);
+}
+
+TEST(ConfigOmni, AFolderCountsTheThinkersTensorsAndSumsTheSpeechOnesApart) {
+  // A tiny Qwen2.5-Omni checkpoint: the thinker's tensors under "thinker.", the talker's and
+  // token2wav's beside them (token2wav in F32, as the published files keep its vocoder).
+  nlohmann::json config = qwen25_omni_7b();
+  config["thinker_config"]["text_config"] = {{"model_type", "qwen2_5_omni_text"}, {"hidden_size", 64}, {"intermediate_size", 128},
+                                             {"num_hidden_layers", 1}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+                                             {"vocab_size", 256}, {"tie_word_embeddings", false}};
+  config["thinker_config"].erase("vision_config");
+  config["thinker_config"].erase("audio_config");
+  vc::testing::SafetensorsWriter w;
+  w.tensor("thinker.model.embed_tokens.weight", "BF16", {256, 64}, 32'768);
+  w.tensor("thinker.lm_head.weight", "BF16", {256, 64}, 32'768);
+  w.tensor("thinker.model.layers.0.self_attn.q_proj.weight", "BF16", {64, 64}, 8'192);
+  w.tensor("talker.model.layers.0.mlp.up_proj.weight", "BF16", {128, 64}, 16'384);
+  w.tensor("token2wav.code2wav_bigvgan_model.conv_post.weight", "F32", {1, 24, 7}, 672);
+  vc::testing::MemorySource src(w.whole(), "model.safetensors");
+  const std::vector<SafetensorsFile> files = {read_safetensors(src)};
+  const Model m = model_from_checkpoint(config, "config.json", files);
+  // The weights are the thinker's three tensors: 32,768 x 2 + 8,192 B; its head read as the head.
+  EXPECT_EQ(m.native.bytes, 73'728u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::OutputHead), 16'384u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Embedding), 16'384u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Attention), 4'096u);
+  // Apart: 128 x 64 + 24 x 7 = 8,360 params in 16,384 + 672 = 17,056 B.
+  ASSERT_TRUE(m.provenance.count("params.speech_tensors"));
+  EXPECT_NE(m.provenance.at("params.speech_tensors").find("2 talker. and token2wav. tensors: 8,360 params, 17,056 B"), std::string::npos)
+      << m.provenance.at("params.speech_tensors");
 }
