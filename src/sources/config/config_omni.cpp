@@ -8,6 +8,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "sources/config/limits.h"
+#include "sources/config/param_terms.h"
 
 namespace vc {
 namespace {
@@ -45,10 +46,6 @@ class Sub {
     }
     return cfg_.u64_list(*it, path_ + "." + key, 64, limits::kWidth);
   }
-  const nlohmann::json* object(const char* key) const {
-    const auto it = obj_.find(key);
-    return it != obj_.end() && it->is_object() ? &*it : nullptr;
-  }
   // "; transformers' defaults: ..." for the keys the config lacks, or "".
   std::string defaults_text() const { return defaults_.empty() ? "" : fmt::format(" (transformers' defaults: {})", fmt::join(defaults_, ", ")); }
   const std::string& path() const { return path_; }
@@ -60,19 +57,11 @@ class Sub {
   std::vector<std::string> defaults_;
 };
 
-uint64_t linear(uint64_t in, uint64_t out, bool bias) { return checked_add(checked_mul(in, out), bias ? out : 0); }
+using census::linear;
+using census::Terms;
 // A Conv1d (or ConvTranspose1d) of kernel k: in x out x k weights and, with a bias, out more.
 uint64_t conv(uint64_t in, uint64_t out, uint64_t k, bool bias = true) { return checked_add(checked_product({in, out, k}), bias ? out : 0); }
 
-// The count, term by term: "name = value" pieces and their sum.
-struct Terms {
-  uint64_t sum = 0;
-  std::string text;
-  void add(const std::string& what, uint64_t n) {
-    sum = checked_add(sum, n);
-    text += (text.empty() ? "" : "; ") + fmt::format("{} = {}", what, format_count(n));
-  }
-};
 
 // Qwen2_5OmniToken2WavDiTModel: time_embed (DiTTimestepEmbedding: 256 -> H -> H), text_embed (the
 // codec's num_embeds + 1 rows of emb_dim), input_embed (proj from mel + enc_dim + enc_emb_dim +
@@ -177,8 +166,8 @@ std::optional<TalkerSpec> config_talker(ConfigView& cfg) {
   const uint64_t hidden = t.get({"hidden_size"}, limits::kHidden);
   const uint64_t layers = t.get({"num_hidden_layers"}, limits::kLayers);
   const uint64_t heads = t.get({"num_attention_heads"}, limits::kHeads);
-  const uint64_t kv_heads = t.get({"num_key_value_heads"}, limits::kHeads, heads);
-  const uint64_t head_dim = t.get({"head_dim"}, limits::kHeadDim, 128);  // Qwen2_5OmniTalkerConfig's default
+  const uint64_t kv_heads = t.get({"num_key_value_heads"}, limits::kHeads, 4);  // Qwen2_5OmniTalkerConfig's defaults
+  const uint64_t head_dim = t.get({"head_dim"}, limits::kHeadDim, 128);
   const uint64_t ffn = t.get({"intermediate_size"}, limits::kWidth);
   const uint64_t vocab = t.get({"vocab_size"}, limits::kVocab);
   // embedding_size: the thinker's width, which the talker's embedding and input projection take.

@@ -5,6 +5,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "sources/config/limits.h"
+#include "sources/config/param_terms.h"
 
 namespace vc {
 namespace {
@@ -46,17 +47,9 @@ class Keys {
   std::string path_;
 };
 
-uint64_t linear(uint64_t in, uint64_t out, bool bias) { return checked_add(checked_mul(in, out), bias ? out : 0); }
+using census::linear;
+using census::Terms;
 
-// The count, term by term: "name = value" pieces and their sum.
-struct Terms {
-  uint64_t sum = 0;
-  std::string text;
-  void add(const std::string& what, uint64_t n) {
-    sum = checked_add(sum, n);
-    text += (text.empty() ? "" : "; ") + fmt::format("{} = {}", what, format_count(n));
-  }
-};
 
 // A pre-norm ViT block: two norms (LayerNorm: weight and bias; RMSNorm: weight), fused or separate
 // q/k/v and the output projection, and a two-matrix or gated MLP.
