@@ -18,13 +18,16 @@ std::optional<Line> checkpoint_tower_line(const Model& m, const WeightsFigure& w
   const bool exact = w.kind == TierKind::Native && by_class != m.native.bytes_by_class.end() && by_class->second <= w.bytes;
   Line l;
   l.id = "weights.vision";
-  l.label = fmt::format("Vision tower and projector ({} params)", format_params(params->second));
+  // An audio encoder the config also holds (Qwen2.5-Omni's thinker) is counted in the same class.
+  const auto audio = m.provenance.find("params.audio");
+  l.label = fmt::format("{} ({} params)", audio == m.provenance.end() ? "Vision tower and projector" : "Vision tower, audio encoder and projectors",
+                        format_params(params->second));
   l.bytes = exact ? by_class->second : mul_div_round(w.bytes, params->second, m.params.total());
   l.formula = exact ? fmt::format("{} params at the checkpoint's {} = {} B", format_count(params->second), m.native.format, format_count(l.bytes))
                     : fmt::format("{} B x {} tower params / {} params = {} B", format_count(w.bytes), format_count(params->second),
                                   format_count(m.params.total()), format_count(l.bytes));
   l.assumption = "part of the checkpoint: vLLM and SGLang load it with the weights; llama.cpp loads a tower only from an --mmproj file";
-  l.source = m.provenance.at("params.vision");
+  l.source = m.provenance.at("params.vision") + (audio == m.provenance.end() ? "" : "; " + audio->second);
   return l;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "sources/config/config_omni.h"
 #include "sources/config/config_tower.h"
 #include "sources/config/families.h"
 #include "sources/config/native_checkpoint.h"
@@ -28,6 +29,9 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"qwen2_vl", families::map_qwen2},         // Qwen2-VL's language model: Qwen2 dense
       {"qwen2_5_vl", families::map_qwen2},       // Qwen2.5-VL's language model: Qwen2 dense
       {"qwen2_5_vl_text", families::map_qwen2},
+      {"qwen2_5_omni", families::map_qwen2},       // Qwen2.5-Omni's thinker (config_omni.h): Qwen2 dense
+      {"qwen2_5_omni_text", families::map_qwen2},
+      {"qwen2_5_omni_thinker", families::map_qwen2},
       {"qwen3", families::map_qwen3},
       {"qwen3_moe", families::map_qwen3},
       {"qwen3_vl_text", families::map_qwen3},      // Qwen3-VL's language model: Qwen3 dense
@@ -79,7 +83,12 @@ std::vector<std::string> supported_model_types() {
   return out;
 }
 
-static Model map_config(const nlohmann::json& config, const std::string& label, const StoredTensors& stored) {
+static Model map_config(const nlohmann::json& whole, const std::string& whole_label, const StoredTensors& stored) {
+  // Qwen2.5-Omni: the thinker is the served model; its config is read as the mapper's top level.
+  const bool omni = is_qwen25_omni(whole);
+  const nlohmann::json thinker = omni ? qwen25_omni_thinker_view(whole) : nlohmann::json();
+  const nlohmann::json& config = omni ? thinker : whole;
+  const std::string label = omni ? whole_label + " thinker_config" : whole_label;
   Model model;
   std::string type = model_type_of(config);
   auto top = config.find("model_type");
@@ -101,6 +110,7 @@ static Model map_config(const nlohmann::json& config, const std::string& label, 
     model.max_context = cfg.u64_or("max_position_embeddings", 0, uint64_t{1} << 34, "not in the config");
   }
   count_config_tower(cfg);  // before the native size, which counts the tower at the checkpoint's dtype
+  if (omni) note_qwen25_omni_parts(cfg);
   apply_native_checkpoint(cfg);
   apply_tied_head_copy(cfg);
   return model;

@@ -5,6 +5,7 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "sources/config/limits.h"
+#include "sources/config/param_terms.h"
 
 namespace vc {
 namespace {
@@ -47,17 +48,9 @@ class Keys {
   std::string path_;
 };
 
-uint64_t linear(uint64_t in, uint64_t out, bool bias) { return checked_add(checked_mul(in, out), bias ? out : 0); }
+using census::linear;
+using census::Terms;
 
-// The count, term by term: "name = value" pieces and their sum.
-struct Terms {
-  uint64_t sum = 0;
-  std::string text;
-  void add(const std::string& what, uint64_t n) {
-    sum = checked_add(sum, n);
-    text += (text.empty() ? "" : "; ") + fmt::format("{} = {}", what, format_count(n));
-  }
-};
 
 // A pre-norm ViT block: two norms (LayerNorm: weight and bias; RMSNorm: weight), fused or separate
 // q/k/v and the output projection, and a two-matrix or gated MLP.
@@ -302,6 +295,33 @@ TowerSpec llama4_vision(Keys& k, uint64_t text_hidden) {
   return finish(t, enc, proj, std::string(kTransformers) + "llama4/modeling_llama4.py (Llama4VisionModel, Llama4VisionPixelShuffleMLP, Llama4MultiModalProjector)");
 }
 
+// Qwen2.5-Omni's audio encoder (Qwen2_5OmniAudioEncoder): Qwen2-Audio's Whisper-style blocks
+// (Qwen2_5OmniAudioEncoderLayer: LayerNorms, q/v/o with biases and k without, a two-matrix MLP with
+// biases) behind conv1 and conv2 with biases, but its positions are sinusoids in a buffer that is
+// not saved (SinusoidsPositionEmbedding, persistent=False: no parameters); two learned
+// audio_bos_eos_token rows of output_dim; after the blocks the avg_pooler (no parameters), ln_post
+// (LayerNorm) and proj, a linear with bias into output_dim, the thinker's width.
+TowerSpec qwen25_omni_audio(Keys& k, uint64_t text_hidden) {
+  TowerSpec t = read_geometry(k, "Qwen2.5-Omni audio", text_hidden, {"d_model", "encoder_ffn_dim", "encoder_layers", "encoder_attention_heads", nullptr});
+  t.channels = k.need("num_mel_bins", 4096);
+  t.text_hidden = k.get_or("output_dim", text_hidden, limits::kHidden);
+  const uint64_t h = t.hidden;
+  Terms enc, proj;
+  enc.add(fmt::format("conv1 {} x {} x 3 + bias, conv2 {} x {} x 3 + bias", t.channels, h, h, h),
+          checked_add(linear(checked_mul(t.channels, 3), h, true), linear(checked_mul(h, 3), h, true)));
+  enc.add("sinusoidal positions (an unsaved buffer)", 0);
+  const uint64_t block = checked_add(checked_add(checked_mul(4, h), checked_add(checked_mul(4, checked_mul(h, h)), 3 * h)),
+                                     checked_add(linear(h, t.ffn, true), linear(t.ffn, h, true)));
+  enc.add(fmt::format("{} blocks x {} (2 LayerNorms, q/v/o with biases and k without, two-matrix MLP {} x {} with biases)", t.layers, format_count(block), h, t.ffn),
+          checked_mul(t.layers, block));
+  enc.add("ln_post LayerNorm", 2 * h);
+  proj.add(fmt::format("audio_bos_eos_token 2 x {}", t.text_hidden), checked_mul(2, t.text_hidden));
+  proj.add(fmt::format("proj {} x {} + bias", h, t.text_hidden), linear(h, t.text_hidden, true));
+  t = finish(t, enc, proj, std::string(kTransformers) + "qwen2_5_omni/modeling_qwen2_5_omni.py (Qwen2_5OmniAudioEncoder)");
+  t.formula += fmt::format("; total {}", format_count(t.params()));
+  return t;
+}
+
 }  // namespace
 
 std::optional<TowerSpec> config_audio_tower(ConfigView& cfg, uint64_t text_hidden) {
@@ -309,7 +329,9 @@ std::optional<TowerSpec> config_audio_tower(ConfigView& cfg, uint64_t text_hidde
   const auto it = root.find("audio_config");
   if (it == root.end() || !it->is_object()) return std::nullopt;
   Keys k(cfg, *it, "audio_config");
-  if (k.text("model_type") != "qwen2_audio_encoder") return std::nullopt;
+  const std::string type = k.has("model_type") ? k.text("model_type") : root.value("model_type", "");
+  if (type == "qwen2_5_omni_audio_encoder" || type == "qwen2_5_omni") return qwen25_omni_audio(k, text_hidden);
+  if (type != "qwen2_audio_encoder") return std::nullopt;
   // Qwen2-Audio (Qwen2AudioEncoder, Whisper's encoder): two Conv1d of kernel 3 with biases over
   // num_mel_bins, max_source_positions learned positions, blocks of LayerNorms, q/v/o with biases
   // and k without, a two-matrix MLP with biases, a final LayerNorm; the projector is one linear
@@ -346,7 +368,7 @@ std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden) {
   if (type == "siglip_vision_model" && !siglip_head && root.value("model_type", "").rfind("gemma3", 0) == 0) t = siglip(cfg, k, text_hidden);
   else if (type == "pixtral") t = pixtral(cfg, k, text_hidden);
   else if (type == "qwen2_vl") t = qwen2_vl(k, text_hidden);
-  else if (type == "qwen2_5_vl") t = qwen_vl(k, text_hidden, false);
+  else if (type == "qwen2_5_vl" || type == "qwen2_5_omni_vision_encoder" || type == "qwen2_5_omni") t = qwen_vl(k, text_hidden, false);  // Omni: Qwen2.5-VL's ViT
   else if (type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "qwen3_5" || type == "qwen3_5_moe") t = qwen_vl(k, text_hidden, true);
   else if (k.has("vt_hidden_size") && projector == "patchmerger") t = moonvit(cfg, k, text_hidden, false);
   else if (k.has("vt_hidden_size") && projector == "patchmergerv2") t = moonvit_v2(cfg, k, text_hidden);
@@ -366,7 +388,7 @@ void count_config_tower(ConfigView& cfg) {
       m.params.derived_total = checked_add(m.params.derived_total, a->params());
       m.provenance["params.audio"] = fmt::format("{} audio_config ({}): {}; layout: {}", cfg.label(), a->kind, a->formula, a->source);
     } else {
-      cfg.warn(std::string(kTowerNotCountedWarning) + "this audio_config's layout is not modelled (counted: Qwen2-Audio's Whisper-style encoder); the parameters leave it out");
+      cfg.warn(std::string(kTowerNotCountedWarning) + "this audio_config's layout is not modelled (counted: Qwen2-Audio's and Qwen2.5-Omni's Whisper-style encoders); the parameters leave it out");
     }
   }
   if (!root.contains("vision_config") || !root["vision_config"].is_object()) return;

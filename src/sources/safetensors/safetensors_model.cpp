@@ -5,7 +5,9 @@
 #include <set>
 
 #include "core/checked.h"
+#include "core/units.h"
 #include "sources/config/config_mapper.h"
+#include "sources/config/config_omni.h"
 #include "sources/tensor_classes.h"
 
 namespace vc {
@@ -52,8 +54,45 @@ TensorTally tally_safetensors(const std::vector<SafetensorsFile>& files, uint64_
   return tally;
 }
 
-Model model_from_checkpoint(const nlohmann::json& config, const std::string& config_label, const std::vector<SafetensorsFile>& files) {
+namespace {
+
+bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Qwen2.5-Omni (config_omni.h): an engine loads the thinker, whose tensors are named "thinker."
+// + the usual names (read here without the prefix); the talker's and token2wav's ("talker.",
+// "token2wav.") are summed apart, into `speech`.
+std::vector<SafetensorsFile> omni_thinker_files(const std::vector<SafetensorsFile>& files, TensorTally& speech) {
+  std::vector<SafetensorsFile> out;
+  for (const auto& f : files) {
+    SafetensorsFile g = f;
+    g.tensors.clear();
+    for (const auto& t : f.tensors) {
+      if (starts(t.name, "talker.") || starts(t.name, "token2wav.")) {
+        speech.add(ParamClass::Other, t.dtype, t.elements, t.bytes());
+        continue;
+      }
+      g.tensors.push_back(t);
+      if (starts(t.name, "thinker.")) g.tensors.back().name = t.name.substr(8);
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace
+
+Model model_from_checkpoint(const nlohmann::json& config, const std::string& config_label, const std::vector<SafetensorsFile>& all_files) {
   Model m = model_from_config(config, config_label);
+  TensorTally speech;
+  const bool omni = is_qwen25_omni(config);
+  const std::vector<SafetensorsFile> thinker = omni ? omni_thinker_files(all_files, speech) : std::vector<SafetensorsFile>{};
+  const std::vector<SafetensorsFile>& files = omni ? thinker : all_files;
+  if (speech.tensors) {
+    const std::string held = fmt::format("the files hold {} talker. and token2wav. tensors: {} params, {} B ({}), not in the weights", speech.tensors,
+                                         format_count(speech.params), format_count(speech.bytes), speech.dtype_summary());
+    m.provenance["params.speech_tensors"] = held;
+    m.left_out.push_back("speech output as stored: " + held);
+  }
   uint64_t experts = 0, used = 0;
   for (const auto& l : m.layers) {
     if (l.feed_forward.kind == FeedForwardKind::MoE) {
