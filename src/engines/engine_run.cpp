@@ -1,7 +1,6 @@
 #include "engines/engine_run.h"
 
 #include <cctype>
-
 #include <cstdlib>
 #include <fmt/format.h>
 
