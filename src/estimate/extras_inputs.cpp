@@ -1,5 +1,6 @@
 #include "estimate/extras_inputs.h"
 
+#include "estimate/audio_tokens.h"
 #include "estimate/qwen_image_tokens.h"
 
 #include <fmt/format.h>
@@ -28,6 +29,9 @@
 #include "sources/resolver.h"
 
 namespace vc {
+namespace {
+constexpr uint64_t kMaxAudioSeconds = 36'000;  // ten hours a sequence: far past any model's context at 25 tokens a second
+}  // namespace
 
 const std::vector<InputField<ExtrasInputs>>& ExtrasInputs::fields() {
   using X = ExtrasInputs;
@@ -37,6 +41,9 @@ const std::vector<InputField<ExtrasInputs>>& ExtrasInputs::fields() {
       {"image-size", &X::image_size,
        "Image size in pixels, WIDTHxHEIGHT (1280x720) or one side, for towers that read images at any size (Qwen2.5-VL, Qwen3-VL, Qwen3.5 "
        "with --mmproj auto): the tokens one image adds, as the model's image processor resizes it", "", false},
+      {"audio-seconds", &X::audio_seconds,
+       "Seconds of audio per sequence, for a model with an audio encoder (Qwen2-Audio, Qwen2.5-Omni): its tokens (25 a second, in clips of up to "
+       "30 s) are added to the context", "", false},
       {"draft", &X::draft, "Draft model for speculative decoding (any MODEL form): its weights and cache are added", "", false},
       {"speculative-config", &X::speculative_config,
        "vLLM's speculative config as JSON, for --engine vllm or sglang: {\"model\": DRAFT, \"num_speculative_tokens\": N} (a draft model), "
@@ -163,6 +170,33 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
       out.lines.push_back(std::move(l));
     }
   }
+  const uint64_t audio_seconds = count_flag(flags.audio_seconds, "--audio-seconds", kMaxAudioSeconds, 0);
+  if (audio_seconds > 0) {
+    const Model& m = *request.model;
+    const auto encoder = m.provenance.find("params.audio");
+    if (encoder == m.provenance.end())
+      throw InputError("--audio-seconds", fmt::format("'{}' has no audio encoder counted from its config (audio_config, as Qwen2-Audio and Qwen2.5-Omni "
+                                                      "have): audio adds no tokens to it", m.name));
+    const AudioTokens a = audio_tokens(audio_seconds);
+    out.audio_tokens = a.tokens;
+    if (request.command) {
+      out.notes.push_back(fmt::format("the pasted command's context already holds the {} audio tokens (they take part of it)", out.audio_tokens));
+    } else {
+      sc.context = checked_add(sc.context, out.audio_tokens);
+    }
+    Line l;
+    l.id = "audio.tokens";
+    l.label = fmt::format("Audio tokens: {} s in {} clip{} (counted in the context)", format_count(audio_seconds), a.clips, a.clips == 1 ? "" : "s");
+    l.bytes = 0;
+    l.formula = a.formula;
+    l.assumption = "whole seconds of 16 kHz audio; a recording over 30 s given as 30 s clips (the feature extractor keeps the first 30 s of a clip); "
+                   "the audio bos/eos markers around each clip are the prompt's text; the cache lines above include these tokens";
+    l.source =
+        "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen2_audio/processing_qwen2_audio.py and "
+        "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen2_5_omni/processing_qwen2_5_omni.py (WhisperFeatureExtractor, "
+        "padding max_length; audio tokens from the feature attention mask)";
+    out.lines.push_back(std::move(l));
+  }
   // vLLM / SGLang speculative decoding: the flags' config, else the pasted command's; a --draft
   // alone is a draft model (vLLM draft_model, SGLang STANDALONE).
   const EngineKind engine = request.command ? request.command->engine : sc.engine;
@@ -215,6 +249,7 @@ nlohmann::json components_json(const Extras& extras, uint64_t estimate_total) {
           {"bytes", extras.bytes},
           {"total_with_bytes", checked_add(estimate_total, extras.bytes)},
           {"image_tokens", extras.image_tokens},
+          {"audio_tokens", extras.audio_tokens},
           {"notes", extras.notes}};
 }
 

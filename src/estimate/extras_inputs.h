@@ -23,6 +23,7 @@ struct ExtrasInputs {
   std::string mmproj;
   std::string images = "0";
   std::string image_size;  // WIDTHxHEIGHT for towers that read images at any size (Qwen-VL); empty: none
+  std::string audio_seconds = "0";  // seconds of audio per sequence, for a model with an audio encoder
   std::string draft;
   // vLLM's --speculative-config JSON ({"model": ..., "method": ..., "num_speculative_tokens": N}):
   // the drafter vLLM and SGLang load (engines/serving_speculative.h); its "model" is the draft.
@@ -46,17 +47,18 @@ struct ExtrasInputs {
 struct Extras {
   std::vector<Line> lines;
   uint64_t image_tokens = 0;  // added to the context per sequence
+  uint64_t audio_tokens = 0;  // added to the context per sequence
   uint64_t bytes = 0;         // the lines' sum
   std::vector<std::string> notes;
 };
 
 // Reads the files the flags name, works out their lines and sets request.companions, so the engine
-// places them per device. The request's context grows by the image tokens, so the cache includes
-// them; a pasted command's -c / --max-model-len is the window the engine allocates, so there the
-// images share it (a note says so). InputError naming the flag for bad input.
+// places them per device. The request's context grows by the image and audio tokens, so the cache
+// includes them; a pasted command's -c / --max-model-len is the window the engine allocates, so
+// there the images and audio share it (a note says so). InputError naming the flag for bad input.
 Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, EngineRequest& request);
 
-// The lines as JSON ({"lines": [...], "bytes", "image_tokens", "total_with_bytes"}: the
+// The lines as JSON ({"lines": [...], "bytes", "image_tokens", "audio_tokens", "total_with_bytes"}: the
 // estimate's total with these) and as text with that total.
 nlohmann::json components_json(const Extras& extras, uint64_t estimate_total);
 std::string components_text(const Extras& extras, uint64_t estimate_total, bool explain, ByteUnits units);
