@@ -184,6 +184,10 @@ TEST(VllmLora, GatedDeltaNetSlotsAreWorkedByHand) {
 //   TP 2: the one group copied to both ranks (2 groups), plain ColumnParallelLinear: in_proj 4,096 +
 //   (2 x 8,192 + 128 + 2 x 2 x 128) / 2 = 4,096 + 8,512 = 12,608; conv1d 4 + (8,192 + 512) / 2 = 4,356;
 //   out_proj 4,096 + 4,096 = 8,192 -> 25,156.
+//   Its MoE layer on TP 2 (72 experts of 768, router, shared MLP of 1,536 whose input_linear packs gate
+//   and up under one name: one A): expert 2 x 4,096 + 2 x 384 + 384 + 4,096 = 13,440, x 72 = 967,680;
+//   router 4,096 + 72 = 4,168; shared 4,096 + 2 x 768 + 768 + 4,096 = 10,496 -> 982,344, x 40 layers =
+//   39,293,760 (36 Mamba2 x 25,156 = 905,616 beside it).
 constexpr uint64_t kNemotronH56bFourSlotsRank64Tp4 = 2'967'998'464;
 
 TEST(VllmLora, Mamba2SlotsAreWorkedByHand) {
@@ -202,6 +206,8 @@ TEST(VllmLora, Mamba2SlotsAreWorkedByHand) {
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(recurrent_mixer_lora_values(granite.hidden, *g, 1, true), 57'996u);
   EXPECT_EQ(recurrent_mixer_lora_values(granite.hidden, *g, 2, true), 25'156u);
+  const LoraSlots gs = vllm_lora_slots(granite, slots(1, 16), 2, 1, 2);
+  EXPECT_NE(gs.formula.find("905,616 recurrent mixer + 39,293,760 MLP"), std::string::npos) << gs.formula;
   // Not read (a GGUF's mixer: no projection geometry): nothing counted, said in the assumption.
   LayerConfig unread;
   unread.attention = m2;

@@ -61,11 +61,16 @@ LayerValues layer_values(const Model& m, const LayerConfig& l, uint64_t tp) {
   // non-gated MoE.
   const bool plain = m.architecture == "nemotron_h";
   auto mlp = [&](uint64_t width) { return (plain ? plain_mlp_lora_values(h, width, tp) : gated_mlp_lora_values(h, width, tp)).total(); };
+  // Granite 4.0-H's dense / shared MLP (GraniteMoeSharedMLP): input_linear is a MergedColumnParallelLinear
+  // of two slices that packed_modules_mapping names alone ("input_linear": ["input_linear"]), so
+  // ColumnParallelLinearWithLoRA gives it one A, not the gate's and up's two.
+  const uint64_t packed_one_a = m.architecture == "granitemoehybrid" ? h : 0;
+  auto dense = [&](uint64_t width) { return mlp(width) - packed_one_a; };
   const FeedForwardSpec& f = l.feed_forward;
-  if (f.kind == FeedForwardKind::Dense) v.mlp = mlp(f.dense_width);
+  if (f.kind == FeedForwardKind::Dense) v.mlp = dense(f.dense_width);
   if (f.kind == FeedForwardKind::MoE) {
     v.mlp = checked_add(checked_mul(f.experts, mlp(f.expert_width)), plain ? 0 : h + f.experts);  // experts + router
-    if (f.shared_width) v.mlp = checked_add(v.mlp, mlp(f.shared_width));
+    if (f.shared_width) v.mlp = checked_add(v.mlp, dense(f.shared_width));
     if (f.shared_width && has_shared_expert_gate(m)) v.mlp = checked_add(v.mlp, h + 1);  // shared_expert_gate
   }
   return v;
@@ -195,6 +200,8 @@ LoraSlots vllm_lora_slots(const Model& model, const LoraSlotSettings& s, uint64_
                                   "Gated DeltaNet in_proj_qkvz, in_proj_ba, conv1d, out_proj; Mamba2 in_proj, conv1d, out_proj; "
                                   "Mamba1 in_proj, conv1d, x_proj, dt_proj, out_proj",
                                   mixers);
+  if (model.architecture == "granitemoehybrid")
+    out.assumption += "; Granite 4.0-H's shared MLP input_linear counted with one A (granitemoehybrid.py packs gate and up under that one name)";
   if (model.architecture == "nemotron_h")
     out.assumption += "; Nemotron-H's MLPs and experts counted without a gate (up_proj and down_proj) and its router not at all, "
                       "as vLLM wraps them (nemotron_h.py NemotronHMLP; model_manager.py skips a non-gated MoE's mixer.gate)";
