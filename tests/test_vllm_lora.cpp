@@ -114,9 +114,140 @@ TEST(VllmLora, LatentAttentionSlotsAreWorkedByHand) {
   EXPECT_EQ(latent_attention_lora_values(7168, gguf, 1), 0u);
 }
 
-TEST(VllmLora, RecurrentLayersAreNamedAsNotCounted) {
-  const LoraSlots s = vllm_lora_slots(catalogue_model("qwen3-next-80b-a3b"), slots(1, 16), 1, 1, 2);
-  EXPECT_NE(s.assumption.find("recurrent mixers' projections of 36 layers"), std::string::npos) << s.assumption;
+// Gated DeltaNet, from Qwen3-Next-80B-A3B's config.json (hidden 2,048; linear_num_key_heads 16 x
+// linear_key_head_dim 128 = k 2,048; linear_num_value_heads 32 x linear_value_head_dim 128 = v 4,096;
+// linear_conv_kernel_dim 4), per unit of rank and slot, one layer, as vLLM wraps QwenGatedDeltaNetAttention
+// (Qwen3-Next: one interleaved slice per packed projection). TP 1:
+//   in_proj_qkvz  A 2,048;      B 2 x 2,048 + 2 x 4,096 = 12,288   14,336
+//   in_proj_ba    A 2,048;      B 2 x 32 = 64                      2,112
+//   conv1d        A 4;          B 2 x 2,048 + 4,096 = 8,192        8,196
+//   out_proj      A 4,096;      B 2,048                            6,144   -> 30,788
+// TP 4 (k 512, v 1,024, 8 value heads a rank): 2,048 + 1,024 + 2,048 = 5,120; 2,048 + 16 = 2,064;
+// 4 + 1,024 + 1,024 = 2,052; 1,024 + 2,048 = 3,072 -> 12,308.
+// Qwen3.5 (same widths in Qwen3.5-35B-A3B's config) keeps q, k, v, z and b, a apart: in_proj_qkvz A 4 x
+// 2,048 = 8,192 + 12,288 = 20,480, in_proj_ba A 2 x 2,048 = 4,096 + 64 = 4,160; conv1d and out_proj as
+// above: 20,480 + 4,160 + 8,196 + 6,144 = 38,980 on TP 1.
+// The whole of Qwen3-Next on TP 4, 4 slots of rank 64 (48 layers: 36 Gated DeltaNet, 12 full):
+//   full attention (16 query heads of 256 doubled by the output gate, 2 KV heads: one a rank):
+//     qkv A 3 x 2,048 = 6,144, B (4 + 4 gate) x 256 + 1 x 512 = 2,560; o A 4 x 256 = 1,024, B 2,048
+//     -> 11,776, x 12 = 141,312
+//   Gated DeltaNet 12,308 x 36 = 443,088
+//   MoE (512 experts of 512, one shared expert of 512, router, shared_expert_gate), a layer:
+//     expert 2 x 2,048 + 2 x 128 + 128 + 2,048 = 6,528; 512 x 6,528 = 3,342,336; router 2,048 + 512;
+//     shared 6,528; shared_expert_gate 2,048 + 1 -> 3,353,473, x 48 = 160,966,704
+//   161,551,104 values x 4 x 64 x 2 B = 82,714,165,248 B (was 82,430,656,512 without the mixers, the
+//   gate's q share and the shared_expert_gate).
+constexpr uint64_t kQwen3NextFourSlotsRank64Tp4 = 82'714'165'248;
+
+TEST(VllmLora, GatedDeltaNetSlotsAreWorkedByHand) {
+  const Model& next = catalogue_model("qwen3-next-80b-a3b");
+  const AttentionSpec& gdn = next.layers[0].attention;
+  ASSERT_EQ(gdn.state_family, StateFamily::GatedDeltaNet);
+  EXPECT_EQ(recurrent_mixer_lora_values(next.hidden, gdn, 1, false), 30'788u);
+  EXPECT_EQ(recurrent_mixer_lora_values(next.hidden, gdn, 4, false), 12'308u);
+  const Model& q35 = catalogue_model("qwen3.5-35b-a3b");
+  ASSERT_EQ(q35.layers[0].attention.state_family, StateFamily::GatedDeltaNet);
+  EXPECT_EQ(recurrent_mixer_lora_values(q35.hidden, q35.layers[0].attention, 1, true), 38'980u);
+  const LoraSlots s = vllm_lora_slots(next, slots(4, 64), 4, 1, 2);
+  EXPECT_EQ(s.bytes, kQwen3NextFourSlotsRank64Tp4);
+  EXPECT_NE(s.formula.find("141,312 attention + 443,088 recurrent mixer + 160,966,704 MLP"), std::string::npos) << s.formula;
+  EXPECT_NE(s.assumption.find("36 recurrent mixers' projections counted"), std::string::npos) << s.assumption;
+  EXPECT_EQ(s.assumption.find("not counted (their geometry"), std::string::npos) << s.assumption;
+  // The CLI's answer for the pasted command carries the same line.
+  const CliResult r = run_cli("estimate qwen3-next-80b-a3b --json --gpu \"H100 SXM\" --engine-command \"vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct -tp 4 "
+                              "--enable-lora --max-loras 4 --max-lora-rank 64\"");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  uint64_t line = 0;
+  const json answer = json::parse(r.output);
+  for (const auto& l : answer["engine"]["devices"][0]["lines"])
+    if (l["label"].get<std::string>().rfind("LoRA slots", 0) == 0) line = l["bytes"].get<uint64_t>();
+  EXPECT_EQ(line, kQwen3NextFourSlotsRank64Tp4);
+}
+
+// Mamba2, from Nemotron-H-56B's config.json (hidden 8,192; mamba_num_heads 256 x mamba_head_dim 64 =
+// d 16,384; n_groups 8 x ssm_state_size 256 = gs 2,048; conv_kernel 4), one layer, as vLLM wraps
+// MambaMixer2 with TP dividing the groups (MergedColumnParallelLinear, one A per slice). TP 1:
+//   in_proj   A 5 x 8,192 = 40,960; B 2 x 16,384 + 2 x 2,048 + 256 = 37,120   78,080
+//   conv1d    A 3 x 4 = 12;         B 16,384 + 2 x 2,048 = 20,480            20,492
+//   out_proj  A 16,384;             B 8,192                                  24,576   -> 123,148
+// TP 4: in_proj 40,960 + 2 x 4,096 + 2 x 512 + 64 = 50,240; conv1d 12 + 4,096 + 1,024 = 5,132;
+// out_proj 4,096 + 8,192 = 12,288 -> 67,660.
+// The whole model on TP 4, 4 slots of rank 64 (118 layers: 54 Mamba2, 54 MLP, 10 attention):
+//   attention (64 query heads, 8 KV heads of 128): qkv 3 x 8,192 + 16 x 128 + 2 x 256 = 27,136,
+//     o 16 x 128 + 8,192 = 10,240 -> 37,376, x 10 = 373,760
+//   Mamba2 67,660 x 54 = 3,653,640
+//   squared-ReLU MLP of 32,768, no gate: up 8,192 + 8,192, down 8,192 + 8,192 = 32,768, x 54 = 1,769,472
+//   5,796,872 values x 4 x 64 x 2 B = 2,967,998,464 B (was 1,550,319,616: no mixers, gated MLPs).
+// Granite-4.0-H-Small (hidden 4,096; 128 heads of 64 = d 8,192; one group of state 128; kernel 4):
+//   TP 1 (1 divides 1): in_proj 5 x 4,096 + 2 x 8,192 + 2 x 128 + 128 = 37,248; conv1d 12 + 8,192 + 256
+//   = 8,460; out_proj 8,192 + 4,096 = 12,288 -> 57,996.
+//   TP 2: the one group copied to both ranks (2 groups), plain ColumnParallelLinear: in_proj 4,096 +
+//   (2 x 8,192 + 128 + 2 x 2 x 128) / 2 = 4,096 + 8,512 = 12,608; conv1d 4 + (8,192 + 512) / 2 = 4,356;
+//   out_proj 4,096 + 4,096 = 8,192 -> 25,156.
+//   Its MoE layer on TP 2 (72 experts of 768, router, shared MLP of 1,536 whose input_linear packs gate
+//   and up under one name: one A): expert 2 x 4,096 + 2 x 384 + 384 + 4,096 = 13,440, x 72 = 967,680;
+//   router 4,096 + 72 = 4,168; shared 4,096 + 2 x 768 + 768 + 4,096 = 10,496 -> 982,344, x 40 layers =
+//   39,293,760 (36 Mamba2 x 25,156 = 905,616 beside it).
+constexpr uint64_t kNemotronH56bFourSlotsRank64Tp4 = 2'967'998'464;
+
+TEST(VllmLora, Mamba2SlotsAreWorkedByHand) {
+  const Model& nh = catalogue_model("nemotron-h-56b");
+  const AttentionSpec& m2 = nh.layers[0].attention;
+  ASSERT_EQ(m2.state_family, StateFamily::Mamba2);
+  EXPECT_EQ(recurrent_mixer_lora_values(nh.hidden, m2, 1, true), 123'148u);
+  EXPECT_EQ(recurrent_mixer_lora_values(nh.hidden, m2, 4, true), 67'660u);
+  const LoraSlots s = vllm_lora_slots(nh, slots(4, 64), 4, 1, 2);
+  EXPECT_EQ(s.bytes, kNemotronH56bFourSlotsRank64Tp4);
+  EXPECT_NE(s.formula.find("373,760 attention + 3,653,640 recurrent mixer + 1,769,472 MLP"), std::string::npos) << s.formula;
+  EXPECT_NE(s.assumption.find("without a gate"), std::string::npos) << s.assumption;
+  const Model& granite = catalogue_model("granite-4.0-h-small");
+  const AttentionSpec* g = nullptr;
+  for (const auto& l : granite.layers) if (l.attention.state_family == StateFamily::Mamba2) { g = &l.attention; break; }
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(recurrent_mixer_lora_values(granite.hidden, *g, 1, true), 57'996u);
+  EXPECT_EQ(recurrent_mixer_lora_values(granite.hidden, *g, 2, true), 25'156u);
+  const LoraSlots gs = vllm_lora_slots(granite, slots(1, 16), 2, 1, 2);
+  EXPECT_NE(gs.formula.find("905,616 recurrent mixer + 39,293,760 MLP"), std::string::npos) << gs.formula;
+  // Not read (a GGUF's mixer: no projection geometry): nothing counted, said in the assumption.
+  LayerConfig unread;
+  unread.attention = m2;
+  unread.attention.conv_kernel = 0;
+  EXPECT_EQ(recurrent_mixer_lora_values(nh.hidden, unread.attention, 1, true), 0u);
+  Model bare = nh;
+  bare.layers = {unread};
+  EXPECT_NE(vllm_lora_slots(bare, slots(1, 16), 1, 1, 2).assumption.find("projections of 1 recurrent mixers not counted"), std::string::npos);
+}
+
+// Mamba1, from Jamba-1.5-Mini's config.json (hidden 4,096; mamba_expand 2: d 8,192; mamba_d_state 16;
+// mamba_dt_rank 256; mamba_d_conv 4), one layer on TP 2 (d 4,096 a rank), as vLLM wraps MambaMixer
+// (in_proj's two slices packed under one name: one A):
+//   in_proj 4,096 + 2 x 4,096 = 12,288; conv1d 4 + 4,096 = 4,100; x_proj 4,096 + 256 + 2 x 16 = 4,384;
+//   dt_proj 256 + 4,096 = 4,352; out_proj 4,096 + 4,096 = 8,192 -> 33,316.
+TEST(VllmLora, Mamba1SlotsAreWorkedByHand) {
+  const Model& jamba = catalogue_model("jamba-1.5-mini");
+  const AttentionSpec& m1 = jamba.layers[0].attention;
+  ASSERT_EQ(m1.state_family, StateFamily::Mamba1);
+  EXPECT_EQ(recurrent_mixer_lora_values(jamba.hidden, m1, 2, true), 33'316u);
+}
+
+// The DSA indexer (three ReplicatedLinear, whole on every rank), from DeepSeek-V3.2's config.json
+// (hidden 7,168; q_lora_rank 1,536; index_n_heads 64; index_head_dim 128):
+//   wq_b A 1,536, B 64 x 128 = 8,192 -> 9,728; wk A 7,168, B 128 -> 7,296; weights_proj A 7,168, B 64
+//   -> 7,232: 24,256 a layer. DeepSeek-V3.2 has DeepSeek-V3's geometry plus an indexer in each of its
+//   61 layers: one slot of rank 16 on TP 8 is DeepSeek-V3's 10,708,158,464 B + 61 x 24,256 x 16 x 2 B
+//   = 10,708,158,464 + 47,347,712 = 10,755,506,176 B.
+// GLM-5 (hidden 6,144; q_lora_rank 2,048; 32 index heads of 128): 2,048 + 4,096 = 6,144; 6,144 + 128 =
+//   6,272; 6,144 + 32 = 6,176 -> 18,592.
+TEST(VllmLora, IndexerSlotsAreWorkedByHand) {
+  const Model& v32 = catalogue_model("deepseek-v3.2");
+  EXPECT_EQ(indexer_lora_values(v32.hidden, v32.layers[0].attention), 24'256u);
+  const LoraSlots s = vllm_lora_slots(v32, slots(1, 16), 8, 1, 2);
+  EXPECT_EQ(s.bytes, kDeepseekV3OneSlotRank16Tp8 + 47'347'712u);
+  EXPECT_NE(s.assumption.find("indexer's wq_b, wk and weights_proj of 61 layers counted"), std::string::npos) << s.assumption;
+  const Model& glm5 = catalogue_model("glm-5");
+  EXPECT_EQ(indexer_lora_values(glm5.hidden, glm5.layers[0].attention), 18'592u);
+  // DeepSeek-V3 has no indexer.
+  EXPECT_EQ(indexer_lora_values(7168, catalogue_model("deepseek-v3").layers[0].attention), 0u);
 }
 
 // PEFT's rank_pattern (peft/tuners/lora/config.py): per-module ranks over r, kept in the file's

@@ -18,6 +18,25 @@
 //   without q_lora_rank: q_proj A R x hidden, B (heads / tp x (nope + rope)) x R, and
 //   kv_a_proj_with_mqa (ReplicatedLinear) A R x hidden, B (kv_lora_rank + rope) x R
 //   kv_b_proj     A R x kv_lora_rank, B (heads / tp x (nope + v)) x R; o_proj A R x (heads / tp x v), B hidden x R
+// The DSA indexer (Indexer in deepseek_v2.py; DeepSeek-V3.2, GLM-5): three ReplicatedLinear, whole
+// on every rank (ReplicatedLinearWithLoRA): wq_b A R x q_lora_rank, B (index heads x index dim) x R;
+// wk A R x hidden, B index dim x R; weights_proj A R x hidden, B index heads x R.
+// The recurrent mixers, every projection a LinearBase and so wrapped: the conv1d weights too, a
+// ColumnParallelLinear of input conv_kernel; a MergedColumnParallelLinear gets one A per output slice
+// (MergedColumnParallelLinearWithLoRA with a 2-name packed_modules_mapping entry, the VariableSlice
+// wrapper for 3 slices or more), one A in all when the mapping names it alone with fewer than 3 slices
+// (ColumnParallelLinearWithLoRA); B holds every slice's share of the rank.
+//   Gated DeltaNet (layers/mamba/gdn; k = key heads x key dim, v = value heads x value dim, n value heads):
+//     in_proj_qkvz A R x hidden (Qwen3-Next: one interleaved slice) or 4 x R x hidden (Qwen3.5: q, k, v, z),
+//                   B (2k + 2v) / tp x R; in_proj_ba A 1 or 2 x R x hidden, B 2n / tp x R;
+//     conv1d A R x kernel, B (2k + v) / tp x R; out_proj A R x v / tp, B hidden x R
+//   Mamba2 (MambaMixer2; d = heads x head dim, g groups of state s): with tp dividing the groups,
+//     in_proj 5 slices (z, x, B, C, dt): A 5 x R x hidden, B (2d + 2gs + heads) / tp x R; conv1d 3 slices:
+//     A 3 x R x kernel, B (d + 2gs) / tp x R. One group on tp > 1 ranks: plain ColumnParallelLinear with
+//     the group copied to every rank (tp groups): in_proj A R x hidden, B (2d + heads) / tp + 2s;
+//     conv1d A R x kernel, B d / tp + 2s. out_proj A R x d / tp, B hidden x R.
+//   Mamba1 (MambaMixer; d = d_inner): in_proj A R x hidden, B 2d / tp x R; conv1d A R x kernel, B d / tp;
+//     x_proj A R x d / tp, B (dt_rank + 2 state); dt_proj A R x dt_rank, B d / tp; out_proj A R x d / tp, B hidden
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -53,11 +72,21 @@ AttentionLoraValues attention_lora_values(uint64_t hidden, const AttentionSpec& 
 // The same for one multi-head latent attention layer (the MLA shapes above); 0 when the
 // projection widths were not read (a GGUF's MLA: nope_dim / value_dim unknown).
 uint64_t latent_attention_lora_values(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
+// The same for one recurrent mixer (the shapes above); 0 when its geometry was not read (a GGUF's)
+// or the family has no rule here (KDA: vLLM refuses LoRA for Kimi Linear). `split_gdn`: the Qwen3.5
+// layout (separate q, k, v, z and b, a slices), not Qwen3-Next's interleaved one.
+uint64_t recurrent_mixer_lora_values(uint64_t hidden, const AttentionSpec& mixer, uint64_t tp, bool split_gdn);
+// The DSA indexer's wq_b, wk and weights_proj (whole on every rank); 0 without an indexer.
+uint64_t indexer_lora_values(uint64_t hidden, const AttentionSpec& attention);
 struct MlpLoraValues {
   uint64_t gate_up = 0, down = 0;
   uint64_t total() const { return gate_up + down; }
 };
 MlpLoraValues gated_mlp_lora_values(uint64_t hidden, uint64_t width, uint64_t tp);
+// An MLP without a gate (Nemotron-H's squared ReLU; NemotronHMLP up_proj ColumnParallelLinear,
+// down_proj RowParallelLinear; its non-gated experts: FusedMoEWithLoRA w13 of one slice):
+//   up A hidden, B width / tp; down A width / tp, B hidden
+MlpLoraValues plain_mlp_lora_values(uint64_t hidden, uint64_t width, uint64_t tp);
 
 // --max-lora-rank as vLLM accepts it (vllm/config/lora.py MaxLoRARanks: 1, 8, 16, 32, 64, 128,
 // 256, 320, 512); --max-loras from 1 to 1,024 (vLLM sets no bound; ours keeps the figure finite).

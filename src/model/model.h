@@ -45,6 +45,17 @@ struct AttentionSpec {
   uint32_t query_rank = 0;
   uint32_t nope_dim = 0;
   uint32_t value_dim = 0;
+  uint32_t index_heads = 0;  // the sparse-attention indexer's query heads (index_n_heads), 0 where not read
+  // Full: a sigmoid output gate that doubles q_proj (Qwen3-Next and Qwen3.5 attn_output_gate).
+  bool output_gate = false;
+  // LinearState: the mixer's projection geometry as config.json gives it (0 where not read: GGUF),
+  // for engines that size buffers per projection (vLLM's LoRA slots, engines/vllm_lora.h).
+  //   GatedDeltaNet: mixer_heads value heads of mixer_head_dim, mixer_key_heads key heads of mixer_key_dim
+  //   Mamba2: mixer_heads heads of mixer_head_dim (d_inner), mixer_groups groups of mixer_state (B, C)
+  //   Mamba1: mixer_heads 1 of mixer_head_dim (d_inner), mixer_state, mixer_dt_rank
+  //   every family: conv_kernel, the short convolution's width
+  uint32_t mixer_heads = 0, mixer_head_dim = 0, mixer_key_heads = 0, mixer_key_dim = 0;
+  uint32_t mixer_groups = 0, mixer_state = 0, mixer_dt_rank = 0, conv_kernel = 0;
 
   // Cached values per token of context (K+V for full/window, latent+rope+index for latent);
   // bytes per token at a cache type: model/layer_memory.h.

@@ -75,6 +75,7 @@ void map_deepseek(ConfigView& cfg) {
     AttentionSpec& a = layer.attention;
     a = latent_attention(heads, q_lora, kv_lora, nope, rope, v_dim);
     a.index_key_dim = has_indexer(il) ? static_cast<uint32_t>(index_dim) : 0;
+    a.index_heads = has_indexer(il) ? static_cast<uint32_t>(index_heads) : 0;
     a.index_topk = static_cast<uint32_t>(index_topk);
     layer.feed_forward = is_sparse(il) ? moe_spec(moe) : dense_spec(dense_width);
     layer_params(tally, il);

@@ -24,6 +24,11 @@ AttentionSpec mamba2_state(const Mamba2Geometry& g) {
   const uint64_t bc = checked_product({2, g.groups, g.state});
   a.state_values = checked_mul(g.d_inner(), g.state);
   a.conv_values = checked_mul(g.kernel - 1, checked_add(g.d_inner(), bc));
+  a.mixer_heads = static_cast<uint32_t>(g.heads);  // the readers bound every key (limits.h)
+  a.mixer_head_dim = static_cast<uint32_t>(g.head_dim);
+  a.mixer_groups = static_cast<uint32_t>(g.groups);
+  a.mixer_state = static_cast<uint32_t>(g.state);
+  a.conv_kernel = static_cast<uint32_t>(g.kernel);
   return a;
 }
 
@@ -43,6 +48,11 @@ AttentionSpec mamba1_state(const Mamba1Geometry& g) {
   a.state_family = StateFamily::Mamba1;
   a.state_values = checked_mul(g.d_inner, g.state);
   a.conv_values = checked_mul(g.kernel - 1, g.d_inner);
+  a.mixer_heads = 1;
+  a.mixer_head_dim = static_cast<uint32_t>(g.d_inner);
+  a.mixer_state = static_cast<uint32_t>(g.state);
+  a.mixer_dt_rank = static_cast<uint32_t>(g.dt_rank);
+  a.conv_kernel = static_cast<uint32_t>(g.kernel);
   return a;
 }
 

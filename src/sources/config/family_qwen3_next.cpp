@@ -86,12 +86,18 @@ void map_qwen3_next(ConfigView& cfg) {
     AttentionSpec& a = layer.attention;
     if (full[il]) {
       a = full_attention(g);
+      a.output_gate = output_gate;
       tally.add_always_active(ParamClass::Attention, attn_full);
     } else {
       a.kind = AttentionKind::LinearState;
       a.state_family = StateFamily::GatedDeltaNet;
       a.state_values = checked_product({v_heads, v_dim, k_dim});
       a.conv_values = checked_mul(kernel - 1, conv_dim);
+      a.mixer_heads = static_cast<uint32_t>(v_heads);  // bounded by the readers (limits.h)
+      a.mixer_head_dim = static_cast<uint32_t>(v_dim);
+      a.mixer_key_heads = static_cast<uint32_t>(k_heads);
+      a.mixer_key_dim = static_cast<uint32_t>(k_dim);
+      a.conv_kernel = static_cast<uint32_t>(kernel);
       tally.add_always_active(ParamClass::Attention, attn_linear);
     }
     layer.feed_forward = sparse[il] ? moe_spec(moe) : dense_spec(dense_width);
