@@ -282,8 +282,8 @@ TEST(SglangRankWeights, DpAttentionOnLlamaSplitsAttentionOverTheGroupAndOtherCla
 //     (2 x 2,304 x 7,168 x 2): 462,422,016 B more;
 //   down 18,432 x 7,168 x 2 B = 264,241,152 B whole, its eighth 33,030,144 B: 231,211,008 B more;
 //   x 3 layers: (462,422,016 + 231,211,008) x 3 = 2,080,899,072 B beyond the TP 8 layout.
-// The shared experts keep TP. Qwen3-30B-A3B has no dense MLP layer: nothing moves. GLM-4.5
-// (glm4_moe, dense layers in a class not read) and any value but 1 are refused.
+// The shared experts keep TP. Qwen3-30B-A3B has no dense MLP layer: nothing moves. A class with dense
+// layers not read for the flag (Gemma 3) and any value but 1 are refused.
 TEST(SglangRankWeights, MoeDenseTpSizeOneKeepsDeepseekDenseLayersWhole) {
   const Model& m = *Catalogue::builtin().find("deepseek-v3");
   ASSERT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);
@@ -304,9 +304,10 @@ TEST(SglangRankWeights, MoeDenseTpSizeOneKeepsDeepseekDenseLayersWhole) {
 
   const Model& moe = *Catalogue::builtin().find("qwen3-30b-a3b");
   EXPECT_EQ(sglang_rank_weights(moe, moe.native.bytes, 4, 1, "auto", 1, false, 0, 1).total, sglang_rank_weights(moe, moe.native.bytes, 4, 1, "auto").total);
-  const Model& glm = *Catalogue::builtin().find("glm-4.5");
-  EXPECT_THROW(sglang_rank_weights(glm, glm.native.bytes, 8, 1, "auto", 1, false, 0, 1), InputError);
-  EXPECT_NO_THROW(sglang_rank_weights(glm, glm.native.bytes, 8, 1, "auto"));
+  // Gemma 3 (dense MLP layers, models/gemma3_causal.py not read for the flag) is refused.
+  const Model& gemma = *Catalogue::builtin().find("gemma-3-12b");
+  EXPECT_THROW(sglang_rank_weights(gemma, gemma.native.bytes, 2, 1, "auto", 1, false, 0, 1), InputError);
+  EXPECT_NO_THROW(sglang_rank_weights(gemma, gemma.native.bytes, 2, 1, "auto"));
   EXPECT_THROW(sglang_rank_weights(m, tier, 8, 1, "auto", 1, false, 0, 2), InputError);
 }
 
@@ -328,4 +329,104 @@ TEST(SglangRankWeights, DpLmHeadSplitsTheHeadOverTheAttentionGroup) {
   const SglangRankWeights lh = sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 2, true);
   EXPECT_EQ(lh.replicated_extra - l.replicated_extra, 525'336'576u);
   EXPECT_THROW(sglang_rank_weights(llama, llama.native.bytes, 2, 1, "auto", 1, true), InputError);
+}
+
+// GLM-4.5-Air (models/glm4_moe.py: Glm4MoeAttention's qkv_proj and o_proj with tp_rank=attn_tp_rank,
+// tp_size=attn_tp_size; Glm4MoeModel's VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled());
+// the dense layer's Glm4MoeMLP at tp_rank 0, tp_size 1 under enable_moe_dense_fully_dp()). Its
+// config.json (data/models/glm-4.5-air): hidden 4,096, 96 heads and 8 KV heads of 128, 46 layers, the
+// first (first_k_dense_replace 1) dense with intermediate_size 10,944, vocabulary 151,552 (a multiple
+// of 64, no padding), untied, bf16 (2 B a parameter). At TP 4, DP 2 (attn_tp_size 2) against plain TP 4:
+//   qkv_proj (96 x 128 + 2 x 8 x 128) x 4,096 = 58,720,256 params = 117,440,512 B: its half (48 heads,
+//     4 KV heads) 58,720,256 B against the quarter 29,360,128 B: 29,360,128 B more;
+//   o_proj 96 x 128 x 4,096 x 2 B = 100,663,296 B: half 50,331,648 against 25,165,824: 25,165,824 B more;
+//   x 46 layers: 54,525,952 x 46 = 2,508,193,792 B;
+//   embedding 151,552 x 4,096 x 2 B = 1,241,513,984 B: half 620,756,992 against 310,378,496: 310,378,496 B more.
+// In all 2,818,572,288 B beyond plain TP 4; the experts, the router and the head as at TP 4.
+// --moe-dense-tp-size 1 keeps layer 0's MLP whole: gate_up 2 x 10,944 x 4,096 x 2 B = 179,306,496 B
+// against its quarter (2 x 2,736 x 4,096 x 2) 44,826,624: 134,479,872 B more; down 10,944 x 4,096 x 2 B
+// = 89,653,248 B against 22,413,312: 67,239,936 B more; 201,719,808 B in all.
+TEST(SglangRankWeights, DpAttentionOnGlm45AirSplitsAttentionAndEmbeddingOverTheGroup) {
+  const Model& m = *Catalogue::builtin().find("glm-4.5-air");
+  ASSERT_EQ(m.architecture, "glm4_moe");
+  ASSERT_EQ(m.layers.size(), 46u);
+  ASSERT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);
+  ASSERT_EQ(m.layers[1].feed_forward.kind, FeedForwardKind::MoE);
+  const SglangRankWeights tp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
+  const SglangRankWeights dp2 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2);
+  EXPECT_EQ(dp2.attention_tp, 2u);
+  EXPECT_EQ(dp2.embedding_tp, 2u);
+  EXPECT_EQ(dp2.dense_mlp_tp, 4u);
+  EXPECT_EQ(dp2.head_tp, 4u);
+  EXPECT_EQ(dp2.even_share, tp4.even_share);
+  EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 2'818'572'288u);
+  EXPECT_EQ(dp2.tensors[0], 620'756'992u);
+  EXPECT_EQ(tp4.tensors[0], 310'378'496u);
+  EXPECT_EQ(dp2.tensors[1], 58'720'256u);
+  EXPECT_EQ(dp2.tensors[2], 50'331'648u);
+  const SglangRankWeights whole = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2, false, 0, 1);
+  EXPECT_EQ(whole.dense_mlp_tp, 1u);
+  EXPECT_EQ(whole.replicated_extra - dp2.replicated_extra, 201'719'808u);
+  EXPECT_NE(std::find(whole.tensors.begin(), whole.tensors.end(), 179'306'496u), whole.tensors.end());
+  const SglangRankWeights head = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2, true);
+  EXPECT_EQ(head.head_tp, 2u);
+}
+
+// gpt-oss (models/gpt_oss.py: GptOssAttention on attn_tp_rank / attn_tp_size, but GptOssModel's
+// VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled()): whole on every rank). gpt-oss-20b's
+// config.json: hidden 2,880, 64 heads and 8 KV heads of 64, 24 layers, vocabulary 201,088 (a multiple
+// of 64), untied; attention and embedding unquantized (modules_to_not_convert), 2 B a parameter. At
+// TP 4, DP 2 (attn_tp_size 2) against plain TP 4:
+//   qkv_proj (64 x 64 + 2 x 8 x 64) x 2,880 x 2 B = 29,491,200 B: half 14,745,600 against the quarter
+//     7,372,800: 7,372,800 B more; o_proj 64 x 64 x 2,880 x 2 B = 23,592,960 B: half 11,796,480 against
+//     5,898,240: 5,898,240 B more; x 24 layers: 13,271,040 x 24 = 318,504,960 B;
+//   embedding whole: 201,088 x 2,880 x 2 B = 1,158,266,880 B against its quarter 289,566,720: 868,700,160 B more.
+// In all 1,187,205,120 B beyond plain TP 4.
+TEST(SglangRankWeights, DpAttentionOnGptOssKeepsTheEmbeddingWhole) {
+  const Model& m = *Catalogue::builtin().find("gpt-oss-20b");
+  ASSERT_EQ(m.architecture, "gpt_oss");
+  ASSERT_EQ(m.layers.size(), 24u);
+  const SglangRankWeights tp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
+  const SglangRankWeights dp2 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2);
+  EXPECT_EQ(dp2.attention_tp, 2u);
+  EXPECT_EQ(dp2.embedding_tp, 1u);
+  EXPECT_EQ(dp2.even_share, tp4.even_share);
+  EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 1'187'205'120u);
+  EXPECT_EQ(dp2.tensors[0], 1'158'266'880u);
+  EXPECT_EQ(dp2.tensors[1], 14'745'600u);
+  EXPECT_NE(sglang_weights_formula(dp2, "auto", 4, 1).find("the embedding whole"), std::string::npos);
+}
+
+// MiniMax-M2.5 (models/minimax_m2.py; sglang PR #20067) is answered; its ParallelLMHead takes no
+// use_attn_tp_group, so --enable-dp-lm-head leaves the head over all tp ranks: the same bytes. The
+// subclasses of DeepseekV2ForCausalLM (DeepSeek V3.2, GLM-5) and of LlamaForCausalLM (Mistral,
+// Phi-3 / Phi-4) are answered. Classes not written for DP attention (Mixtral: models/mixtral.py's
+// MixtralAttention on the whole TP group), multimodal classes whose towers were not read (Llama 4,
+// Qwen3-VL, Mistral 3) and the hybrid recurrent classes (Qwen3-Next, Qwen3.5, Nemotron-H, Jamba,
+// Kimi Linear, Granite 4.0-H: their mixers follow the attention group, which the weights here do not
+// lay out) exit 2 naming --enable-dp-attention.
+TEST(SglangRankWeights, DpAttentionAcceptedAndRefusedClasses) {
+  const Model& mm = *Catalogue::builtin().find("minimax-m2.5");
+  ASSERT_EQ(mm.architecture, "minimax_m2");
+  const SglangRankWeights mm_dp = sglang_rank_weights(mm, mm.native.bytes, 8, 1, "auto", 8);
+  const SglangRankWeights mm_head = sglang_rank_weights(mm, mm.native.bytes, 8, 1, "auto", 8, true);
+  EXPECT_EQ(mm_dp.attention_tp, 1u);
+  EXPECT_EQ(mm_dp.embedding_tp, 1u);
+  EXPECT_EQ(mm_head.head_tp, 8u);
+  EXPECT_EQ(mm_head.total, mm_dp.total);
+  for (const char* id : {"deepseek-v3.2", "glm-5", "mistral-7b-v0.3", "phi-4"}) {
+    const Model& m = *Catalogue::builtin().find(id);
+    EXPECT_EQ(sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2).attention_tp, 2u) << id;
+  }
+  for (const char* id : {"mixtral-8x7b", "llama-4-scout", "qwen3-vl-8b", "mistral-small-3.1-24b", "qwen3-next-80b-a3b", "qwen3.5-27b",
+                         "nemotron-h-56b", "jamba-v0.1", "kimi-linear-48b-a3b", "granite-4.0-h-small", "gemma-3-27b", "qwen2.5-72b"}) {
+    const Model& m = *Catalogue::builtin().find(id);
+    try {
+      sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2);
+      ADD_FAILURE() << id << " was not refused";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--enable-dp-attention"), std::string::npos) << id << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("MiniMax-M2"), std::string::npos) << id << ": " << e.what();
+    }
+  }
 }

@@ -247,8 +247,8 @@ const char* const kSglangWeightsSource =
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp) {
   std::string dp_attention;
   if (w.attention_tp && w.attention_tp != tp)
-    dp_attention = fmt::format(" (--enable-dp-attention: attention{} split over tp / dp = {} ranks)", w.embedding_tp == w.attention_tp ? " and embedding" : "",
-                               w.attention_tp);
+    dp_attention = fmt::format(" (--enable-dp-attention: attention{} split over tp / dp = {} ranks{})", w.embedding_tp == w.attention_tp ? " and embedding" : "",
+                               w.attention_tp, w.embedding_tp == 1 && w.attention_tp != 1 ? ", the embedding whole" : "");
   if (w.dense_mlp_tp && w.dense_mlp_tp != tp) dp_attention += " (--moe-dense-tp-size 1: the dense MLP layers whole)";
   if (w.head_tp && w.head_tp != tp) dp_attention += fmt::format(" (--enable-dp-lm-head: the output head split over {} ranks)", w.head_tp);
   return fmt::format("checkpoint at --dtype {} / (tp {} x pp {}) = {} B + {} B of tensors whole on every rank{}{} + {} B MLA w_kc/w_vc copies + "
@@ -261,10 +261,22 @@ std::string sglang_weights_formula(const SglangRankWeights& w, const std::string
 namespace {
 
 // The classes of models/deepseek_v2.py: DeepseekV2ForCausalLM, DeepseekV3ForCausalLM (Kimi K2, and
-// Kimi K2.5's text model, are DeepseekV3).
+// Kimi K2.5's text model, are DeepseekV3), DeepseekV32ForCausalLM (DeepseekV2ForCausalLM's subclass
+// there) and GLM-5's GlmMoeDsaForCausalLM (models/glm4_moe.py: class GlmMoeDsaForCausalLM(DeepseekV2ForCausalLM),
+// only its shared-experts fusion rule its own).
 bool deepseek_v2_class(const Model& m) {
-  return m.architecture == "deepseek_v2" || m.architecture == "deepseek_v3" || m.architecture == "kimi_k2" || m.architecture == "kimi_k25";
+  return m.architecture == "deepseek_v2" || m.architecture == "deepseek_v3" || m.architecture == "kimi_k2" || m.architecture == "kimi_k25" ||
+         m.architecture == "deepseek_v32" || m.architecture == "glm_moe_dsa";
 }
+
+// The classes models/llama.py builds: LlamaForCausalLM, and its subclasses MistralForCausalLM
+// (models/mistral.py: `class MistralForCausalLM(LlamaForCausalLM): pass`) and Phi3ForCausalLM
+// (models/llama.py: `class Phi3ForCausalLM(LlamaForCausalLM): pass`; Phi-3 and Phi-4 are model_type phi3).
+bool llama_class(const Model& m) { return m.architecture == "llama" || m.architecture == "mistral" || m.architecture == "phi3"; }
+
+const char* const kDpAttentionAccepted =
+    "accepted: DeepSeek V2 / V3 / V3.2, Kimi K2 / K2.5, GLM-5 (glm_moe_dsa), GLM-4.5 / 4.6 / 4.7 (glm4_moe), MiniMax-M2 (minimax_m2), "
+    "gpt-oss (gpt_oss), Qwen2-MoE, Qwen3-MoE, Qwen3 (dense), Llama, Mistral and Phi-3 / Phi-4 (phi3)";
 
 }  // namespace
 
@@ -272,17 +284,38 @@ bool sglang_attention_on_dp_group(const Model& m) {
   // models/deepseek_v2.py, models/qwen2_moe.py, models/qwen3_moe.py, models/qwen3.py
   // (Qwen3Attention: tp_rank=attn_tp_rank, tp_size=attn_tp_size; sglang PR #7681) and models/llama.py
   // (sglang PR #15268, 2025-12: "Using attn-tp group for llama attention module"; before it Llama's
-  // attention stayed on the whole TP group, which is what this function said until 2026-12-06):
-  // attention on the attention-TP group.
-  static const char* const kOnGroup[] = {"qwen2_moe", "qwen3_moe", "qwen3", "llama"};
-  if (deepseek_v2_class(m)) return true;
+  // attention stayed on the whole TP group, which is what this function said until 2026-12-06),
+  // with Mistral and Phi-3 its subclasses; models/glm4_moe.py (Glm4MoeAttention: QKVParallelLinear and
+  // o_proj with tp_rank=attn_tp_rank, tp_size=attn_tp_size), models/minimax_m2.py (MiniMaxM2Attention
+  // likewise, "Use attention TP rank/size for dp-attention support"; sglang PR #20067, 2026-03,
+  // "Attention modules in MiniMax-M2.5 model definition now use the attention TP group") and
+  // models/gpt_oss.py (GptOssAttention: attn_tp_rank / attn_tp_size, its sinks num_heads // attn_tp_size;
+  // sglang PR #9359, merged 2025-08, "Support DP attention with GPT-OSS"; PR #9308 was closed):
+  // attention on the attention-TP group. Added 2026-12-06 (issue 13).
+  static const char* const kOnGroup[] = {"qwen2_moe", "qwen3_moe", "qwen3", "glm4_moe", "minimax_m2", "gpt_oss"};
+  if (deepseek_v2_class(m) || llama_class(m)) return true;
   for (const char* a : kOnGroup)
     if (m.architecture == a) return true;
   throw InputError("--enable-dp-attention",
                    fmt::format("with a '{}' model is not modelled: SGLang's class for it was not read as building its attention on the attention-TP "
-                               "group (Qwen2's Qwen2Attention keeps the whole TP group); accepted: DeepSeek V2 / V3, Kimi K2 / K2.5, Qwen2-MoE, "
-                               "Qwen3-MoE, Qwen3 (dense) and Llama models",
-                               m.architecture.empty() ? std::string("unknown") : m.architecture));
+                               "group (Qwen2's Qwen2Attention and Mixtral's MixtralAttention keep the whole TP group; the hybrid recurrent classes "
+                               "split their mixers over it too, which the weights here do not lay out); {}",
+                               m.architecture.empty() ? std::string("unknown") : m.architecture, kDpAttentionAccepted));
+}
+
+bool sglang_dp_embedding_on_group(const Model& m) {
+  // models/gpt_oss.py GptOssModel: VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled()),
+  // whole on every rank under DP attention (the form sglang PR #17403 replaced elsewhere; the stored
+  // gpt_oss.py still has it). The other accepted classes: use_attn_tp_group=is_dp_attention_enabled().
+  return m.architecture != "gpt_oss";
+}
+
+bool sglang_dp_lm_head_on_group(const Model& m) {
+  // models/minimax_m2.py MiniMaxM2ForCausalLM: ParallelLMHead(...) without use_attn_tp_group, so
+  // --enable-dp-lm-head leaves its head over all tp ranks. The others pass
+  // use_attn_tp_group=enable_dp_lm_head (deepseek_v2.py, qwen2_moe.py, qwen3_moe.py, qwen3.py,
+  // llama.py, glm4_moe.py, gpt_oss.py).
+  return m.architecture != "minimax_m2";
 }
 
 uint64_t sglang_dense_mlp_tp(const Model& m, uint64_t tp, uint64_t moe_dense_tp_size) {
@@ -291,20 +324,24 @@ uint64_t sglang_dense_mlp_tp(const Model& m, uint64_t tp, uint64_t moe_dense_tp_
   if (moe_dense_tp_size != 1)
     throw InputError("--moe-dense-tp-size", fmt::format("{} is not accepted; SGLang asserts moe_dense_tp_size in {{1, None}}: give 1 or leave it out", moe_dense_tp_size));
   // layers/communicator.py enable_moe_dense_fully_dp(): moe_dense_tp_size == 1; models/deepseek_v2.py
-  // DeepseekV2DecoderLayer: its dense layers' DeepseekV2MLP with tp_rank 0, tp_size 1.
-  if (deepseek_v2_class(m)) return 1;
+  // DeepseekV2DecoderLayer: its dense layers' DeepseekV2MLP with tp_rank 0, tp_size 1; models/glm4_moe.py
+  // Glm4MoeDecoderLayer: `if enable_moe_dense_fully_dp(): mlp_tp_rank, mlp_tp_size = 0, 1` for its
+  // dense layers' Glm4MoeMLP (the shared experts keep tp unless an all-to-all backend or FP4 all-gather).
+  if (deepseek_v2_class(m) || m.architecture == "glm4_moe") return 1;
   bool dense = false;
   for (const LayerConfig& l : m.layers) dense = dense || l.feed_forward.kind == FeedForwardKind::Dense;
-  // models/qwen2.py Qwen2MLP (Qwen3's too), models/llama.py LlamaMLP, models/qwen3_moe.py
-  // Qwen3MoeMLP take no tp override: their dense MLPs stay split over tp. A model without dense MLP
-  // layers has nothing the flag moves.
-  static const char* const kTpMlp[] = {"qwen2", "qwen3", "llama", "qwen3_moe"};
+  // models/qwen2.py Qwen2MLP (Qwen3's too), models/llama.py LlamaMLP (Mistral's and Phi-3's),
+  // models/qwen3_moe.py Qwen3MoeMLP take no tp override: their dense MLPs stay split over tp. A model
+  // without dense MLP layers (gpt-oss, MiniMax-M2) has nothing the flag moves.
+  static const char* const kTpMlp[] = {"qwen2", "qwen3", "qwen3_moe"};
+  if (llama_class(m)) return tp;
   for (const char* a : kTpMlp)
     if (m.architecture == a) return tp;
   if (!dense) return tp;
   throw InputError("--moe-dense-tp-size", fmt::format("with a '{}' model is not modelled: whether SGLang's class for it builds its dense MLP layers with "
-                                                      "tp_size 1 was not read; accepted with DeepSeek V2 / V3 and Kimi K2 / K2.5 (dense layers whole on "
-                                                      "every rank), Qwen2, Qwen3, Qwen3-MoE and Llama (their MLPs keep tp) and models without dense MLP layers",
+                                                      "tp_size 1 was not read; accepted with DeepSeek V2 / V3 / V3.2, Kimi K2 / K2.5, GLM-5 and "
+                                                      "GLM-4.5 / 4.6 / 4.7 (dense layers whole on every rank), Qwen2, Qwen3, Qwen3-MoE, Llama, "
+                                                      "Mistral and Phi-3 (their MLPs keep tp) and models without dense MLP layers",
                                                       m.architecture.empty() ? std::string("unknown") : m.architecture));
 }
 
@@ -328,8 +365,8 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   w.attention_tp = on_group ? tp / attention_dp : tp;
   // VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled()) in the classes on the group
   // (sglang PR #17403, 2026-01, after Llama joined the classes in PR #15268): the embedding over the
-  // attention group's tp / dp ranks.
-  w.embedding_tp = w.attention_tp;
+  // attention group's tp / dp ranks; gpt-oss's enable_tp=not is_dp_attention_enabled(): whole.
+  w.embedding_tp = on_group && !sglang_dp_embedding_on_group(m) ? 1 : w.attention_tp;
   w.dense_mlp_tp = sglang_dense_mlp_tp(m, tp, moe_dense_tp_size);
   w.even_share = ceil_div(loaded_weight_bytes(m, tier_bytes, dtype), checked_mul(tp, pp));
   const ClassBytes bytes(m, tier_bytes, value_bytes);
@@ -402,8 +439,9 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   if (pp == 1 && hidden) {
     t.add(ParamClass::Norms, hidden, hidden);  // the final norm
     // --enable-dp-lm-head: ParallelLMHead(use_attn_tp_group=True) splits the padded vocabulary over
-    // the attention group's tp / dp ranks (deepseek_v2.py, qwen2_moe.py, qwen3_moe.py, qwen3.py, llama.py alike).
-    w.head_tp = dp_lm_head ? tp / attention_dp : tp;
+    // the attention group's tp / dp ranks (deepseek_v2.py, qwen2_moe.py, qwen3_moe.py, qwen3.py, llama.py,
+    // glm4_moe.py, gpt_oss.py alike); MiniMax-M2's head takes no use_attn_tp_group and stays over tp.
+    w.head_tp = dp_lm_head && sglang_dp_lm_head_on_group(m) ? tp / attention_dp : tp;
     const uint64_t head_rows = ceil_div(padded_vocab, w.head_tp);
     if (!m.tied_embeddings && m.vocab) t.add(ParamClass::OutputHead, checked_mul(m.vocab, hidden), checked_mul(head_rows, hidden));
   }

@@ -33,19 +33,21 @@
 // Layers of other kinds (recurrent mixers, sparse-attention indexers) count as their even share.
 // --enable-dp-attention (attention_dp = --dp-size > 1): the TP ranks form attention_dp groups of
 // attn_tp_size = tp / dp ranks (layers/dp_attention.py compute_dp_attention_world_info). The model
-// classes written for it (models/deepseek_v2.py: DeepSeek V2 / V3, Kimi K2; models/qwen2_moe.py and
-// qwen3_moe.py; models/qwen3.py, the dense Qwen3, sglang PR #7681; models/llama.py, sglang PR #15268)
+// classes written for it (models/deepseek_v2.py: DeepSeek V2 / V3 / V3.2, Kimi K2, and GLM-5's
+// GlmMoeDsaForCausalLM, its subclass; models/qwen2_moe.py and qwen3_moe.py; models/qwen3.py, the dense
+// Qwen3, sglang PR #7681; models/llama.py, sglang PR #15268, with Mistral and Phi-3 its subclasses;
+// models/glm4_moe.py; models/minimax_m2.py, sglang PR #20067; models/gpt_oss.py)
 // build their attention projections on the attention-TP group (tp_rank=attn_tp_rank,
 // tp_size=attn_tp_size: QKVParallelLinear / o_proj,
 // MLA's q_b_proj, kv_b_proj, o_proj and the w_kc / w_vc copies) and their embedding over that group
 // too (VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled()), sglang PR #17403; whole
-// before it); the MLP (Qwen3's Qwen2MLP takes no tp override), the experts and the output head
+// before it, and still whole in gpt-oss); the MLP (Qwen3's Qwen2MLP takes no tp override), the experts and the output head
 // (ParallelLMHead without --enable-dp-lm-head, which puts it on the attention group) stay split over
 // all tp ranks. Other classes are refused, Qwen2 among them (models/qwen2.py's
 // Qwen2Attention stays on the whole TP group while Qwen2Model's embedding follows the attention group).
 // --moe-dense-tp-size 1 (the only value SGLang accepts, server_args.py): enable_moe_dense_fully_dp()
-// (layers/communicator.py) makes DeepseekV2DecoderLayer build its dense MLP layers (the first
-// first_k_dense_replace) with tp_rank 0, tp_size 1: whole on every rank. The shared experts and the
+// (layers/communicator.py) makes DeepseekV2DecoderLayer and Glm4MoeDecoderLayer build their dense MLP
+// layers (the first first_k_dense_replace) with tp_rank 0, tp_size 1: whole on every rank. The shared experts and the
 // MLPs of the other classes read (Qwen2MLP, LlamaMLP, Qwen3MoeMLP: no tp override) keep tp; a model
 // with dense MLP layers in a class not read is refused.
 #include <cstdint>
@@ -66,7 +68,7 @@ struct SglangRankWeights {
   uint64_t allocator_overhead = 0;  // reserved - requested over the rank's laid-out tensors
   uint64_t attention_tp = 0;        // ranks the attention projections are split over (tp; tp / dp with DP attention)
   uint64_t embedding_tp = 0;        // ranks the embedding is split over (tp; tp / dp with DP attention on the attention group)
-  uint64_t dense_mlp_tp = 0;        // ranks the dense MLP layers are split over (tp; 1 with --moe-dense-tp-size 1 in DeepSeek V2 classes)
+  uint64_t dense_mlp_tp = 0;        // ranks the dense MLP layers are split over (tp; 1 with --moe-dense-tp-size 1 in DeepSeek V2 / GLM-4.5 classes)
   uint64_t head_tp = 0;             // ranks the output head is split over (tp; tp / dp with --enable-dp-lm-head; 0: no head laid out)
   uint64_t total = 0;               // what "mem usage" would print
   CpuOffload offload;               // --cpu-offload-gb: the decoder layers' parameters moved to host memory (not in total)
@@ -74,9 +76,18 @@ struct SglangRankWeights {
 };
 
 // Whether SGLang's model class for `model` builds its attention on the attention-TP group under
-// --enable-dp-attention (true), on the whole TP group (false: Llama); InputError naming
-// --enable-dp-attention for a class not read or not written for it.
+// --enable-dp-attention (true); InputError naming --enable-dp-attention and the classes accepted for
+// a class not read or not written for it.
 bool sglang_attention_on_dp_group(const Model& model);
+
+// For a class on the attention-TP group: whether its embedding follows that group
+// (VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled())), or is whole on every rank
+// (false: gpt-oss's enable_tp=not is_dp_attention_enabled()).
+bool sglang_dp_embedding_on_group(const Model& model);
+
+// Whether --enable-dp-lm-head puts the class's output head on the attention-TP group
+// (ParallelLMHead(use_attn_tp_group=enable_dp_lm_head)); false: MiniMax-M2, whose head keeps tp.
+bool sglang_dp_lm_head_on_group(const Model& model);
 
 // The ranks `model`'s dense MLP layers are split over at tensor parallel `tp` with
 // --moe-dense-tp-size (0: not given; 1: SGLang's only other value): 1 for DeepseekV2DecoderLayer's
