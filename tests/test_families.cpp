@@ -6,6 +6,8 @@
 
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "estimate/estimate.h"
@@ -242,6 +244,40 @@ TEST(Families, Gemma3Pattern) {
   EXPECT_EQ(growing_f16_bytes_per_token(m), 81920u);
   EXPECT_EQ(m.vocab, 262208u);  // Gemma3TextConfig default (the config omits it)
   EXPECT_TRUE(m.tied_embeddings);
+}
+
+// Gemma 2 (google/gemma-2-9b-it, -27b-it and -2b-it config.json: the sizes below; every config
+// has head_dim, sliding_window 4096, vocab 256,000, 8,192 positions and no tie key, so the head is
+// tied). By hand (q + k + v + o, GeGLU MLP 3 x hidden x width, 4 RMSNorms a layer, tied
+// embedding, final norm):
+//   9B: 3,584 x (16 + 8 + 8 + 16) x 256 = 44,040,192 + 3 x 3,584 x 14,336 = 154,140,672 + 14,336
+//     = 198,195,200 a layer x 42 = 8,324,198,400 + 256,000 x 3,584 = 917,504,000 + 3,584 = 9,241,705,984;
+//   27B: 4,608 x (32 + 16 + 16 + 32) x 128 = 56,623,104 + 3 x 4,608 x 36,864 = 509,607,936 + 18,432
+//     = 566,249,472 x 46 = 26,047,475,712 + 1,179,648,000 + 4,608 = 27,227,128,320;
+//   2B: 2,304 x (8 + 4 + 4 + 8) x 256 = 14,155,776 + 3 x 2,304 x 9,216 = 63,700,992 + 9,216
+//     = 77,865,984 x 26 = 2,024,515,584 + 589,824,000 + 2,304 = 2,614,341,888.
+// The Hub pages print 9.24B, 27.2B and 2.61B, and vLLM 0.19 loads 17.22, 50.72 and 4.9 GiB in bf16
+// (tests/data/engine-logs.json): 2 B x these counts are 17.21, 50.71 and 4.87 GiB. Layers alternate
+// local (window 4096) and global, the first local: 21 of the 9B's 42 layers keep the whole context,
+// 8 KV heads of 256 each, 21 x 2 x 8 x 256 x 2 B = 172,032 B a token.
+TEST(Families, Gemma2CountsAndAlternatingWindows) {
+  auto gemma2 = [](uint64_t hidden, uint64_t width, uint64_t layers, uint64_t heads, uint64_t kv, uint64_t head_dim) {
+    return from_text(fmt::format(R"({{"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": {}, "intermediate_size": {},
+      "num_hidden_layers": {}, "num_attention_heads": {}, "num_key_value_heads": {}, "head_dim": {}, "vocab_size": 256000,
+      "max_position_embeddings": 8192, "sliding_window": 4096, "query_pre_attn_scalar": 256, "attn_logit_softcapping": 50.0,
+      "final_logit_softcapping": 30.0, "hidden_activation": "gelu_pytorch_tanh", "torch_dtype": "bfloat16"}})",
+                                 hidden, width, layers, heads, kv, head_dim));
+  };
+  const Model m9 = gemma2(3584, 14336, 42, 16, 8, 256);
+  EXPECT_EQ(m9.params.derived_total, 9'241'705'984u);
+  EXPECT_TRUE(m9.tied_embeddings);
+  EXPECT_EQ(m9.layer_count(AttentionKind::Full), 21u);
+  EXPECT_EQ(m9.layers[0].attention.kind, AttentionKind::SlidingWindow);
+  EXPECT_EQ(m9.layers[0].attention.window, 4096u);
+  EXPECT_EQ(m9.layers[1].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(growing_f16_bytes_per_token(m9), 172'032u);
+  EXPECT_EQ(gemma2(4608, 36864, 46, 32, 16, 128).params.derived_total, 27'227'128'320u);
+  EXPECT_EQ(gemma2(2304, 9216, 26, 8, 4, 256).params.derived_total, 2'614'341'888u);
 }
 
 // google/gemma-3-4b-it's published config.json names only hidden 2560, width 10240 and 34 layers in

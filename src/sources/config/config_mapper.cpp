@@ -47,6 +47,7 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"deepseek_v32", families::map_deepseek},
       {"glm_moe_dsa", families::map_deepseek},
       {"gpt_oss", families::map_gpt_oss},
+      {"gemma2", families::map_gemma2},
       {"gemma3", families::map_gemma3},
       {"gemma3_text", families::map_gemma3},
       {"mixtral", families::map_mixtral},
