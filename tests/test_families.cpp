@@ -280,6 +280,24 @@ TEST(Families, Gemma2CountsAndAlternatingWindows) {
   EXPECT_EQ(gemma2(2304, 9216, 26, 8, 4, 256).params.derived_total, 2'614'341'888u);
 }
 
+// Phi-2 (microsoft/phi-2 config.json: hidden 2,560, MLP 10,240, 32 layers of 32 heads (MHA, head
+// dim 80), vocabulary 51,200, untied, qk_layernorm false). By hand after transformers' PhiForCausalLM:
+// per layer input LayerNorm 2 x 2,560 = 5,120; q, k, v 3 x (2,560^2 + 2,560) = 19,668,480; dense
+// 2,560^2 + 2,560 = 6,556,160; fc1 2,560 x 10,240 + 10,240 = 26,224,640; fc2 10,240 x 2,560 + 2,560
+// = 26,216,960: 78,671,360 x 32 = 2,517,483,520; embedding 51,200 x 2,560 = 131,072,000; final
+// LayerNorm 5,120; lm_head with bias 131,072,000 + 51,200 = 131,123,200. In all 2,779,683,840, the
+// Hub page's 2.78B; vLLM 0.19 loads 5.19 GiB in half precision (tests/data/engine-logs.json), 2 B x
+// this count being 5.18 GiB. The cache: 32 layers x 2 x 32 x 80 x 2 B = 327,680 B a token.
+TEST(Families, Phi2ParallelBlockWithBiases) {
+  const Model m = from_text(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
+    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200, "max_position_embeddings": 2048,
+    "partial_rotary_factor": 0.4, "qk_layernorm": false, "tie_word_embeddings": false, "hidden_act": "gelu_new", "torch_dtype": "float16"})");
+  EXPECT_EQ(m.params.derived_total, 2'779'683'840u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::OutputHead), 131'123'200u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 327'680u);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+}
+
 // google/gemma-3-4b-it's published config.json names only hidden 2560, width 10240 and 34 layers in
 // its text_config: transformers' Gemma3TextConfig defaults give 8 query heads, 4 KV heads and
 // head_dim 256. By hand: layers 5, 11, 17, 23, 29 are global (5 of 34), each keeps K and V of

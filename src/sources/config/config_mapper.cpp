@@ -48,6 +48,7 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"glm_moe_dsa", families::map_deepseek},
       {"gpt_oss", families::map_gpt_oss},
       {"gemma2", families::map_gemma2},
+      {"phi", families::map_phi},
       {"gemma3", families::map_gemma3},
       {"gemma3_text", families::map_gemma3},
       {"mixtral", families::map_mixtral},

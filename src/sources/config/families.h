@@ -14,6 +14,7 @@ void map_deepseek(ConfigView& cfg);     // deepseek_v2, deepseek_v3, kimi_k2, de
 void map_gpt_oss(ConfigView& cfg);      // gpt_oss: alternating window/full GQA with sinks + MXFP4 experts
 void map_gemma3(ConfigView& cfg);       // gemma3, gemma3_text: 5 local : 1 global
 void map_gemma2(ConfigView& cfg);       // gemma2: local and global layers in turn
+void map_phi(ConfigView& cfg);          // phi (Phi-1 / 1.5 / 2): parallel attention and MLP, biases, LayerNorms
 void map_mixtral(ConfigView& cfg);      // mixtral: GQA + 8 experts
 void map_llama4(ConfigView& cfg);       // llama4, llama4_text: chunked / NoPE full GQA + shared-expert MoE every k-th layer
 void map_glm4_moe(ConfigView& cfg);     // glm4_moe: GQA with biases + shared-expert MoE
