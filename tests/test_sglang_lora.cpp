@@ -50,6 +50,32 @@ constexpr uint64_t kPoolTokensTaken = 1'408;
 // x 1 slot x rank 8 x 2 B.
 constexpr uint64_t kMoeOneSlotRank8 = 843'841'536;
 
+// DeepSeek-V3 at TP 8, from its config.json (hidden 7,168, 61 layers of which the first 3
+// (first_k_dense_replace) dense, 128 heads, q_lora_rank 1,536, kv_lora_rank 512, qk_nope 128,
+// qk_rope 64, v_head_dim 128, intermediate 18,432, 256 routed experts of 2,048 and 1 shared,
+// bfloat16), per unit of rank and slot, one layer on one rank (lora/utils.py get_default_hidden_dim,
+// mem_pool.py get_lora_A_shape / get_lora_B_shape):
+//   fused_qkv_a_proj_with_mqa (replicated, stacked 2): A 2 x 7,168 = 14,336; B 1,536 + 512 + 64 = 2,112   16,448
+//   q_b_proj   A 1,536; B 128 / 8 = 16 heads x (128 + 64) = 3,072                                      4,608
+//   kv_b_proj  A 512;   B 16 x (128 + 128) = 4,096                                                     4,608
+//   o_proj     A 16 x 128 = 2,048; B 7,168                                                             9,216
+// latent 34,880 x 61 layers = 2,127,680.
+// MLP: experts on all 61 layers, 256 x (gate_up A 14,336 + B 2 x 2,048 / 8 = 512; down A 256 + B 7,168)
+// = 256 x 22,272 = 5,701,632 -> 347,799,552; the dense buffers at intermediate 18,432 on the 3 dense
+// layers (A 14,336 + B 4,608 + A 2,304 + B 7,168 = 28,416 -> 85,248) and at the shared expert's
+// 2,048 on the 58 MoE layers (14,848 + 7,424 = 22,272 -> 1,291,776): 349,176,576.
+// "all" (auto_detect_lora_target_modules: the latent projections, o_proj, gate_up, down):
+// 2,127,680 + 349,176,576 = 351,304,256; x 4 slots x rank 16 x 2 B.
+constexpr uint64_t kDeepseekV3AllTp8 = 44'966'944'768;
+// Before the latent projections were counted, only the MLP: 349,176,576 x 4 x 16 x 2 B.
+constexpr uint64_t kDeepseekV3MlpOnlyTp8 = 44'694'601'728;
+// q_a_proj kv_a_proj_with_mqa q_b_proj kv_b_proj o_proj: the latent 2,127,680 x 1 slot x rank 8 x 2 B.
+constexpr uint64_t kDeepseekV3LatentOneSlotRank8 = 34'042'880;
+// DeepSeek-V3.2's DSA indexer (index_n_heads 64, index_head_dim 128), whole on every rank
+// (REPLICATED_LINEAR_LORA_NAMES): wq_b A 1,536 + B 64 x 128 = 8,192 (9,728), wk A 7,168 + B 128
+// (7,296), weights_proj A 7,168 + B 64 (7,232): 24,256 x 61 = 1,479,616; x 1 slot x rank 8 x 2 B.
+constexpr uint64_t kDeepseekV32IndexerOneSlotRank8 = 23'673'856;
+
 // Two PEFT adapters, rank 8 on q_proj v_proj and rank 16 on o_proj: SGLang takes r = 16 (the
 // largest) and the union of the modules, normalized: qkv_proj and o_proj
 // (lora_manager.py LoRAManager.init_lora_shapes). Qwen3-0.6B, per layer and unit of rank (the
@@ -93,6 +119,35 @@ TEST(SglangLora, PoolOfADenseModelIsWorkedByHand) {
 
 TEST(SglangLora, PoolOfAMoeModelHasPerExpertBuffersAndNoRouter) {
   EXPECT_EQ(sglang_lora_pool(model("qwen3-30b-a3b"), settings(1, 8, {"all"}), 1, 2).bytes, kMoeOneSlotRank8);
+}
+
+TEST(SglangLora, LatentAttentionProjectionsAreCountedAsSglangSizesThem) {
+  const Model& v3 = model("deepseek-v3");
+  const LoraSlots all = sglang_lora_pool(v3, settings(4, 16, {"all"}), 8, 2);
+  EXPECT_EQ(all.bytes, kDeepseekV3AllTp8);
+  EXPECT_EQ(all.bytes - kDeepseekV3MlpOnlyTp8, 61u * 34'880u * 4u * 16u * 2u);  // what this change adds
+  EXPECT_NE(all.assumption.find("latent (MLA) projections of 61 layers counted"), std::string::npos) << all.assumption;
+  EXPECT_EQ(sglang_lora_pool(v3, settings(1, 8, {"q_a_proj", "kv_a_proj_with_mqa", "q_b_proj", "kv_b_proj", "o_proj"}), 8, 2).bytes,
+            kDeepseekV3LatentOneSlotRank8);
+  // PEFT's prefixed names normalize the same way; the packed name is accepted too.
+  EXPECT_EQ(sglang_lora_pool(v3, settings(1, 8, {"self_attn.q_a_proj", "fused_qkv_a_proj_with_mqa", "model.layers.0.self_attn.q_b_proj", "kv_b_proj", "o_proj"}), 8, 2)
+                .bytes,
+            kDeepseekV3LatentOneSlotRank8);
+  // An MLA model has no qkv_proj: q/k/v_proj alone add nothing, and the line says why.
+  const LoraSlots qkv = sglang_lora_pool(v3, settings(1, 8, {"q_proj", "k_proj", "v_proj"}), 8, 2);
+  EXPECT_EQ(qkv.bytes, 0u);
+  EXPECT_NE(qkv.assumption.find("qkv_proj not counted on 61 latent (MLA) layers"), std::string::npos) << qkv.assumption;
+  // Without an indexer, the indexer's names add nothing either.
+  EXPECT_EQ(sglang_lora_pool(v3, settings(1, 8, {"wq_b", "wk", "weights_proj"}), 8, 2).bytes, 0u);
+}
+
+TEST(SglangLora, TheDsaIndexerIsCountedWholeOnEveryRank) {
+  const Model& v32 = model("deepseek-v3.2");
+  // Replicated: the same on TP 1 and TP 8.
+  EXPECT_EQ(sglang_lora_pool(v32, settings(1, 8, {"wq_b", "wk", "weights_proj"}), 8, 2).bytes, kDeepseekV32IndexerOneSlotRank8);
+  EXPECT_EQ(sglang_lora_pool(v32, settings(1, 8, {"indexer.wq_b", "indexer.wk", "indexer.weights_proj"}), 1, 2).bytes, kDeepseekV32IndexerOneSlotRank8);
+  // "all" adds the indexer to what DeepSeek-V3 has (V3.2 has V3's geometry): 24,256 x 61 x 4 x 16 x 2 B more.
+  EXPECT_EQ(sglang_lora_pool(v32, settings(4, 16, {"all"}), 8, 2).bytes, kDeepseekV3AllTp8 + kDeepseekV32IndexerOneSlotRank8 * 8);
 }
 
 TEST(SglangLora, PastedCommandsTurnThePoolOnAsSglangDoes) {

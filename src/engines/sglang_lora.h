@@ -13,6 +13,15 @@
 //   MoE models    gate_up_proj_moe / down_proj_moe the same per expert on every layer, and the dense
 //                 buffers (shared-expert width on MoE layers) only when the model has shared experts
 //   embed_tokens  A R x vocab, B hidden x R (unsharded);  lm_head A R x hidden, B (vocab / tp) x R
+// Multi-head latent attention (DeepSeek-V3, Kimi K2, DeepSeek-V3.2, GLM-5; default get_hidden_dim in
+// lora/utils.py; q_a_proj / kv_a_proj_with_mqa normalize to fused_qkv_a_proj_with_mqa), the shapes
+// vLLM's are (engines/vllm_lora.h latent_attention_lora_modules, one place for both):
+//   fused_qkv_a_proj_with_mqa  replicated (REPLICATED_LINEAR_LORA_NAMES): A 2R x hidden, B (q_lora_rank + kv_lora_rank + rope) x R
+//   q_b_proj      A R x q_lora_rank, B (heads / tp x (nope + rope)) x R
+//   kv_b_proj     A R x kv_lora_rank, B (heads / tp x (nope + v)) x R;  o_proj A R x (heads / tp x v), B hidden x R
+// The DSA indexer (DeepSeek-V3.2, GLM-5; wq_b, wk, weights_proj normalize to indexer.*), replicated:
+//   wq_b A R x q_lora_rank, B (index heads x index dim) x R; wk A R x hidden, B index dim x R;
+//   weights_proj A R x hidden, B index heads x R
 // Nothing else comes out of the pool: it is allocated once, so the token pool gets that much less.
 #include <cstdint>
 #include <optional>
@@ -28,8 +37,12 @@ namespace vc {
 struct SglangLoraSettings {
   uint64_t max_loras_per_batch = 0;        // slots; 0: LoRA off (no --enable-lora, no --lora-paths)
   std::optional<uint64_t> max_lora_rank;   // --max-lora-rank; none: the adapters' largest r
-  std::set<std::string> target_modules;    // normalized (qkv_proj, o_proj, gate_up_proj, down_proj, embed_tokens, lm_head); empty: not given
-  std::vector<std::string> unmodelled_modules;  // --lora-target-modules names outside those (MLA, recurrent projections)
+  // normalized (qkv_proj, o_proj, gate_up_proj, down_proj, embed_tokens, lm_head, and the latent
+  // attention's fused_qkv_a_proj_with_mqa, q_b_proj, kv_b_proj, indexer.wq_b, indexer.wk,
+  // indexer.weights_proj); empty: not given
+  std::set<std::string> target_modules;
+  bool all_modules = false;                // --lora-target-modules all: every LoRA module the model has
+  std::vector<std::string> unmodelled_modules;  // --lora-target-modules names outside those (recurrent projections)
   uint64_t adapters = 0;                   // --lora-paths entries
   std::vector<std::string> adapter_paths;  // each entry's path (NAME=PATH, PATH or {"lora_path": ...}), as written
   // What the adapters' adapter_config.json files gave (engines/sglang_lora_adapters.h), for the notes.
@@ -49,8 +62,10 @@ inline constexpr const char* kSglangLoraSource =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/lora/utils.py (get_hidden_dim, get_stacked_multiply)";
 
 // --lora-target-modules as SGLang normalizes it (lora/utils.py get_normalized_target_modules):
-// q/k/v_proj -> qkv_proj, gate/up_proj -> gate_up_proj; "all" (alone) -> every decoder linear
-// module; names of other modules are kept in unmodelled_modules. InputError for none, or for "all"
+// q/k/v_proj -> qkv_proj, gate/up_proj -> gate_up_proj, q_a_proj / kv_a_proj_with_mqa ->
+// fused_qkv_a_proj_with_mqa, wq_b / wk / weights_proj -> indexer.*; "all" (alone) -> every decoder
+// linear module the model has (auto_detect_lora_target_modules: the latent projections and the
+// indexer on an MLA model); names of other modules are kept in unmodelled_modules. InputError for none, or for "all"
 // beside other names, as SGLang refuses them.
 void set_sglang_lora_targets(SglangLoraSettings& settings, const std::vector<std::string>& names);
 

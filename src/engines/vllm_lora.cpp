@@ -87,19 +87,24 @@ AttentionLoraValues attention_lora_values(uint64_t hidden, const AttentionSpec& 
   return {3 * hidden + q * a.head_dim_k + kv * (a.head_dim_k + a.head_dim_v), q * a.head_dim_v + hidden};
 }
 
-uint64_t latent_attention_lora_values(uint64_t hidden, const AttentionSpec& a, uint64_t tp) {
-  if (a.kind != AttentionKind::Latent || !a.query_heads || !a.nope_dim || !a.value_dim || !a.latent_rank) return 0;
+LatentLoraValues latent_attention_lora_modules(uint64_t hidden, const AttentionSpec& a, uint64_t tp) {
+  if (a.kind != AttentionKind::Latent || !a.query_heads || !a.nope_dim || !a.value_dim || !a.latent_rank) return {};
   const uint64_t heads = a.query_heads / tp, kv_lora = a.latent_rank, rope = a.rope_dim, qk = uint64_t{a.nope_dim} + rope;
-  uint64_t values = 0;
+  LatentLoraValues v;
   if (a.query_rank) {
-    values = checked_add(values, 2 * hidden + a.query_rank + kv_lora + rope);  // fused_qkv_a_proj: q_a_proj + kv_a_proj_with_mqa
-    values = checked_add(values, a.query_rank + checked_mul(heads, qk));      // q_b_proj
+    v.qkv_a = 2 * hidden + a.query_rank + kv_lora + rope;       // fused_qkv_a_proj: q_a_proj + kv_a_proj_with_mqa
+    v.q_b = checked_add(a.query_rank, checked_mul(heads, qk));  // q_b_proj
   } else {
-    values = checked_add(values, hidden + kv_lora + rope);                    // kv_a_proj_with_mqa
-    values = checked_add(values, hidden + checked_mul(heads, qk));            // q_proj
+    v.qkv_a = hidden + kv_lora + rope;                          // kv_a_proj_with_mqa
+    v.q_b = checked_add(hidden, checked_mul(heads, qk));        // q_proj
   }
-  values = checked_add(values, kv_lora + checked_mul(heads, uint64_t{a.nope_dim} + a.value_dim));  // kv_b_proj
-  return checked_add(values, checked_mul(heads, a.value_dim) + hidden);                           // o_proj
+  v.kv_b = checked_add(kv_lora, checked_mul(heads, uint64_t{a.nope_dim} + a.value_dim));  // kv_b_proj
+  v.o = checked_add(checked_mul(heads, a.value_dim), hidden);                             // o_proj
+  return v;
+}
+
+uint64_t latent_attention_lora_values(uint64_t hidden, const AttentionSpec& a, uint64_t tp) {
+  return latent_attention_lora_modules(hidden, a, tp).total();
 }
 
 uint64_t recurrent_mixer_lora_values(uint64_t hidden, const AttentionSpec& a, uint64_t tp, bool split_gdn) {
@@ -141,13 +146,13 @@ uint64_t recurrent_mixer_lora_values(uint64_t hidden, const AttentionSpec& a, ui
   }
 }
 
-uint64_t indexer_lora_values(uint64_t hidden, const AttentionSpec& a) {
-  if (a.kind != AttentionKind::Latent || !a.index_key_dim || !a.index_heads) return 0;
+IndexerLoraValues indexer_lora_modules(uint64_t hidden, const AttentionSpec& a) {
+  if (a.kind != AttentionKind::Latent || !a.index_key_dim || !a.index_heads) return {};
   const uint64_t q_in = a.query_rank ? a.query_rank : hidden, dim = a.index_key_dim, heads = a.index_heads;
-  uint64_t values = checked_add(q_in, checked_mul(heads, dim));  // wq_b
-  values = checked_add(values, hidden + dim);                     // wk
-  return checked_add(values, hidden + heads);                     // weights_proj
+  return {checked_add(q_in, checked_mul(heads, dim)), hidden + dim, hidden + heads};  // wq_b, wk, weights_proj
 }
+
+uint64_t indexer_lora_values(uint64_t hidden, const AttentionSpec& a) { return indexer_lora_modules(hidden, a).total(); }
 
 MlpLoraValues gated_mlp_lora_values(uint64_t hidden, uint64_t width, uint64_t tp) { return {2 * hidden + 2 * (width / tp), width / tp + hidden}; }
 MlpLoraValues plain_mlp_lora_values(uint64_t hidden, uint64_t width, uint64_t tp) { return {hidden + width / tp, width / tp + hidden}; }

@@ -69,14 +69,25 @@ struct AttentionLoraValues {
   uint64_t qkv = 0, o = 0;
 };
 AttentionLoraValues attention_lora_values(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
-// The same for one multi-head latent attention layer (the MLA shapes above); 0 when the
-// projection widths were not read (a GGUF's MLA: nope_dim / value_dim unknown).
+// The same for one multi-head latent attention layer (the MLA shapes above), module by module:
+// qkv_a is fused_qkv_a_proj (or, without q_lora_rank, kv_a_proj_with_mqa) and q_b is q_b_proj (or
+// q_proj); all 0 when the projection widths were not read (a GGUF's MLA: nope_dim / value_dim unknown).
+struct LatentLoraValues {
+  uint64_t qkv_a = 0, q_b = 0, kv_b = 0, o = 0;
+  uint64_t total() const { return qkv_a + q_b + kv_b + o; }
+};
+LatentLoraValues latent_attention_lora_modules(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
 uint64_t latent_attention_lora_values(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
 // The same for one recurrent mixer (the shapes above); 0 when its geometry was not read (a GGUF's)
 // or the family has no rule here (KDA: vLLM refuses LoRA for Kimi Linear). `split_gdn`: the Qwen3.5
 // layout (separate q, k, v, z and b, a slices), not Qwen3-Next's interleaved one.
 uint64_t recurrent_mixer_lora_values(uint64_t hidden, const AttentionSpec& mixer, uint64_t tp, bool split_gdn);
 // The DSA indexer's wq_b, wk and weights_proj (whole on every rank); 0 without an indexer.
+struct IndexerLoraValues {
+  uint64_t wq_b = 0, wk = 0, weights_proj = 0;
+  uint64_t total() const { return wq_b + wk + weights_proj; }
+};
+IndexerLoraValues indexer_lora_modules(uint64_t hidden, const AttentionSpec& attention);
 uint64_t indexer_lora_values(uint64_t hidden, const AttentionSpec& attention);
 struct MlpLoraValues {
   uint64_t gate_up = 0, down = 0;
