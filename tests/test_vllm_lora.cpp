@@ -93,12 +93,12 @@ TEST(VllmLora, LatentAttentionSlotsAreWorkedByHand) {
   EXPECT_EQ(one.assumption.find("not counted: their projection widths"), std::string::npos) << one.assumption;
   EXPECT_EQ(vllm_lora_slots(v3, slots(1, 16), 8, 1, 2).bytes, kDeepseekV3OneSlotRank16Tp8);
   // One layer by itself: the sums above.
-  EXPECT_EQ(latent_attention_lora_values(7168, v3.layers[0].attention, 1), 99'392u);
-  EXPECT_EQ(latent_attention_lora_values(7168, v3.layers[0].attention, 8), 34'880u);
+  EXPECT_EQ(latent_attention_lora_values(7168, v3.layers[0].attention, 1).total(), 99'392u);
+  EXPECT_EQ(latent_attention_lora_values(7168, v3.layers[0].attention, 8).total(), 34'880u);
   // Kimi K2 (DeepseekV3ForCausalLM, 64 heads): 16,448 + (1,536 + 64 x 192) + (512 + 64 x 256) +
   // (64 x 128 + 7,168) = 16,448 + 13,824 + 16,896 + 15,360 = 62,528.
   const Model& k2 = catalogue_model("kimi-k2");
-  EXPECT_EQ(latent_attention_lora_values(k2.hidden, k2.layers[0].attention, 1), 62'528u);
+  EXPECT_EQ(latent_attention_lora_values(k2.hidden, k2.layers[0].attention, 1).total(), 62'528u);
   // Without query compression (DeepSeek-V2-Lite's q_lora_rank null): q_proj A hidden, B heads x
   // (nope + rope), and kv_a_proj_with_mqa A hidden, B kv_lora + rope. DeepSeek-V2-Lite's config
   // (hidden 2,048, 16 heads, kv_lora 512, nope 128, rope 64, v 128) on TP 1:
@@ -107,11 +107,11 @@ TEST(VllmLora, LatentAttentionSlotsAreWorkedByHand) {
   AttentionSpec lite = v3.layers[0].attention;
   lite.query_rank = 0;
   lite.query_heads = 16;
-  EXPECT_EQ(latent_attention_lora_values(2048, lite, 1), 16'448u);
+  EXPECT_EQ(latent_attention_lora_values(2048, lite, 1).total(), 16'448u);
   // MLA read from a GGUF (no nope / v widths): nothing counted, said in the assumption.
   AttentionSpec gguf = v3.layers[0].attention;
   gguf.nope_dim = gguf.value_dim = 0;
-  EXPECT_EQ(latent_attention_lora_values(7168, gguf, 1), 0u);
+  EXPECT_EQ(latent_attention_lora_values(7168, gguf, 1).total(), 0u);
 }
 
 // Gated DeltaNet, from Qwen3-Next-80B-A3B's config.json (hidden 2,048; linear_num_key_heads 16 x
@@ -240,14 +240,14 @@ TEST(VllmLora, Mamba1SlotsAreWorkedByHand) {
 //   6,272; 6,144 + 32 = 6,176 -> 18,592.
 TEST(VllmLora, IndexerSlotsAreWorkedByHand) {
   const Model& v32 = catalogue_model("deepseek-v3.2");
-  EXPECT_EQ(indexer_lora_values(v32.hidden, v32.layers[0].attention), 24'256u);
+  EXPECT_EQ(indexer_lora_values(v32.hidden, v32.layers[0].attention).total(), 24'256u);
   const LoraSlots s = vllm_lora_slots(v32, slots(1, 16), 8, 1, 2);
   EXPECT_EQ(s.bytes, kDeepseekV3OneSlotRank16Tp8 + 47'347'712u);
   EXPECT_NE(s.assumption.find("indexer's wq_b, wk and weights_proj of 61 layers counted"), std::string::npos) << s.assumption;
   const Model& glm5 = catalogue_model("glm-5");
-  EXPECT_EQ(indexer_lora_values(glm5.hidden, glm5.layers[0].attention), 18'592u);
+  EXPECT_EQ(indexer_lora_values(glm5.hidden, glm5.layers[0].attention).total(), 18'592u);
   // DeepSeek-V3 has no indexer.
-  EXPECT_EQ(indexer_lora_values(7168, catalogue_model("deepseek-v3").layers[0].attention), 0u);
+  EXPECT_EQ(indexer_lora_values(7168, catalogue_model("deepseek-v3").layers[0].attention).total(), 0u);
 }
 
 // PEFT's rank_pattern (peft/tuners/lora/config.py): per-module ranks over r, kept in the file's

@@ -87,7 +87,7 @@ LoraSlots sglang_lora_pool(const Model& model, const SglangLoraSettings& s, uint
   uint64_t attention = 0, indexer = 0, mlp = 0, left_out = 0, latent_layers = 0, indexer_layers = 0, no_qkv = 0, no_indexer = 0;
   for (const auto& l : model.layers) {  // num_hidden_layers on every rank, whatever --pp
     const AttentionSpec& a = l.attention;
-    const LatentLoraValues lv = a.query_rank ? latent_attention_lora_modules(h, a, tp) : LatentLoraValues{};
+    const LatentLoraValues lv = a.query_rank ? latent_attention_lora_values(h, a, tp) : LatentLoraValues{};
     if ((a.kind == AttentionKind::Full || a.kind == AttentionKind::SlidingWindow) && a.query_heads > 0) {
       const AttentionLoraValues av = attention_lora_values(h, a, tp);
       attention = checked_add(attention, (qkv ? av.qkv : 0) + (o ? av.o : 0));
@@ -96,7 +96,7 @@ LoraSlots sglang_lora_pool(const Model& model, const SglangLoraSettings& s, uint
       attention = checked_add(attention, v);
       latent_layers += v ? 1 : 0;
       no_qkv += qkv && !every ? 1 : 0;
-      const IndexerLoraValues iv = indexer_lora_modules(h, a);
+      const IndexerLoraValues iv = indexer_lora_values(h, a);
       const uint64_t iv_named = (wq_b ? iv.wq_b : 0) + (wk ? iv.wk : 0) + (weights_proj ? iv.weights_proj : 0);
       indexer = checked_add(indexer, iv_named);
       indexer_layers += iv_named ? 1 : 0;

@@ -15,7 +15,7 @@
 //   embed_tokens  A R x vocab, B hidden x R (unsharded);  lm_head A R x hidden, B (vocab / tp) x R
 // Multi-head latent attention (DeepSeek-V3, Kimi K2, DeepSeek-V3.2, GLM-5; default get_hidden_dim in
 // lora/utils.py; q_a_proj / kv_a_proj_with_mqa normalize to fused_qkv_a_proj_with_mqa), the shapes
-// vLLM's are (engines/vllm_lora.h latent_attention_lora_modules, one place for both):
+// vLLM's are (engines/vllm_lora.h latent_attention_lora_values, one place for both):
 //   fused_qkv_a_proj_with_mqa  replicated (REPLICATED_LINEAR_LORA_NAMES): A 2R x hidden, B (q_lora_rank + kv_lora_rank + rope) x R
 //   q_b_proj      A R x q_lora_rank, B (heads / tp x (nope + rope)) x R
 //   kv_b_proj     A R x kv_lora_rank, B (heads / tp x (nope + v)) x R;  o_proj A R x (heads / tp x v), B hidden x R

@@ -48,10 +48,10 @@ LayerValues layer_values(const Model& m, const LayerConfig& l, uint64_t tp) {
     // so B holds the gate's share of the rank beside q.
     if (a.output_gate) v.attention = checked_add(v.attention, checked_mul(heads_on_rank(a.query_heads, tp), a.head_dim_k));
   } else if (a.kind == AttentionKind::Latent) {
-    v.attention = latent_attention_lora_values(h, a, tp);
+    v.attention = latent_attention_lora_values(h, a, tp).total();
     v.latent = v.attention > 0;
     v.latent_unknown = v.attention == 0;
-    v.indexer = indexer_lora_values(h, a);
+    v.indexer = indexer_lora_values(h, a).total();
   } else if (a.kind != AttentionKind::None) {
     mixer(a);
   }
@@ -87,7 +87,7 @@ AttentionLoraValues attention_lora_values(uint64_t hidden, const AttentionSpec& 
   return {3 * hidden + q * a.head_dim_k + kv * (a.head_dim_k + a.head_dim_v), q * a.head_dim_v + hidden};
 }
 
-LatentLoraValues latent_attention_lora_modules(uint64_t hidden, const AttentionSpec& a, uint64_t tp) {
+LatentLoraValues latent_attention_lora_values(uint64_t hidden, const AttentionSpec& a, uint64_t tp) {
   if (a.kind != AttentionKind::Latent || !a.query_heads || !a.nope_dim || !a.value_dim || !a.latent_rank) return {};
   const uint64_t heads = a.query_heads / tp, kv_lora = a.latent_rank, rope = a.rope_dim, qk = uint64_t{a.nope_dim} + rope;
   LatentLoraValues v;
@@ -101,10 +101,6 @@ LatentLoraValues latent_attention_lora_modules(uint64_t hidden, const AttentionS
   v.kv_b = checked_add(kv_lora, checked_mul(heads, uint64_t{a.nope_dim} + a.value_dim));  // kv_b_proj
   v.o = checked_add(checked_mul(heads, a.value_dim), hidden);                             // o_proj
   return v;
-}
-
-uint64_t latent_attention_lora_values(uint64_t hidden, const AttentionSpec& a, uint64_t tp) {
-  return latent_attention_lora_modules(hidden, a, tp).total();
 }
 
 uint64_t recurrent_mixer_lora_values(uint64_t hidden, const AttentionSpec& a, uint64_t tp, bool split_gdn) {
@@ -146,13 +142,11 @@ uint64_t recurrent_mixer_lora_values(uint64_t hidden, const AttentionSpec& a, ui
   }
 }
 
-IndexerLoraValues indexer_lora_modules(uint64_t hidden, const AttentionSpec& a) {
+IndexerLoraValues indexer_lora_values(uint64_t hidden, const AttentionSpec& a) {
   if (a.kind != AttentionKind::Latent || !a.index_key_dim || !a.index_heads) return {};
   const uint64_t q_in = a.query_rank ? a.query_rank : hidden, dim = a.index_key_dim, heads = a.index_heads;
   return {checked_add(q_in, checked_mul(heads, dim)), hidden + dim, hidden + heads};  // wq_b, wk, weights_proj
 }
-
-uint64_t indexer_lora_values(uint64_t hidden, const AttentionSpec& a) { return indexer_lora_modules(hidden, a).total(); }
 
 MlpLoraValues gated_mlp_lora_values(uint64_t hidden, uint64_t width, uint64_t tp) { return {2 * hidden + 2 * (width / tp), width / tp + hidden}; }
 MlpLoraValues plain_mlp_lora_values(uint64_t hidden, uint64_t width, uint64_t tp) { return {hidden + width / tp, width / tp + hidden}; }

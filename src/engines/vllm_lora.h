@@ -76,8 +76,7 @@ struct LatentLoraValues {
   uint64_t qkv_a = 0, q_b = 0, kv_b = 0, o = 0;
   uint64_t total() const { return qkv_a + q_b + kv_b + o; }
 };
-LatentLoraValues latent_attention_lora_modules(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
-uint64_t latent_attention_lora_values(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
+LatentLoraValues latent_attention_lora_values(uint64_t hidden, const AttentionSpec& attention, uint64_t tp);
 // The same for one recurrent mixer (the shapes above); 0 when its geometry was not read (a GGUF's)
 // or the family has no rule here (KDA: vLLM refuses LoRA for Kimi Linear). `split_gdn`: the Qwen3.5
 // layout (separate q, k, v, z and b, a slices), not Qwen3-Next's interleaved one.
@@ -87,8 +86,7 @@ struct IndexerLoraValues {
   uint64_t wq_b = 0, wk = 0, weights_proj = 0;
   uint64_t total() const { return wq_b + wk + weights_proj; }
 };
-IndexerLoraValues indexer_lora_modules(uint64_t hidden, const AttentionSpec& attention);
-uint64_t indexer_lora_values(uint64_t hidden, const AttentionSpec& attention);
+IndexerLoraValues indexer_lora_values(uint64_t hidden, const AttentionSpec& attention);
 struct MlpLoraValues {
   uint64_t gate_up = 0, down = 0;
   uint64_t total() const { return gate_up + down; }

@@ -27,9 +27,11 @@ AudioTokens audio_tokens(uint64_t seconds) {
   t.tokens = checked_add(checked_mul(full, per_full), last);
   std::string parts;
   if (full) parts = fmt::format("{} clip{} of 30 s x {} tokens", format_count(full), full == 1 ? "" : "s", per_full);
-  if (rest) parts += fmt::format("{}one of {} s: {} frames -> ({} - 1) / 2 + 1 = {} -> ({} - 2) / 2 + 1 = {} tokens", parts.empty() ? "" : " + ", rest,
-                                 rest * kFramesPerSecond, rest * kFramesPerSecond, (rest * kFramesPerSecond - 1) / 2 + 1,
-                                 (rest * kFramesPerSecond - 1) / 2 + 1, last);
+  if (rest) {
+    const uint64_t frames = rest * kFramesPerSecond, after_conv = (frames - 1) / 2 + 1;
+    parts += fmt::format("{}one of {} s: {} frames -> ({} - 1) / 2 + 1 = {} -> ({} - 2) / 2 + 1 = {} tokens", parts.empty() ? "" : " + ", rest, frames,
+                         frames, after_conv, after_conv, last);
+  }
   t.formula = fmt::format("{} s of 16 kHz audio in clips of at most 30 s (3,000 log-mel frames, 100 a second): {} = {} tokens", format_count(seconds), parts,
                           format_count(t.tokens));
   return t;

@@ -211,21 +211,31 @@ TowerSpec qwen2_vl(Keys& k, uint64_t text_hidden) {
   return finish(t, enc, proj, std::string(kTransformers) + "qwen2_vl/modeling_qwen2_vl.py (Qwen2VisionTransformerPretrainedModel, PatchMerger)");
 }
 
+// The vt_-prefixed names of Kimi K2.5's and K3's vision_config.
+const GeometryKeys kMoonVit3dKeys = {"vt_hidden_size", "vt_intermediate_size", "vt_num_hidden_layers", "vt_num_attention_heads", "patch_size"};
+
+// What every MoonViT has before its blocks: the patch convolution (3 x P^2 x H, + H with
+// `conv_bias`) and the init_pos_emb_height x width grid of learned positions, into `enc`; returns
+// the width of the merge_kernel_size patches the projector takes as one.
+uint64_t moonvit_front(ConfigView& cfg, Keys& k, const TowerSpec& t, bool conv_bias, Terms& enc) {
+  const uint64_t grid_h = k.need("init_pos_emb_height", 4096), grid_w = k.need("init_pos_emb_width", 4096);
+  const std::vector<uint64_t> kernel = k.list("merge_kernel_size", 2);
+  if (kernel.size() != 2 || kernel[0] == 0 || kernel[1] == 0) cfg.fail("vision_config.merge_kernel_size", "must be two positive numbers, e.g. [2, 2]");
+  enc.add(fmt::format("patch embedding 3 x {}^2 x {}{}", t.patch, t.hidden, conv_bias ? fmt::format(" + {}", t.hidden) : ""),
+          linear(checked_product({3, t.patch, t.patch}), t.hidden, conv_bias));
+  enc.add(fmt::format("{} x {} positions x {}", grid_h, grid_w, t.hidden), checked_product({grid_h, grid_w, t.hidden}));
+  return checked_product({kernel[0], kernel[1], t.hidden});
+}
+
 // Kimi K2.5 (MoonViT): a SigLIP-sized encoder with an init_pos_emb_height x width grid of learned
 // positions (interpolated per image) and a "patchmerger" projector: LayerNorm, then two linears
 // over merge_kernel_size patches.
 TowerSpec moonvit(ConfigView& cfg, Keys& k, uint64_t text_hidden, bool kimi_vl) {
   // Kimi-VL's vision_config (model_type moonvit) names the geometry plainly; Kimi K2.5's with vt_.
-  TowerSpec t = kimi_vl ? read_geometry(k, "MoonViT", text_hidden, {})
-                        : read_geometry(k, "MoonViT", text_hidden, {"vt_hidden_size", "vt_intermediate_size", "vt_num_hidden_layers", "vt_num_attention_heads", "patch_size"});
+  TowerSpec t = read_geometry(k, "MoonViT", text_hidden, kimi_vl ? GeometryKeys{} : kMoonVit3dKeys);
   t.text_hidden = k.get_or("text_hidden_size", t.text_hidden, limits::kHidden);
-  const uint64_t grid_h = k.need("init_pos_emb_height", 4096), grid_w = k.need("init_pos_emb_width", 4096);
-  const std::vector<uint64_t> kernel = k.list("merge_kernel_size", 2);
-  if (kernel.size() != 2 || kernel[0] == 0 || kernel[1] == 0) cfg.fail("vision_config.merge_kernel_size", "must be two positive numbers, e.g. [2, 2]");
-  const uint64_t merged = checked_product({kernel[0], kernel[1], t.hidden});
   Terms enc, proj;
-  enc.add(fmt::format("patch embedding 3 x {}^2 x {} + {}", t.patch, t.hidden, t.hidden), checked_add(checked_product({3, t.patch, t.patch, t.hidden}), t.hidden));
-  enc.add(fmt::format("{} x {} positions x {}", grid_h, grid_w, t.hidden), checked_product({grid_h, grid_w, t.hidden}));
+  const uint64_t merged = moonvit_front(cfg, k, t, true, enc);
   add_blocks(enc, t.layers, t.hidden, t.hidden, t.ffn, {});
   enc.add("final LayerNorm", 2 * t.hidden);
   proj.add(fmt::format("patchmerger: LayerNorm {}, {} x {} + bias, {} x {} + bias", t.hidden, merged, merged, merged, t.text_hidden),
@@ -243,7 +253,7 @@ TowerSpec moonvit(ConfigView& cfg, Keys& k, uint64_t text_hidden, bool kimi_vl) 
 // counted: rot_proj, a text-width square linear one implementation loads only when a checkpoint
 // carries it.
 TowerSpec moonvit_v2(ConfigView& cfg, Keys& k, uint64_t text_hidden) {
-  TowerSpec t = read_geometry(k, "MoonViT3d", text_hidden, {"vt_hidden_size", "vt_intermediate_size", "vt_num_hidden_layers", "vt_num_attention_heads", "patch_size"});
+  TowerSpec t = read_geometry(k, "MoonViT3d", text_hidden, kMoonVit3dKeys);
   t.text_hidden = k.get_or("text_hidden_size", t.text_hidden, limits::kHidden);
   const uint64_t attn_width = k.get_or("qkv_hidden_size", t.hidden, limits::kWidth);
   const uint64_t mm_hidden = k.get_or("mm_hidden_size", t.hidden, limits::kHidden);
@@ -251,15 +261,10 @@ TowerSpec moonvit_v2(ConfigView& cfg, Keys& k, uint64_t text_hidden) {
   const std::string norm = k.text("norm_type");
   if (!norm.empty() && norm != "rmsnorm" && norm != "layernorm") cfg.fail("vision_config.norm_type", fmt::format("is \"{}\"; accepted: rmsnorm, layernorm", norm));
   const bool layer_norm = norm == "layernorm";
-  const bool conv_bias = k.flag("patch_embed_proj_bias"), attn_bias = k.flag("attn_bias"), mlp_bias = k.flag("linear_bias");
-  const uint64_t grid_h = k.need("init_pos_emb_height", 4096), grid_w = k.need("init_pos_emb_width", 4096);
-  const std::vector<uint64_t> kernel = k.list("merge_kernel_size", 2);
-  if (kernel.size() != 2 || kernel[0] == 0 || kernel[1] == 0) cfg.fail("vision_config.merge_kernel_size", "must be two positive numbers, e.g. [2, 2]");
-  const uint64_t merged = checked_product({kernel[0], kernel[1], t.hidden});
+  const bool attn_bias = k.flag("attn_bias"), mlp_bias = k.flag("linear_bias");
   const uint64_t norm_params = layer_norm ? 2 * t.hidden : t.hidden;
   Terms enc, proj;
-  enc.add(fmt::format("patch embedding 3 x {}^2 x {}{}", t.patch, t.hidden, conv_bias ? " + bias" : ""), linear(checked_product({3, t.patch, t.patch}), t.hidden, conv_bias));
-  enc.add(fmt::format("{} x {} positions x {}", grid_h, grid_w, t.hidden), checked_product({grid_h, grid_w, t.hidden}));
+  const uint64_t merged = moonvit_front(cfg, k, t, k.flag("patch_embed_proj_bias"), enc);
   add_blocks(enc, t.layers, t.hidden, attn_width, t.ffn, {.layer_norm = layer_norm, .attn_bias = attn_bias, .gated_mlp = false, .mlp_bias = mlp_bias});
   enc.add(fmt::format("final {}", layer_norm ? "LayerNorm" : "RMSNorm"), norm_params);
   proj.add(fmt::format("patchmergerv2: linear_1 {} x {}, linear_2 {} x {}, RMSNorm {}", merged, merged, merged, t.text_hidden, t.text_hidden),
