@@ -16,6 +16,19 @@ namespace {
 
 constexpr uint64_t kMiB = 1ull << 20;
 
+
+// A model at plain TP 4 and at TP 4 / DP 2 (--enable-dp-attention: two attention groups of two
+// ranks, attn_tp_size 2); the even share of the checkpoint is the same either way.
+struct Tp4Dp2 {
+  SglangRankWeights tp4, dp2;
+};
+Tp4Dp2 tp4_and_dp2(const Model& m) {
+  Tp4Dp2 r{sglang_rank_weights(m, m.native.bytes, 4, 1, "auto"), sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2)};
+  EXPECT_EQ(r.dp2.attention_tp, 2u);
+  EXPECT_EQ(r.dp2.even_share, r.tp4.even_share);
+  return r;
+}
+
 }  // namespace
 
 // 12 MiB + 1 B: round_size to 512 B gives 12,583,424 B, 10 MiB or more, so a segment of its own
@@ -221,13 +234,10 @@ TEST(SglangRankWeights, DpAttentionSplitsAttentionAndEmbeddingOverTheGroup) {
 TEST(SglangRankWeights, DpAttentionOnDenseQwen3SplitsAttentionAndEmbeddingOverTheGroup) {
   const Model& m = *Catalogue::builtin().find("qwen3-32b");
   ASSERT_EQ(m.architecture, "qwen3");
-  const SglangRankWeights tp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
-  const SglangRankWeights dp2 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2);
-  EXPECT_EQ(dp2.attention_tp, 2u);
+  const auto [tp4, dp2] = tp4_and_dp2(m);
   EXPECT_EQ(dp2.embedding_tp, 2u);
   EXPECT_EQ(dp2.dense_mlp_tp, 4u);
   EXPECT_EQ(dp2.head_tp, 4u);
-  EXPECT_EQ(dp2.even_share, tp4.even_share);
   EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 3'408'855'040u);
   EXPECT_EQ(dp2.tensors[0], 777'912'320u);
   EXPECT_EQ(dp2.tensors[1], 52'428'800u);
@@ -352,13 +362,10 @@ TEST(SglangRankWeights, DpAttentionOnGlm45AirSplitsAttentionAndEmbeddingOverTheG
   ASSERT_EQ(m.layers.size(), 46u);
   ASSERT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);
   ASSERT_EQ(m.layers[1].feed_forward.kind, FeedForwardKind::MoE);
-  const SglangRankWeights tp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
-  const SglangRankWeights dp2 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2);
-  EXPECT_EQ(dp2.attention_tp, 2u);
+  const auto [tp4, dp2] = tp4_and_dp2(m);
   EXPECT_EQ(dp2.embedding_tp, 2u);
   EXPECT_EQ(dp2.dense_mlp_tp, 4u);
   EXPECT_EQ(dp2.head_tp, 4u);
-  EXPECT_EQ(dp2.even_share, tp4.even_share);
   EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 2'818'572'288u);
   EXPECT_EQ(dp2.tensors[0], 620'756'992u);
   EXPECT_EQ(tp4.tensors[0], 310'378'496u);
@@ -386,11 +393,8 @@ TEST(SglangRankWeights, DpAttentionOnGptOssKeepsTheEmbeddingWhole) {
   const Model& m = *Catalogue::builtin().find("gpt-oss-20b");
   ASSERT_EQ(m.architecture, "gpt_oss");
   ASSERT_EQ(m.layers.size(), 24u);
-  const SglangRankWeights tp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
-  const SglangRankWeights dp2 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2);
-  EXPECT_EQ(dp2.attention_tp, 2u);
+  const auto [tp4, dp2] = tp4_and_dp2(m);
   EXPECT_EQ(dp2.embedding_tp, 1u);
-  EXPECT_EQ(dp2.even_share, tp4.even_share);
   EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 1'187'205'120u);
   EXPECT_EQ(dp2.tensors[0], 1'158'266'880u);
   EXPECT_EQ(dp2.tensors[1], 14'745'600u);
