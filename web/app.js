@@ -6,7 +6,7 @@
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
 // What loads beside the model: /api/estimate's parameters only (sweep and compare do not take them).
-const EXTRA_FIELDS = ['mmproj', 'images', 'draft', 'lora'];
+const EXTRA_FIELDS = ['mmproj', 'images', 'audio-seconds', 'draft', 'lora'];
 const CALC_FIELDS = ['model', 'quant', 'context', 'seqs', 'cache-dtype', 'overhead', 'engine', ...EXTRA_FIELDS];
 const COMPARE_FIELDS = ['b', 'b-quant', 'b-context'];
 const CHECK_FIELDS = ['check-nodes', 'check-ram', 'check-ssd', 'check-context', 'check-prefer', 'check-tier', 'check-engine'];
@@ -16,7 +16,7 @@ const CHECK_URL = { nodes: 'check-nodes', ram: 'check-ram', ssd: 'check-ssd', 'c
 const FIELD_OF = {
   model: 'model', a: 'model', quant: 'quant', context: 'context', contexts: 'context', seqs: 'seqs', 'cache-dtype': 'cache-dtype',
   overhead: 'overhead', engine: 'engine', source: 'source', config: 'source', b: 'b', 'b-quant': 'b-quant', 'b-context': 'b-context',
-  mmproj: 'mmproj', images: 'images', draft: 'draft', lora: 'lora',
+  mmproj: 'mmproj', images: 'images', 'audio-seconds': 'audio-seconds', draft: 'draft', lora: 'lora',
 };
 const CHECK_FIELD_OF = { nodes: 'check-nodes', ram: 'check-ram', 'ssd-gbps': 'check-ssd', context: 'check-context', prefer: 'check-prefer', quant: 'check-tier', engine: 'check-engine' };
 
@@ -254,6 +254,7 @@ function calcParams() {
   if (p.overhead !== undefined) p.overhead = `${p.overhead.replace(/%$/, '')}%`;
   if (p.engine === 'rule') delete p.engine;
   if (p.images === '0') delete p.images;
+  if (p['audio-seconds'] === '0') delete p['audio-seconds'];
   if (sourceModel && p.model === '__source') {
     delete p.model;
     Object.assign(p, sourceModel.params);
@@ -266,6 +267,7 @@ function saveUrl() {
   if (p.engine === 'rule') delete p.engine;
   if (p.overhead === '15') delete p.overhead;
   if (p.images === '0') delete p.images;
+  if (p['audio-seconds'] === '0') delete p['audio-seconds'];
   if (p.model === '__source') {
     delete p.model;
     if (sourceModel.params.source) p.source = sourceModel.params.source;
@@ -340,7 +342,10 @@ async function update() {
     const [est, sw] = await Promise.all([api('estimate', p, signal), contextSteps(m).length ? api('sweep', sweepParams, signal) : null]);
     // Past the model's maximum the figure would describe a model that does not exist: refuse it.
     if (m.max_context_tokens && est.inputs.context_tokens > m.max_context_tokens) {
-      throw new ApiError('context', `${m.name} reads at most ${tokensLong(m.max_context_tokens)} tokens; ${tokensLong(est.inputs.context_tokens)} is beyond it, so there is no figure. Use ${tokens(m.max_context_tokens)} or less.`);
+      // Images and audio add their tokens to the context: say how many, so the visitor knows what to cut.
+      const media = [[est.components?.image_tokens, 'the images'], [est.components?.audio_tokens, 'the audio']].filter(([n]) => n > 0);
+      const from = media.length ? ` (${media.map(([n, what]) => `${n.toLocaleString('en-US')} from ${what}`).join(', ')})` : '';
+      throw new ApiError('context', `${m.name} reads at most ${tokensLong(m.max_context_tokens)} tokens; ${tokensLong(est.inputs.context_tokens)}${from} is beyond it, so there is no figure. Use ${tokens(m.max_context_tokens)} or less${media.length ? ' in all' : ''}.`);
     }
     showEstimate(est, m);
     if (sw) drawCurve(sw, est);
@@ -1049,7 +1054,7 @@ async function main() {
       : 'Percent of weights + cache (15 means 15 %). Used by the percentage rule only.';
     schedule();
   });
-  for (const id of ['quant', 'seqs', 'cache-dtype', 'engine', 'images', 'b', 'b-quant', 'b-context']) {
+  for (const id of ['quant', 'seqs', 'cache-dtype', 'engine', 'images', 'audio-seconds', 'b', 'b-quant', 'b-context']) {
     $(id).addEventListener('input', schedule);
     $(id).addEventListener('change', schedule);
   }

@@ -589,6 +589,40 @@ async function run() {
       assert.match(await page.textContent('#engine-devices'), /Vision/);
     });
 
+    await test('21 audio seconds from the page: their tokens in the context of an audio model, refused on a text model', DESKTOP, async (page) => {
+      await page.goto(`${base}/?model=qwen3-8b`);
+      await totalShown(page);
+      // A text model has no audio encoder: the API's refusal, next to the field.
+      await page.fill('#audio-seconds', '10');
+      await page.waitForSelector('#audio-seconds-error:not([hidden])', { timeout: 8000 });
+      assert.match(await page.textContent('#audio-seconds-error'), /no audio encoder/);
+      assert.strictEqual(await page.getAttribute('#audio-seconds', 'aria-invalid'), 'true');
+      // Qwen2-Audio-7B's published audio_config with Qwen-7B's text sizes (the config of
+      // tests/test_audio_tokens.cpp), pasted as the visitor's own model.
+      const config = JSON.stringify({ architectures: ['Qwen2AudioForConditionalGeneration'], model_type: 'qwen2_audio', torch_dtype: 'bfloat16',
+        text_config: { model_type: 'qwen2', hidden_size: 4096, intermediate_size: 11008, num_hidden_layers: 32, num_attention_heads: 32,
+          num_key_value_heads: 32, vocab_size: 156032, max_position_embeddings: 8192, tie_word_embeddings: false },
+        audio_config: { model_type: 'qwen2_audio_encoder', d_model: 1280, encoder_attention_heads: 20, encoder_ffn_dim: 5120,
+          encoder_layers: 32, num_mel_bins: 128, max_source_positions: 1500 } });
+      await page.fill('#source', config);
+      await page.click('#source-read');
+      // Its max_position_embeddings is 8,192: the audio's tokens need room beside the text.
+      await page.fill('#context', '4K');
+      await page.fill('#audio-seconds', '75');
+      await page.waitForSelector('#components-view:not([hidden]) tr[data-id="audio.tokens"]', { timeout: 10000 });
+      // Worked by hand (processing_qwen2_audio.py): 75 s are two 30 s clips of 750 tokens and one
+      // 15 s clip of (1,499 // 2 + 1 - 2) // 2 + 1 = 375: 1,875 tokens, no bytes of their own.
+      const line = page.locator('#components tr[data-id="audio.tokens"]');
+      assert.match(await line.textContent(), /75 s in 3 clips/);
+      assert.strictEqual(await line.getAttribute('data-bytes'), '0');
+      assert(await page.$eval('#audio-seconds-error', (e) => e.hidden), 'the refusal is still shown');
+      assert.match(page.url(), /audio-seconds=75/);
+      // Past the model's context, the audio's tokens are named in the refusal next to the context.
+      await page.fill('#context', '8K');
+      await page.waitForSelector('#context-error:not([hidden])', { timeout: 8000 });
+      assert.match(await page.textContent('#context-error'), /10,067 \(1,875 from the audio\) is beyond it/);
+    });
+
     // ---- Issue 12: the checker offers the engine; each row and the plan show the engine's own
     // per-device lines (kind, label, bytes; formula and source one click away), the same bytes the
     // CLI prints, on a desktop and on a phone.
