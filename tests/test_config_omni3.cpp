@@ -128,6 +128,10 @@ TEST(ConfigOmni3, TheThinkerIsMappedWithItsVisionTowerAndAudioEncoder) {
   EXPECT_EQ(m.params.derived_total, kText + kVision + kAudio);
   EXPECT_EQ(m.params.derived_total, 31'719'205'488u);
   EXPECT_EQ(m.native.bytes, 2 * (kText + kVision + kAudio));  // bfloat16
+  // Active (kActiveConvention, towers out): head 311,427,072 + 48 x (attention 18,874,624 + router
+  // 262,144 + 8 of 128 experts 8 x 4,718,592 = 37,748,736 + norms 4,096 = 56,889,600) = 2,730,700,800
+  // + final norm 2,048: 3,042,129,920, the "A3B".
+  EXPECT_EQ(m.params.derived_active, 3'042'129'920u);
   EXPECT_NE(m.provenance.at("params.audio").find("(Qwen3-Omni audio)"), std::string::npos);
   EXPECT_NE(m.provenance.at("params.vision").find("(Qwen3-Omni vision)"), std::string::npos);
   EXPECT_FALSE(has_warning(m, kTowerNotCountedWarning));
