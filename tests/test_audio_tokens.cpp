@@ -1,5 +1,5 @@
 // The tokens audio adds to the context (src/estimate/audio_tokens.cpp), against the arithmetic of
-// transformers' Qwen2-Audio and Qwen2.5-Omni processors worked by hand, and --audio-seconds end to
+// transformers' Qwen2-Audio, Qwen2.5-Omni and Qwen3-Omni processors worked by hand, and --audio-seconds end to
 // end on Qwen2.5-Omni-7B's config.
 #include <gtest/gtest.h>
 
@@ -30,6 +30,22 @@ TEST(AudioTokens, TwentyFiveASecondInClipsOfThirtySeconds) {
   EXPECT_EQ(audio_tokens(30).tokens, 750u);
   EXPECT_EQ(audio_tokens(30).clips, 1u);
   EXPECT_EQ(audio_tokens(1).tokens, 25u);
+}
+
+TEST(AudioTokens, QwenThreeOmniTakesThirteenPerHundredFramesInOneClip) {
+  // processing_qwen3_omni_moe.py _get_feat_extract_output_lengths: 13 per whole 100 frames, and for
+  // r frames left over feat = (r - 1) // 2 + 1, then ((feat - 1) // 2 + 1 - 1) // 2 + 1.
+  EXPECT_EQ(aut_audio_tokens_for_frames(100), 13u);
+  EXPECT_EQ(aut_audio_tokens_for_frames(500), 65u);   // 5 x 13
+  EXPECT_EQ(aut_audio_tokens_for_frames(150), 20u);   // 13 + (feat 49 // 2 + 1 = 25; (24 // 2) // 2 + 1 = 7)
+  EXPECT_EQ(aut_audio_tokens_for_frames(99), 13u);    // feat 98 // 2 + 1 = 50; (49 // 2) // 2 + 1 = 13
+  EXPECT_EQ(aut_audio_tokens_for_frames(1), 1u);      // feat 1; (0 // 2) // 2 + 1 = 1
+  EXPECT_EQ(aut_audio_tokens_for_frames(0), 0u);      // Python's (0 - 1) // 2 + 1 = 0, then (-1 // 2) // 2 + 1 = 0
+  // 2,400 s (40 minutes) stay one clip: 240,000 frames, 31,200 tokens.
+  const AudioTokens a = aut_audio_tokens(2400);
+  EXPECT_EQ(a.clips, 1u);
+  EXPECT_EQ(a.tokens, 31'200u);
+  EXPECT_EQ(aut_audio_tokens(0).tokens, 0u);
 }
 
 TEST(AudioTokens, AudioSecondsGrowTheContextOfAModelWithAnAudioEncoder) {

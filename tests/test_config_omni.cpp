@@ -113,7 +113,7 @@ TEST(ConfigOmni, TheThinkerIsMappedWithItsVisionTowerAndAudioEncoder) {
 }
 
 TEST(ConfigOmni, TheAudioEncoderIsCountedFromAudioConfig) {
-  const nlohmann::json thinker = qwen25_omni_thinker_view(qwen25_omni_7b());
+  const nlohmann::json thinker = omni_thinker_view(qwen25_omni_7b());
   Model scratch;
   ConfigView view(thinker, "config.json", scratch);
   const std::optional<TowerSpec> t = config_audio_tower(view, 3584);
@@ -128,7 +128,7 @@ TEST(ConfigOmni, TheAudioEncoderIsCountedFromAudioConfig) {
 
 TEST(ConfigOmni, TheTalkerAndToken2WavAreCountedBesideTheWeights) {
   const Model m = model_from_config(qwen25_omni_7b(), "config.json");
-  const nlohmann::json thinker = qwen25_omni_thinker_view(qwen25_omni_7b());
+  const nlohmann::json thinker = omni_thinker_view(qwen25_omni_7b());
   Model scratch;
   ConfigView view(thinker, "config.json", scratch);
   const std::optional<TalkerSpec> talker = config_talker(view);
@@ -220,6 +220,6 @@ TEST(ConfigOmni, AFolderCountsTheThinkersTensorsAndSumsTheSpeechOnesApart) {
   EXPECT_EQ(m.params.by_class.at(ParamClass::Attention), 4'096u);
   // Apart: 128 x 64 + 24 x 7 = 8,360 params in 16,384 + 672 = 17,056 B.
   ASSERT_TRUE(m.provenance.count("params.speech_tensors"));
-  EXPECT_NE(m.provenance.at("params.speech_tensors").find("2 talker. and token2wav. tensors: 8,360 params, 17,056 B"), std::string::npos)
+  EXPECT_NE(m.provenance.at("params.speech_tensors").find("2 speech-output tensors (talker., token2wav., code2wav.): 8,360 params, 17,056 B"), std::string::npos)
       << m.provenance.at("params.speech_tensors");
 }

@@ -37,4 +37,23 @@ AudioTokens audio_tokens(uint64_t seconds) {
   return t;
 }
 
+uint64_t aut_audio_tokens_for_frames(uint64_t frames) {
+  // The remainder's three stride-2 halvings; Python's (0 - 1) // 2 + 1 is 0, so r = 0 adds none.
+  const uint64_t rest = frames % kFramesPerSecond;
+  const uint64_t feat = rest == 0 ? 0 : (rest - 1) / 2 + 1;
+  const uint64_t tail = feat == 0 ? 0 : ((feat - 1) / 2) / 2 + 1;
+  return checked_add(checked_mul(frames / kFramesPerSecond, 13), tail);
+}
+
+AudioTokens aut_audio_tokens(uint64_t seconds) {
+  AudioTokens t;
+  t.seconds = seconds;
+  t.clips = seconds ? 1 : 0;
+  const uint64_t frames = checked_mul(seconds, kFramesPerSecond);
+  t.tokens = aut_audio_tokens_for_frames(frames);
+  t.formula = fmt::format("{} s of 16 kHz audio as one clip (no 30 s cap: truncation False): {} log-mel frames = {} chunks of 100 x 13 tokens = {} tokens",
+                          format_count(seconds), format_count(frames), format_count(frames / kFramesPerSecond), format_count(t.tokens));
+  return t;
+}
+
 }  // namespace vc

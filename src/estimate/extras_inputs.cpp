@@ -42,8 +42,8 @@ const std::vector<InputField<ExtrasInputs>>& ExtrasInputs::fields() {
        "Image size in pixels, WIDTHxHEIGHT (1280x720) or one side, for towers that read images at any size (Qwen2.5-VL, Qwen3-VL, Qwen3.5 "
        "with --mmproj auto): the tokens one image adds, as the model's image processor resizes it", "", false},
       {"audio-seconds", &X::audio_seconds,
-       "Seconds of audio per sequence, for a model with an audio encoder (Qwen2-Audio, Qwen2.5-Omni): its tokens (25 a second, in clips of up to "
-       "30 s) are added to the context", "", false},
+       "Seconds of audio per sequence, for a model with an audio encoder (Qwen2-Audio, Qwen2.5-Omni: 25 tokens a second, in clips of up to "
+       "30 s; Qwen3-Omni: 13 a second, one clip): its tokens are added to the context", "", false},
       {"draft", &X::draft, "Draft model for speculative decoding (any MODEL form): its weights and cache are added", "", false},
       {"speculative-config", &X::speculative_config,
        "vLLM's speculative config as JSON, for --engine vllm or sglang: {\"model\": DRAFT, \"num_speculative_tokens\": N} (a draft model), "
@@ -175,9 +175,11 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
     const Model& m = *request.model;
     const auto encoder = m.provenance.find("params.audio");
     if (encoder == m.provenance.end())
-      throw InputError("--audio-seconds", fmt::format("'{}' has no audio encoder counted from its config (audio_config, as Qwen2-Audio and Qwen2.5-Omni "
+      throw InputError("--audio-seconds", fmt::format("'{}' has no audio encoder counted from its config (audio_config, as Qwen2-Audio, Qwen2.5-Omni and Qwen3-Omni "
                                                       "have): audio adds no tokens to it", m.name));
-    const AudioTokens a = audio_tokens(audio_seconds);
+    // Qwen3-Omni's AuT encoder (config_tower.cpp) counts its tokens its own way (audio_tokens.h).
+    const bool aut = encoder->second.find("(Qwen3-Omni audio)") != std::string::npos;
+    const AudioTokens a = aut ? aut_audio_tokens(audio_seconds) : audio_tokens(audio_seconds);
     out.audio_tokens = a.tokens;
     if (request.command) {
       out.notes.push_back(fmt::format("the pasted command's context already holds the {} audio tokens (they take part of it)", out.audio_tokens));
@@ -189,12 +191,15 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
     l.label = fmt::format("Audio tokens: {} s in {} clip{} (counted in the context)", format_count(audio_seconds), a.clips, a.clips == 1 ? "" : "s");
     l.bytes = 0;
     l.formula = a.formula;
-    l.assumption = "whole seconds of 16 kHz audio; a recording over 30 s given as 30 s clips (the feature extractor keeps the first 30 s of a clip); "
-                   "the audio bos/eos markers around each clip are the prompt's text; the cache lines above include these tokens";
-    l.source =
-        "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen2_audio/processing_qwen2_audio.py and "
-        "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen2_5_omni/processing_qwen2_5_omni.py (WhisperFeatureExtractor, "
-        "padding max_length; audio tokens from the feature attention mask)";
+    l.assumption = aut ? "whole seconds of 16 kHz audio, the whole recording as one clip (Qwen3-Omni's processor does not truncate); the audio bos/eos "
+                         "markers are the prompt's text; the cache lines above include these tokens"
+                       : "whole seconds of 16 kHz audio; a recording over 30 s given as 30 s clips (the feature extractor keeps the first 30 s of a clip); "
+                         "the audio bos/eos markers around each clip are the prompt's text; the cache lines above include these tokens";
+    l.source = aut ? "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen3_omni_moe/processing_qwen3_omni_moe.py "
+                     "(WhisperFeatureExtractor with truncation False; _get_feat_extract_output_lengths)"
+                   : "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen2_audio/processing_qwen2_audio.py and "
+                     "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen2_5_omni/processing_qwen2_5_omni.py (WhisperFeatureExtractor, "
+                     "padding max_length; audio tokens from the feature attention mask)";
     out.lines.push_back(std::move(l));
   }
   // vLLM / SGLang speculative decoding: the flags' config, else the pasted command's; a --draft

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "sources/config/config_omni.h"
+#include "sources/config/config_omni3.h"
 #include "sources/config/config_tower.h"
 #include "sources/config/families.h"
 #include "sources/config/native_checkpoint.h"
@@ -34,6 +35,9 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"qwen2_5_omni_thinker", families::map_qwen2},
       {"qwen3", families::map_qwen3},
       {"qwen3_moe", families::map_qwen3},
+      {"qwen3_omni_moe", families::map_qwen3},         // Qwen3-Omni's thinker (config_omni3.h): Qwen3 MoE
+      {"qwen3_omni_moe_text", families::map_qwen3},
+      {"qwen3_omni_moe_thinker", families::map_qwen3},
       {"qwen3_vl_text", families::map_qwen3},      // Qwen3-VL's language model: Qwen3 dense
       {"qwen3_vl_moe_text", families::map_qwen3},  // Qwen3-VL MoE's language model: Qwen3 MoE
       {"qwen3_next", families::map_qwen3_next},
@@ -86,9 +90,9 @@ std::vector<std::string> supported_model_types() {
 }
 
 static Model map_config(const nlohmann::json& whole, const std::string& whole_label, const StoredTensors& stored) {
-  // Qwen2.5-Omni: the thinker is the served model; its config is read as the mapper's top level.
-  const bool omni = is_qwen25_omni(whole);
-  const nlohmann::json thinker = omni ? qwen25_omni_thinker_view(whole) : nlohmann::json();
+  // Qwen2.5-Omni, Qwen3-Omni: the thinker is the served model; its config is read as the mapper's top level.
+  const bool omni = is_qwen_omni(whole);
+  const nlohmann::json thinker = omni ? omni_thinker_view(whole) : nlohmann::json();
   const nlohmann::json& config = omni ? thinker : whole;
   const std::string label = omni ? whole_label + " thinker_config" : whole_label;
   Model model;
@@ -112,7 +116,8 @@ static Model map_config(const nlohmann::json& whole, const std::string& whole_la
     model.max_context = cfg.u64_or("max_position_embeddings", 0, uint64_t{1} << 34, "not in the config");
   }
   count_config_tower(cfg);  // before the native size, which counts the tower at the checkpoint's dtype
-  if (omni) note_qwen25_omni_parts(cfg);
+  if (is_qwen3_omni(whole)) note_qwen3_omni_parts(cfg);
+  else if (omni) note_qwen25_omni_parts(cfg);
   apply_native_checkpoint(cfg);
   apply_tied_head_copy(cfg);
   return model;

@@ -1,14 +1,15 @@
 #include "sources/config/config_omni.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <vector>
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "sources/config/config_omni3.h"
 #include "sources/config/limits.h"
 #include "sources/config/param_terms.h"
+#include "sources/config/sub_config.h"
 
 namespace vc {
 namespace {
@@ -16,52 +17,10 @@ namespace {
 constexpr const char* kOmniModeling =
     "https://github.com/huggingface/transformers/blob/main/src/transformers/models/qwen2_5_omni/modeling_qwen2_5_omni.py";
 
-// Bounded reads from one nested object (talker_config, token2wav_config.dit_config, ...), recorded
-// as "PATH.KEY" so they never overwrite the thinker's provenance of the same key. A key the config
-// lacks takes transformers' default where the count names one (what from_pretrained would build).
-class Sub {
- public:
-  Sub(ConfigView& cfg, const nlohmann::json& obj, std::string path) : cfg_(cfg), obj_(obj), path_(std::move(path)) {}
-  // The first of `keys` present (published configs name some sizes twice: "dim" and "hidden_size").
-  uint64_t get(std::initializer_list<const char*> keys, uint64_t max, std::optional<uint64_t> fallback = std::nullopt) {
-    for (const char* key : keys) {
-      const auto it = obj_.find(key);
-      if (it == obj_.end() || it->is_null()) continue;
-      const std::string where = path_ + "." + key;
-      if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<int64_t>() < 0)) cfg_.fail(where, fmt::format("is {}; a whole number is expected", it->dump()));
-      const uint64_t n = it->get<uint64_t>();
-      if (n == 0 || n > max) cfg_.fail(where, fmt::format("is {}; accepted: 1 to {}", n, max));
-      cfg_.note_source(where, where);
-      return n;
-    }
-    if (!fallback) cfg_.fail(path_ + "." + *keys.begin(), "missing; the count needs it");
-    defaults_.push_back(fmt::format("{} {}", *keys.begin(), *fallback));
-    return *fallback;
-  }
-  std::vector<uint64_t> list(const char* key, std::vector<uint64_t> fallback) {
-    const auto it = obj_.find(key);
-    if (it == obj_.end() || it->is_null()) {
-      defaults_.push_back(fmt::format("{} [{}]", key, fmt::join(fallback, ", ")));
-      return fallback;
-    }
-    return cfg_.u64_list(*it, path_ + "." + key, 64, limits::kWidth);
-  }
-  // "; transformers' defaults: ..." for the keys the config lacks, or "".
-  std::string defaults_text() const { return defaults_.empty() ? "" : fmt::format(" (transformers' defaults: {})", fmt::join(defaults_, ", ")); }
-  const std::string& path() const { return path_; }
-
- private:
-  ConfigView& cfg_;
-  const nlohmann::json& obj_;
-  std::string path_;
-  std::vector<std::string> defaults_;
-};
-
+using Sub = census::SubConfig;
+using census::conv;
 using census::linear;
 using census::Terms;
-// A Conv1d (or ConvTranspose1d) of kernel k: in x out x k weights and, with a bias, out more.
-uint64_t conv(uint64_t in, uint64_t out, uint64_t k, bool bias = true) { return checked_add(checked_product({in, out, k}), bias ? out : 0); }
-
 
 // Qwen2_5OmniToken2WavDiTModel: time_embed (DiTTimestepEmbedding: 256 -> H -> H), text_embed (the
 // codec's num_embeds + 1 rows of emb_dim), input_embed (proj from mel + enc_dim + enc_emb_dim +
@@ -150,7 +109,9 @@ bool is_qwen25_omni(const nlohmann::json& config) {
   return type != config.end() && type->is_string() && type->get<std::string>() == "qwen2_5_omni" && thinker != config.end() && thinker->is_object();
 }
 
-nlohmann::json qwen25_omni_thinker_view(const nlohmann::json& config) {
+bool is_qwen_omni(const nlohmann::json& config) { return is_qwen25_omni(config) || is_qwen3_omni(config); }
+
+nlohmann::json omni_thinker_view(const nlohmann::json& config) {
   nlohmann::json view = config.at("thinker_config");
   for (const auto& [key, value] : config.items()) {
     if (key != "thinker_config" && !view.contains(key)) view[key] = value;

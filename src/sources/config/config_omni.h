@@ -21,10 +21,14 @@ namespace vc {
 // Whether `config` is a Qwen2.5-Omni config whose thinker the reader maps.
 bool is_qwen25_omni(const nlohmann::json& config);
 
+// Whether `config` is a Qwen2.5-Omni or a Qwen3-Omni (config_omni3.h) config: a thinker_config
+// the reader maps as the model, speech-output parts beside it.
+bool is_qwen_omni(const nlohmann::json& config);
+
 // The thinker's config as the mapper reads it: thinker_config, with the top level's other keys
-// (torch_dtype, quantization_config, talker_config, token2wav_config) beside it where the thinker
-// has none, and the top level's model_type (the architecture's name).
-nlohmann::json qwen25_omni_thinker_view(const nlohmann::json& config);
+// (torch_dtype, quantization_config, talker_config, token2wav_config or code2wav_config) beside it
+// where the thinker has none, and the top level's model_type (the architecture's name).
+nlohmann::json omni_thinker_view(const nlohmann::json& config);
 
 // The talker's parameters (Qwen2_5OmniTalkerForConditionalGeneration), term by term.
 struct TalkerSpec {

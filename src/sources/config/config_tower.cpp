@@ -27,6 +27,7 @@ class Keys {
   std::string text(const char* key) const {
     return has(key) && obj_[key].is_string() ? obj_[key].get<std::string>() : std::string();
   }
+  [[noreturn]] void fail(const char* key, const std::string& message) const { cfg_.fail(path_ + "." + key, message); }
   // A list of whole numbers (deepstack_visual_indexes, merge_kernel_size), bounded.
   std::vector<uint64_t> list(const char* key, uint64_t max_len) {
     if (!has(key)) return {};
@@ -167,7 +168,13 @@ TowerSpec qwen_vl(Keys& k, uint64_t text_hidden, bool qwen3) {
   enc.add(fmt::format("patch embedding {} x {} x {}^2 x {}{}", t.channels, frames, t.patch, t.hidden, qwen3 ? " + bias" : ""),
           qwen3 ? checked_add(conv, t.hidden) : conv);
   if (qwen3) {
-    const uint64_t positions = k.need("num_position_embeddings", uint64_t{1} << 20);
+    // A vision_config that names image_size but not num_position_embeddings (Qwen3-Omni's): a grid of
+    // (image_size / patch_size)^2 learned positions, as vLLM's Qwen3Omni_VisionTransformer builds
+    // pos_embed (qwen3_omni_moe_thinker.py; 768 / 16 gives transformers' default 2304).
+    const bool grid = !k.has("num_position_embeddings") && k.has("image_size");
+    const uint64_t side = grid ? k.need("image_size", 65536) / t.patch : 0;
+    if (grid && side == 0) k.fail("image_size", "is smaller than patch_size");
+    const uint64_t positions = grid ? checked_mul(side, side) : k.need("num_position_embeddings", uint64_t{1} << 20);
     enc.add(fmt::format("{} positions x {}", format_count(positions), t.hidden), checked_mul(positions, t.hidden));
   }
   add_blocks(enc, t.layers, t.hidden, t.hidden, t.ffn, {.layer_norm = qwen3, .attn_bias = true, .gated_mlp = !qwen3, .mlp_bias = true});
@@ -327,6 +334,35 @@ TowerSpec qwen25_omni_audio(Keys& k, uint64_t text_hidden) {
   return t;
 }
 
+// Qwen3-Omni's AuT audio encoder (Qwen3OmniMoeAudioEncoder): three Conv2d of kernel 3 x 3 with
+// biases over the mel spectrogram as one channel (1 -> downsample_hidden_size -> D -> D, stride 2
+// each), conv_out, a linear without bias from D x the thrice-halved mel bins
+// (((mel + 1) / 2 + 1) / 2 + 1) / 2 to d_model; sinusoidal positions in an unsaved buffer; blocks of
+// LayerNorms, q/k/v/o all with biases (Qwen3OmniMoeAudioAttention) and a two-matrix MLP with
+// biases; ln_post; then proj1 (d_model x d_model + bias) and proj2 (d_model x output_dim + bias)
+// into the thinker's width.
+TowerSpec qwen3_omni_audio(Keys& k, uint64_t text_hidden) {
+  TowerSpec t = read_geometry(k, "Qwen3-Omni audio", text_hidden, {"d_model", "encoder_ffn_dim", "encoder_layers", "encoder_attention_heads", nullptr});
+  t.channels = k.need("num_mel_bins", 4096);
+  t.text_hidden = k.get_or("output_dim", text_hidden, limits::kHidden);
+  const uint64_t d = k.need("downsample_hidden_size", limits::kWidth);
+  const uint64_t bins = (((t.channels + 1) / 2 + 1) / 2 + 1) / 2;
+  const uint64_t h = t.hidden;
+  Terms enc, proj;
+  enc.add(fmt::format("conv2d1 1 x {} x 3 x 3 + bias, conv2d2 and conv2d3 {} x {} x 3 x 3 + bias", d, d, d),
+          checked_add(linear(9, d, true), checked_mul(2, linear(checked_mul(9, d), d, true))));
+  enc.add(fmt::format("conv_out {} x {} ({} x {} mel bins after three halvings)", checked_mul(d, bins), h, d, bins), checked_product({d, bins, h}));
+  enc.add("sinusoidal positions (an unsaved buffer)", 0);
+  const uint64_t block = checked_add(checked_add(checked_mul(4, h), checked_mul(4, linear(h, h, true))), checked_add(linear(h, t.ffn, true), linear(t.ffn, h, true)));
+  enc.add(fmt::format("{} blocks x {} (2 LayerNorms, q/k/v/o with biases, two-matrix MLP {} x {} with biases)", t.layers, format_count(block), h, t.ffn),
+          checked_mul(t.layers, block));
+  enc.add("ln_post LayerNorm", 2 * h);
+  proj.add(fmt::format("proj1 {} x {} + bias, proj2 {} x {} + bias", h, h, h, t.text_hidden), checked_add(linear(h, h, true), linear(h, t.text_hidden, true)));
+  t = finish(t, enc, proj, std::string(kTransformers) + "qwen3_omni_moe/modeling_qwen3_omni_moe.py (Qwen3OmniMoeAudioEncoder)");
+  t.formula += fmt::format("; total {}", format_count(t.params()));
+  return t;
+}
+
 }  // namespace
 
 std::optional<TowerSpec> config_audio_tower(ConfigView& cfg, uint64_t text_hidden) {
@@ -336,6 +372,7 @@ std::optional<TowerSpec> config_audio_tower(ConfigView& cfg, uint64_t text_hidde
   Keys k(cfg, *it, "audio_config");
   const std::string type = k.has("model_type") ? k.text("model_type") : root.value("model_type", "");
   if (type == "qwen2_5_omni_audio_encoder" || type == "qwen2_5_omni") return qwen25_omni_audio(k, text_hidden);
+  if (type == "qwen3_omni_moe_audio_encoder" || type == "qwen3_omni_moe") return qwen3_omni_audio(k, text_hidden);
   if (type != "qwen2_audio_encoder") return std::nullopt;
   // Qwen2-Audio (Qwen2AudioEncoder, Whisper's encoder): two Conv1d of kernel 3 with biases over
   // num_mel_bins, max_source_positions learned positions, blocks of LayerNorms, q/v/o with biases
@@ -375,6 +412,11 @@ std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden) {
   else if (type == "qwen2_vl") t = qwen2_vl(k, text_hidden);
   else if (type == "qwen2_5_vl" || type == "qwen2_5_omni_vision_encoder" || type == "qwen2_5_omni") t = qwen_vl(k, text_hidden, false);  // Omni: Qwen2.5-VL's ViT
   else if (type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "qwen3_5" || type == "qwen3_5_moe") t = qwen_vl(k, text_hidden, true);
+  else if (type == "qwen3_omni_moe_vision_encoder" || type == "qwen3_omni_moe") {  // Qwen3-Omni: Qwen3-VL's ViT with DeepStack mergers
+    t = qwen_vl(k, text_hidden, true);
+    t->kind = "Qwen3-Omni vision";
+    t->source = std::string(kTransformers) + "qwen3_omni_moe/modeling_qwen3_omni_moe.py (Qwen3OmniMoeVisionEncoder)";
+  }
   else if (k.has("vt_hidden_size") && projector == "patchmerger") t = moonvit(cfg, k, text_hidden, false);
   else if (k.has("vt_hidden_size") && projector == "patchmergerv2") t = moonvit_v2(cfg, k, text_hidden);
   else if (type == "moonvit" && root.value("model_type", "") == "kimi_vl") t = moonvit(cfg, k, text_hidden, true);  // its projector is Kimi-VL's
@@ -393,14 +435,14 @@ void count_config_tower(ConfigView& cfg) {
       m.params.derived_total = checked_add(m.params.derived_total, a->params());
       m.provenance["params.audio"] = fmt::format("{} audio_config ({}): {}; layout: {}", cfg.label(), a->kind, a->formula, a->source);
     } else {
-      cfg.warn(std::string(kTowerNotCountedWarning) + "this audio_config's layout is not modelled (counted: Qwen2-Audio's and Qwen2.5-Omni's Whisper-style encoders); the parameters leave it out");
+      cfg.warn(std::string(kTowerNotCountedWarning) + "this audio_config's layout is not modelled (counted: Qwen2-Audio's and Qwen2.5-Omni's Whisper-style encoders, Qwen3-Omni's AuT); the parameters leave it out");
     }
   }
   if (!root.contains("vision_config") || !root["vision_config"].is_object()) return;
   const std::optional<TowerSpec> t = config_tower(cfg, m.hidden);
   if (!t) {
     cfg.warn(std::string(kTowerNotCountedWarning) +
-             "this vision_config's layout is not modelled (counted: Gemma 3 SigLIP, Pixtral, Qwen2-VL, Qwen2.5-VL, Qwen3-VL / Qwen3.5, Kimi K2.5 and Kimi-VL MoonViT, "
+             "this vision_config's layout is not modelled (counted: Gemma 3 SigLIP, Pixtral, Qwen2-VL, Qwen2.5-VL, Qwen3-VL / Qwen3.5 / Qwen3-Omni, Kimi K2.5 and Kimi-VL MoonViT, "
              "Kimi K3 MoonViT3d, Llama 4); "
              "the parameters leave it out");
     return;

@@ -15,7 +15,7 @@
 namespace vc {
 
 struct TowerSpec {
-  std::string kind;               // "SigLIP", "Pixtral", "Qwen3-VL", "Qwen2.5-VL", "Qwen2-VL", "MoonViT", "MoonViT3d", "Llama 4", "Qwen2-Audio", "Qwen2.5-Omni audio"
+  std::string kind;               // "SigLIP", "Pixtral", "Qwen3-VL", "Qwen2.5-VL", "Qwen2-VL", "MoonViT", "MoonViT3d", "Llama 4", "Qwen3-Omni vision", "Qwen2-Audio", "Qwen2.5-Omni audio", "Qwen3-Omni audio"
   uint64_t encoder_params = 0;    // patch embedding, positions, blocks, final norm
   uint64_t projector_params = 0;  // what maps the encoder's output into the text model's hidden size
   uint64_t layers = 0, hidden = 0, ffn = 0, heads = 0, patch = 0, channels = 3;
@@ -37,8 +37,8 @@ inline constexpr const char* kTowerNotCountedWarning = "vision tower not counted
 std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden);
 
 // The audio encoder of the config's audio_config (nullopt: none, or a layout not modelled: only
-// Qwen2-Audio's and Qwen2.5-Omni's Whisper-style encoders are), its projector into `text_hidden`
-// (Qwen2.5-Omni: audio_config.output_dim). Counted with the vision tower's class (it loads beside
+// Qwen2-Audio's and Qwen2.5-Omni's Whisper-style encoders and Qwen3-Omni's AuT are), its projector
+// into `text_hidden` (the Omni models: audio_config.output_dim). Counted with the vision tower's class (it loads beside
 // the text weights, inactive per token).
 std::optional<TowerSpec> config_audio_tower(ConfigView& cfg, uint64_t text_hidden);
 

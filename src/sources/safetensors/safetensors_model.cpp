@@ -58,16 +58,17 @@ namespace {
 
 bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-// Qwen2.5-Omni (config_omni.h): an engine loads the thinker, whose tensors are named "thinker."
-// + the usual names (read here without the prefix); the talker's and token2wav's ("talker.",
-// "token2wav.") are summed apart, into `speech`.
+// Qwen2.5-Omni and Qwen3-Omni (config_omni.h, config_omni3.h): an engine loads the thinker, whose
+// tensors are named "thinker." + the usual names (read here without the prefix); the speech-output
+// parts' ("talker.", and Qwen2.5-Omni's "token2wav." or Qwen3-Omni's "code2wav.") are summed
+// apart, into `speech`.
 std::vector<SafetensorsFile> omni_thinker_files(const std::vector<SafetensorsFile>& files, TensorTally& speech) {
   std::vector<SafetensorsFile> out;
   for (const auto& f : files) {
     SafetensorsFile g = f;
     g.tensors.clear();
     for (const auto& t : f.tensors) {
-      if (starts(t.name, "talker.") || starts(t.name, "token2wav.")) {
+      if (starts(t.name, "talker.") || starts(t.name, "token2wav.") || starts(t.name, "code2wav.")) {
         speech.add(ParamClass::Other, t.dtype, t.elements, t.bytes());
         continue;
       }
@@ -84,11 +85,11 @@ std::vector<SafetensorsFile> omni_thinker_files(const std::vector<SafetensorsFil
 Model model_from_checkpoint(const nlohmann::json& config, const std::string& config_label, const std::vector<SafetensorsFile>& all_files) {
   Model m = model_from_config(config, config_label);
   TensorTally speech;
-  const bool omni = is_qwen25_omni(config);
+  const bool omni = is_qwen_omni(config);
   const std::vector<SafetensorsFile> thinker = omni ? omni_thinker_files(all_files, speech) : std::vector<SafetensorsFile>{};
   const std::vector<SafetensorsFile>& files = omni ? thinker : all_files;
   if (speech.tensors) {
-    const std::string held = fmt::format("the files hold {} talker. and token2wav. tensors: {} params, {} B ({}), not in the weights", speech.tensors,
+    const std::string held = fmt::format("the files hold {} speech-output tensors (talker., token2wav., code2wav.): {} params, {} B ({}), not in the weights", speech.tensors,
                                          format_count(speech.params), format_count(speech.bytes), speech.dtype_summary());
     m.provenance["params.speech_tensors"] = held;
     m.left_out.push_back("speech output as stored: " + held);
