@@ -25,7 +25,8 @@ const char* const kModelRunner =
 const char* const kPools = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/pool_configurator.py";
 const char* const kStatePool =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py (_handle_max_mamba_cache); "
-    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/mamba_utils.py (mamba_cache_per_req)";
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/mamba_utils.py (mamba_cache_per_req); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/qwen3_next.py (mamba2_cache_params: tp_world_size=attn_tp_size)";
 
 const char* const kInitDistributed =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py (init_torch_distributed: "
@@ -92,7 +93,9 @@ struct PoolGeometry {
 };
 
 // One request's state in one recurrent mixer on one rank (mamba_cache_per_req): the conv state in
-// bf16 and the SSM / delta-rule matrix at --mamba-ssm-dtype, both split over the TP ranks.
+// bf16 and the SSM / delta-rule matrix at --mamba-ssm-dtype, both split over the attention-TP ranks
+// (`tp`: tp / dp under --enable-dp-attention; configs/qwen3_next.py mamba2_cache_params:
+// Mamba2StateShape.create(tp_world_size=attn_tp_size), the conv rows and the heads divided by it).
 uint64_t request_state_bytes(const AttentionSpec& a, uint64_t tp, uint64_t ssm_bytes) {
   return checked_add(checked_mul(ceil_div(a.conv_values, tp), 2), checked_mul(ceil_div(a.state_values, tp), ssm_bytes));
 }
@@ -365,7 +368,8 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                      kPools});
   if (p.state_pool_bytes) {
     p.lines.push_back({"sglang.state", fmt::format("Recurrent state pool: {} request slots", p.state_slots), p.state_pool_bytes,
-                       fmt::format("({} slots + 1 padding slot) x {} B of conv (bf16) + SSM ({}) state a request", p.state_slots, g.state_bytes, s.mamba_ssm_dtype),
+                       fmt::format("({} slots + 1 padding slot) x {} B of conv (bf16) + SSM ({}) state a request{}", p.state_slots, g.state_bytes, s.mamba_ssm_dtype,
+                                   dp > 1 ? fmt::format(", split over the attention group's tp / dp = {} ranks", p.attention_tp) : std::string()),
                        s.max_mamba_cache_size ? "--max-mamba-cache-size as given"
                        : (s.disable_radix_cache && running)
                            ? "radix cache disabled: one slot per --max-running-requests"
