@@ -457,6 +457,14 @@ TEST(SglangProfile, DpAttentionOnQwen3NextSplitsTheStateOverTheGroup) {
   EXPECT_EQ(p.max_total_num_tokens, 1'349'833u);
   EXPECT_EQ(p.max_running_requests, 128u);
   EXPECT_EQ(line_sum(p), s.card_bytes);
+  // --max-mamba-cache-size is the server's: each DP group takes max_mamba_cache_size // attn_dp_size
+  // (_handle_max_mamba_cache, mem_cache/kv_cache_configurator.py): 256 // 2 = 128 slots, 128 x
+  // 38,633,472 = 4,945,084,416 B, leaving floor((31,460,635,443 - 4,945,084,416) / 12,288) =
+  // floor(2,157,841.07) = 2,157,841 tokens.
+  s.max_mamba_cache_size = 256;
+  const SglangProfile capped = sglang_profile(next, s);
+  EXPECT_EQ(capped.state_slots, 128u);
+  EXPECT_EQ(capped.max_total_num_tokens, 2'157'841u);
 }
 
 // --moe-dense-tp-size: SGLang's argparse takes an int and server_args.py asserts it is 1 or None;
