@@ -428,6 +428,45 @@ TEST(SglangProfile, DpAttentionOnDenseQwen3) {
   EXPECT_EQ(sglang_profile(m, s).token_bytes, 65536u);
 }
 
+// Qwen3-Next-80B-A3B under --tp 4 --dp 2 --enable-dp-attention, with HybridStatePoolComesFirst's
+// figures (80 GiB card, mem_fraction_static 0.85, 78 GiB free before the weights, 37 GiB of weights):
+// the state is split over attn_tp_size 2 (configs/qwen3_next.py mamba2_cache_params:
+// Mamba2StateShape.create(tp_world_size=attn_tp_size)), twice the TP 4 state: per linear layer conv
+// 8,192 x 3 / 2 = 12,288 values x 2 B = 24,576 B and matrix 32 x 128 x 128 / 2 = 262,144 values x 4 B
+// = 1,048,576 B; x 36 = 38,633,472 B a request. Rest 31,460,635,443 B as there; slots =
+// floor(31,460,635,443 x 0.9 / 1.9 / 38,633,472) = floor(385.74) = 385, taking 14,873,886,720 B.
+// The 2 KV heads over 2 ranks: 1 a rank, as at TP 4: 12 x 512 x 2 B = 12,288 B a token; tokens =
+// floor((31,460,635,443 - 14,873,886,720) / 12,288) = floor(1,349,833.07) = 1,349,833. Requests:
+// 385 / 3 = 128.
+TEST(SglangProfile, DpAttentionOnQwen3NextSplitsTheStateOverTheGroup) {
+  const Model& next = *Catalogue::builtin().find("qwen3-next-80b-a3b");
+  EngineRun r = parse_engine_command("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --dp 2 --enable-dp-attention");
+  ASSERT_TRUE(r.parallel.dp_attention);
+  SglangSettings s = r.sglang;
+  s.attention_dp = r.parallel.data_parallel;
+  s.card_bytes = 80 * kGiB;
+  s.mem_fraction_static = 0.85;
+  s.free_before_weights = 78 * kGiB;
+  s.loaded_weights = 37 * kGiB;
+  const SglangProfile p = sglang_profile(next, s);
+  EXPECT_EQ(p.attention_tp, 2u);
+  EXPECT_EQ(p.state_bytes_per_request, 38'633'472u);
+  EXPECT_EQ(p.state_slots, 385u);
+  EXPECT_EQ(p.state_pool_bytes, 14'912'520'192ull);  // 386 slots (slot 0 padding) x 38,633,472
+  EXPECT_EQ(p.token_bytes, 12288u);
+  EXPECT_EQ(p.max_total_num_tokens, 1'349'833u);
+  EXPECT_EQ(p.max_running_requests, 128u);
+  EXPECT_EQ(line_sum(p), s.card_bytes);
+  // --max-mamba-cache-size is the server's: each DP group takes max_mamba_cache_size // attn_dp_size
+  // (_handle_max_mamba_cache, mem_cache/kv_cache_configurator.py): 256 // 2 = 128 slots, 128 x
+  // 38,633,472 = 4,945,084,416 B, leaving floor((31,460,635,443 - 4,945,084,416) / 12,288) =
+  // floor(2,157,841.07) = 2,157,841 tokens.
+  s.max_mamba_cache_size = 256;
+  const SglangProfile capped = sglang_profile(next, s);
+  EXPECT_EQ(capped.state_slots, 128u);
+  EXPECT_EQ(capped.max_total_num_tokens, 2'157'841u);
+}
+
 // --moe-dense-tp-size: SGLang's argparse takes an int and server_args.py asserts it is 1 or None;
 // 1 reaches the weights (sglang_dense_mlp_tp), anything else exits 2 naming the flag.
 TEST(SglangProfile, MoeDenseTpSizeParsedAndBadValuesRefused) {

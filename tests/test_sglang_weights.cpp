@@ -401,14 +401,70 @@ TEST(SglangRankWeights, DpAttentionOnGptOssKeepsTheEmbeddingWhole) {
   EXPECT_NE(sglang_weights_formula(dp2, "auto", 4, 1).find("the embedding whole"), std::string::npos);
 }
 
+// Qwen3-Next-80B-A3B (models/qwen3_next.py; hidden 2,048, 48 layers: every 4th full attention with
+// 16 heads and 2 KV heads of 256 and an output gate, the other 36 Gated DeltaNet with 16 key heads of
+// 128, 32 value heads of 128 and a width-4 convolution; vocabulary 151,936, untied, bf16) at TP 4
+// and at TP 4 / DP 2. Qwen3HybridAttentionDecoderLayer and Qwen3GatedDeltaNet are built with
+// tp_size=attn_tp_size and the embedding with use_attn_tp_group, so at DP 2 all three are split
+// over 2 ranks; the MoE blocks (Qwen2MoeSparseMoeBlock) keep TP 4. Beyond the quarter an even share
+// holds, worked per tensor (rank bytes at TP 4 -> at DP 2, the quarter subtracted):
+//   full layer qkv_proj (16 x 2 x 256 query and gate + 2 x (256 + 256)) x 2,048 = 18,874,368 params
+//     = 37,748,736 B, quarter 9,437,184 B; TP 4: (4 x 512 + 1 KV head x 512) x 2,048 x 2 B = 10,485,760 B
+//     (1,048,576 more: the KV head replicated); DP 2: (8 x 512 + 512) x 2,048 x 2 B = 18,874,368 B
+//     (9,437,184 more): 8,388,608 B more than TP 4;
+//   o_proj 16 x 256 x 2,048 x 2 B = 16,777,216 B: TP 4 its quarter, DP 2 its half: 4,194,304 B more;
+//   x 12 full layers: 12,582,912 x 12 = 150,994,944 B.
+//   Gated DeltaNet layer: key_dim 16 x 128 = 2,048, value_dim 32 x 128 = 4,096, conv_dim 2 x 2,048 +
+//     4,096 = 8,192: conv1d 8,192 x 4 x 2 B = 65,536 B (DP 2: 32,768, 16,384 more); in_proj_qkvz
+//     (2 x 2,048 + 2 x 4,096) x 2,048 x 2 B = 50,331,648 B (DP 2: 25,165,824, 12,582,912 more);
+//     in_proj_ba 2 x 32 x 2,048 x 2 B = 262,144 B (DP 2: 131,072, 65,536 more); dt_bias 32 x 2 B
+//     (DP 2: 32 B against 16 at TP 4, 16 more); A_log float32, 32 / 4 x 4 = 32 B at TP 4 and 32 / 2 x
+//     4 = 64 B at DP 2 (32 more); the gated norm 128 x 2 B whole either way; out_proj 4,096 x 2,048 x
+//     2 B = 16,777,216 B (DP 2: 8,388,608, 4,194,304 more): 16,859,184 B more a layer, x 36 = 606,930,624 B.
+//   embedding 151,936 (a multiple of 64) x 2,048 x 2 B = 622,329,856 B: half 311,164,928 against the
+//     quarter 155,582,464: 155,582,464 B more.
+// In all 150,994,944 + 606,930,624 + 155,582,464 = 913,508,032 B beyond plain TP 4. Layer 0 (Gated
+// DeltaNet) at DP 2, after the embedding: conv1d 32,768 B, in_proj_qkvz 25,165,824, in_proj_ba 131,072,
+// dt_bias 32, A_log 64, norm 256, out_proj 8,388,608; layer 3's qkv_proj (after layers 0-2's tensors).
+TEST(SglangRankWeights, DpAttentionOnQwen3NextSplitsItsMixersOverTheGroup) {
+  const Model& m = *Catalogue::builtin().find("qwen3-next-80b-a3b");
+  ASSERT_EQ(m.architecture, "qwen3_next");
+  const auto [tp4, dp2] = tp4_and_dp2(m);
+  EXPECT_EQ(tp4.mixer_tp, 4u);
+  EXPECT_EQ(dp2.mixer_tp, 2u);
+  EXPECT_EQ(dp2.embedding_tp, 2u);
+  EXPECT_EQ(dp2.head_tp, 4u);
+  EXPECT_EQ(dp2.replicated_extra - tp4.replicated_extra, 913'508'032u);
+  const std::vector<uint64_t> layer0 = {311'164'928u, 32'768u, 25'165'824u, 131'072u, 32u, 64u, 256u, 8'388'608u};
+  ASSERT_GT(dp2.tensors.size(), layer0.size());
+  EXPECT_EQ(std::vector<uint64_t>(dp2.tensors.begin(), dp2.tensors.begin() + layer0.size()), layer0);
+  const std::vector<uint64_t> tp4_layer0 = {155'582'464u, 16'384u, 12'582'912u, 65'536u, 16u, 32u, 256u, 4'194'304u};
+  EXPECT_EQ(std::vector<uint64_t>(tp4.tensors.begin(), tp4.tensors.begin() + tp4_layer0.size()), tp4_layer0);
+  EXPECT_NE(std::find(dp2.tensors.begin(), dp2.tensors.end(), 18'874'368u), dp2.tensors.end());  // a full layer's qkv_proj, output gate in
+  EXPECT_NE(std::find(tp4.tensors.begin(), tp4.tensors.end(), 10'485'760u), tp4.tensors.end());
+  EXPECT_NE(sglang_weights_formula(dp2, "auto", 4, 1).find("recurrent mixers"), std::string::npos);
+  // Without the mixers' geometry (as from a GGUF file) they cannot be laid out over the group: exit 2
+  // under DP attention, the even share at plain TP as before.
+  Model unread = m;
+  for (LayerConfig& l : unread.layers)
+    if (l.attention.kind == AttentionKind::LinearState) l.attention.mixer_heads = 0;
+  EXPECT_EQ(sglang_rank_weights(unread, unread.native.bytes, 4, 1, "auto").mixer_tp, 0u);
+  try {
+    sglang_rank_weights(unread, unread.native.bytes, 4, 1, "auto", 2);
+    ADD_FAILURE() << "a hybrid without its mixer geometry was not refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--enable-dp-attention"), std::string::npos) << e.what();
+  }
+}
+
 // MiniMax-M2.5 (models/minimax_m2.py; sglang PR #20067) is answered; its ParallelLMHead takes no
 // use_attn_tp_group, so --enable-dp-lm-head leaves the head over all tp ranks: the same bytes. The
 // subclasses of DeepseekV2ForCausalLM (DeepSeek V3.2, GLM-5) and of LlamaForCausalLM (Mistral,
 // Phi-3 / Phi-4) are answered. Classes not written for DP attention (Mixtral: models/mixtral.py's
 // MixtralAttention on the whole TP group), multimodal classes whose towers were not read (Llama 4,
-// Qwen3-VL, Mistral 3) and the hybrid recurrent classes (Qwen3-Next, Qwen3.5, Nemotron-H, Jamba,
+// Qwen3-VL, Mistral 3) and the hybrid recurrent classes but Qwen3-Next (Qwen3.5, Nemotron-H, Jamba,
 // Kimi Linear, Granite 4.0-H: their mixers follow the attention group, which the weights here do not
-// lay out) exit 2 naming --enable-dp-attention.
+// lay out for them) exit 2 naming --enable-dp-attention.
 TEST(SglangRankWeights, DpAttentionAcceptedAndRefusedClasses) {
   const Model& mm = *Catalogue::builtin().find("minimax-m2.5");
   ASSERT_EQ(mm.architecture, "minimax_m2");
@@ -422,7 +478,7 @@ TEST(SglangRankWeights, DpAttentionAcceptedAndRefusedClasses) {
     const Model& m = *Catalogue::builtin().find(id);
     EXPECT_EQ(sglang_rank_weights(m, m.native.bytes, 4, 1, "auto", 2).attention_tp, 2u) << id;
   }
-  for (const char* id : {"mixtral-8x7b", "llama-4-scout", "qwen3-vl-8b", "mistral-small-3.1-24b", "qwen3-next-80b-a3b", "qwen3.5-27b",
+  for (const char* id : {"mixtral-8x7b", "llama-4-scout", "qwen3-vl-8b", "mistral-small-3.1-24b", "qwen3.5-27b", "qwen3.5-35b-a3b",
                          "nemotron-h-56b", "jamba-v0.1", "kimi-linear-48b-a3b", "granite-4.0-h-small", "gemma-3-27b", "qwen2.5-72b"}) {
     const Model& m = *Catalogue::builtin().find(id);
     try {

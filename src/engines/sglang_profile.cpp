@@ -24,8 +24,11 @@ const char* const kModelRunner =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py (profile_max_num_token, init_memory_pool)";
 const char* const kPools = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/pool_configurator.py";
 const char* const kStatePool =
-    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py (_handle_max_mamba_cache); "
-    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/mamba_utils.py (mamba_cache_per_req)";
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py (_handle_max_mamba_cache, "
+    "delegating to https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/mem_cache/kv_cache_configurator.py: "
+    "max_mamba_cache_size // attn_dp_size); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/mamba_utils.py (mamba_cache_per_req); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/configs/qwen3_next.py (mamba2_cache_params: tp_world_size=attn_tp_size)";
 
 const char* const kInitDistributed =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/model_runner.py (init_torch_distributed: "
@@ -92,7 +95,9 @@ struct PoolGeometry {
 };
 
 // One request's state in one recurrent mixer on one rank (mamba_cache_per_req): the conv state in
-// bf16 and the SSM / delta-rule matrix at --mamba-ssm-dtype, both split over the TP ranks.
+// bf16 and the SSM / delta-rule matrix at --mamba-ssm-dtype, both split over the attention-TP ranks
+// (`tp`: tp / dp under --enable-dp-attention; configs/qwen3_next.py mamba2_cache_params:
+// Mamba2StateShape.create(tp_world_size=attn_tp_size), the conv rows and the heads divided by it).
 uint64_t request_state_bytes(const AttentionSpec& a, uint64_t tp, uint64_t ssm_bytes) {
   return checked_add(checked_mul(ceil_div(a.conv_values, tp), 2), checked_mul(ceil_div(a.state_values, tp), ssm_bytes));
 }
@@ -245,7 +250,10 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
   if (g.full_bytes == 0 && g.window_bytes == 0) throw InputError("MODEL", "has no attention layers with a per-token cache for SGLang's token pool");
   if (g.state_bytes) {
     p.state_bytes_per_request = g.state_bytes;
-    if (s.max_mamba_cache_size) p.state_slots = *s.max_mamba_cache_size;
+    // DP attention: each group's pool takes max_mamba_cache_size // attn_dp_size slots, and
+    // max_running_requests // attn_dp_size with the radix cache disabled (`running` is already a
+    // group's): _handle_max_mamba_cache (kStatePool).
+    if (s.max_mamba_cache_size) p.state_slots = *s.max_mamba_cache_size / dp;
     else if (s.disable_radix_cache && running) p.state_slots = *running;
     else p.state_slots = static_cast<uint64_t>(std::floor(static_cast<double>(available) * s.mamba_full_memory_ratio / (1 + s.mamba_full_memory_ratio) /
                                                           static_cast<double>(g.state_bytes)));
@@ -365,8 +373,10 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                      kPools});
   if (p.state_pool_bytes) {
     p.lines.push_back({"sglang.state", fmt::format("Recurrent state pool: {} request slots", p.state_slots), p.state_pool_bytes,
-                       fmt::format("({} slots + 1 padding slot) x {} B of conv (bf16) + SSM ({}) state a request", p.state_slots, g.state_bytes, s.mamba_ssm_dtype),
-                       s.max_mamba_cache_size ? "--max-mamba-cache-size as given"
+                       fmt::format("({} slots + 1 padding slot) x {} B of conv (bf16) + SSM ({}) state a request{}", p.state_slots, g.state_bytes, s.mamba_ssm_dtype,
+                                   dp > 1 ? fmt::format(", split over the attention group's tp / dp = {} ranks", p.attention_tp) : std::string()),
+                       s.max_mamba_cache_size ? (dp > 1 ? fmt::format("--max-mamba-cache-size {} // dp {}", *s.max_mamba_cache_size, dp)
+                                                        : std::string("--max-mamba-cache-size as given"))
                        : (s.disable_radix_cache && running)
                            ? "radix cache disabled: one slot per --max-running-requests"
                            : fmt::format("slots = floor(rest x {} / (1 + {}) / {} B); the attention pool gets the rest", s.mamba_full_memory_ratio,

@@ -94,6 +94,14 @@ struct Layout {
     const uint64_t b = values + scales, share = bytes(c, whole) / tp;
     if (b > share) extra = checked_add(extra, b - share);
   }
+  // A tensor of `on_rank` bytes whatever the checkpoint's width (a float32 parameter), of which the even
+  // share holds `whole` bytes / tp.
+  void add_bytes(uint64_t on_rank, uint64_t whole, const char* name) {
+    keep(on_rank);
+    if (params) params->push_back(steps.size() - 1);
+    if (names) names->push_back(name);
+    if (on_rank > whole / tp) extra = checked_add(extra, on_rank - whole / tp);
+  }
   // A temporary: its step index, for release().
   size_t temp(uint64_t b) {
     steps.push_back(TorchStep::alloc(b));
@@ -189,9 +197,11 @@ void lay_out_attention(Layout& t, const AttentionSpec& a, uint64_t hidden, uint6
     case AttentionKind::SlidingWindow: {
       if (!heads || !a.head_dim_k || !a.kv_heads) return;
       // QKVParallelLinear: the KV heads split, one replicated on each rank when there are fewer than ranks.
-      const uint64_t kv_rank = std::max<uint64_t>(1, a.kv_heads / tp), hk = a.head_dim_k, hv = a.head_dim_v;
-      t.add(ParamClass::Attention, checked_mul(checked_add(checked_mul(heads, hk), checked_mul(a.kv_heads, hk + hv)), hidden),
-            checked_mul(checked_add(checked_mul(heads_rank, hk), checked_mul(kv_rank, hk + hv)), hidden), "self_attn.qkv_proj.weight");
+      // An output gate (Qwen3-Next's attn_output_gate) doubles the query rows: models/qwen3_next.py
+      // Qwen3HybridAttentionDecoderLayer builds QKVParallelLinear with total_num_heads * (1 + attn_output_gate).
+      const uint64_t kv_rank = std::max<uint64_t>(1, a.kv_heads / tp), hk = a.head_dim_k, hv = a.head_dim_v, hq = a.output_gate ? 2 * hk : hk;
+      t.add(ParamClass::Attention, checked_mul(checked_add(checked_mul(heads, hq), checked_mul(a.kv_heads, hk + hv)), hidden),
+            checked_mul(checked_add(checked_mul(heads_rank, hq), checked_mul(kv_rank, hk + hv)), hidden), "self_attn.qkv_proj.weight");
       t.add(ParamClass::Attention, checked_product({heads, hv, hidden}), checked_product({heads_rank, hv, hidden}), "self_attn.o_proj.weight");
       return;
     }
@@ -222,6 +232,28 @@ void lay_out_attention(Layout& t, const AttentionSpec& a, uint64_t hidden, uint6
   }
 }
 
+// Qwen3-Next's Gated DeltaNet mixer (models/qwen3_next.py Qwen3GatedDeltaNet.__init__), its tensors in
+// creation order, each split over the `tp` ranks it is built on (tp_rank=attn_tp_rank,
+// tp_size=attn_tp_size: the attention-TP group, tp / dp under --enable-dp-attention, tp without it):
+// conv1d (ColumnParallelLinear, conv_dim = 2 x key heads x key dim + value heads x value dim rows of the
+// kernel width, quant_config=None), in_proj_qkvz (hidden x (2 x key_dim + 2 x value_dim)), in_proj_ba
+// (hidden x 2 x value heads), dt_bias (value heads), A_log (value heads, float32), the gated norm
+// (RMSNormGated over one value head's dim, whole on every rank) and out_proj (RowParallelLinear,
+// value_dim x hidden).
+void lay_out_gated_delta_net(Layout& t, const AttentionSpec& a, uint64_t hidden, uint64_t tp, uint64_t value_bytes) {
+  const uint64_t key_dim = checked_mul(a.mixer_key_heads, a.mixer_key_dim), value_dim = checked_mul(a.mixer_heads, a.mixer_head_dim);
+  const uint64_t conv_dim = checked_add(checked_mul(2, key_dim), value_dim), v_heads = a.mixer_heads;
+  const uint64_t qkvz = checked_add(checked_mul(2, key_dim), checked_mul(2, value_dim));
+  t.add(ParamClass::Attention, checked_mul(conv_dim, a.conv_kernel), checked_mul(ceil_div(conv_dim, tp), a.conv_kernel), "linear_attn.conv1d.weight");
+  t.add(ParamClass::Attention, checked_mul(qkvz, hidden), checked_mul(ceil_div(qkvz, tp), hidden), "linear_attn.in_proj_qkvz.weight");
+  t.add(ParamClass::Attention, checked_mul(2 * v_heads, hidden), checked_mul(ceil_div(2 * v_heads, tp), hidden), "linear_attn.in_proj_ba.weight");
+  t.add(ParamClass::Attention, v_heads, ceil_div(v_heads, tp), "linear_attn.dt_bias");
+  // A_log: torch.zeros(num_v_heads // attn_tp_size, dtype=torch.float32), 4 B a value whatever --dtype.
+  t.add_bytes(checked_mul(ceil_div(v_heads, tp), 4), checked_mul(v_heads, value_bytes), "linear_attn.A_log");
+  t.add(ParamClass::Norms, a.mixer_head_dim, a.mixer_head_dim, "linear_attn.norm.weight");
+  t.add(ParamClass::Attention, checked_mul(value_dim, hidden), checked_mul(ceil_div(value_dim, tp), hidden), "linear_attn.out_proj.weight");
+}
+
 // `shared`: the MoE block's shared experts (mlp.shared_experts.*), else the layer's dense MLP (mlp.*).
 void lay_out_mlp(Layout& t, ParamClass c, uint64_t width, uint64_t hidden, uint64_t tp, bool shared = false) {
   const uint64_t rank = ceil_div(width, tp);
@@ -242,13 +274,15 @@ const char* const kSglangWeightsSource =
     "usage\"); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/deepseek_v2.py (DeepseekV2AttentionMLA, "
     "post_load_weights); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/layers/rotary_embedding/base.py (RotaryEmbedding "
     "cos_sin_cache); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/kimi_k25.py (the vision tower); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/qwen3_next.py (Qwen3GatedDeltaNet on the attention-TP group); "
     "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp";
 
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp) {
   std::string dp_attention;
   if (w.attention_tp && w.attention_tp != tp)
-    dp_attention = fmt::format(" (--enable-dp-attention: attention{} split over tp / dp = {} ranks{})", w.embedding_tp == w.attention_tp ? " and embedding" : "",
-                               w.attention_tp, w.embedding_tp == 1 && w.attention_tp != 1 ? ", the embedding whole" : "");
+    dp_attention = fmt::format(" (--enable-dp-attention: attention{}{} split over tp / dp = {} ranks{})", w.mixer_tp == w.attention_tp ? ", recurrent mixers" : "",
+                               w.embedding_tp == w.attention_tp ? " and embedding" : "", w.attention_tp,
+                               w.embedding_tp == 1 && w.attention_tp != 1 ? ", the embedding whole" : "");
   if (w.dense_mlp_tp && w.dense_mlp_tp != tp) dp_attention += " (--moe-dense-tp-size 1: the dense MLP layers whole)";
   if (w.head_tp && w.head_tp != tp) dp_attention += fmt::format(" (--enable-dp-lm-head: the output head split over {} ranks)", w.head_tp);
   return fmt::format("checkpoint at --dtype {} / (tp {} x pp {}) = {} B + {} B of tensors whole on every rank{}{} + {} B MLA w_kc/w_vc copies + "
@@ -276,7 +310,15 @@ bool llama_class(const Model& m) { return m.architecture == "llama" || m.archite
 
 const char* const kDpAttentionAccepted =
     "accepted: DeepSeek V2 / V3 / V3.2, Kimi K2 / K2.5, GLM-5 (glm_moe_dsa), GLM-4.5 / 4.6 / 4.7 (glm4_moe), MiniMax-M2 (minimax_m2), "
-    "gpt-oss (gpt_oss), Qwen2-MoE, Qwen3-MoE, Qwen3 (dense), Llama, Mistral and Phi-3 / Phi-4 (phi3)";
+    "gpt-oss (gpt_oss), Qwen2-MoE, Qwen3-MoE, Qwen3 (dense), Qwen3-Next (qwen3_next, its Gated DeltaNet mixers on the group too), Llama, "
+    "Mistral and Phi-3 / Phi-4 (phi3)";
+
+// A recurrent layer whose mixer tensors are laid out here: Qwen3-Next's Gated DeltaNet (models/qwen3_next.py
+// Qwen3GatedDeltaNet), with its geometry read from config.json (not from a GGUF file).
+bool sglang_lays_out_gated_delta_net(const Model& m, const AttentionSpec& a) {
+  return m.architecture == "qwen3_next" && a.kind == AttentionKind::LinearState && a.state_family == StateFamily::GatedDeltaNet && a.mixer_heads &&
+         a.mixer_head_dim && a.mixer_key_heads && a.mixer_key_dim && a.conv_kernel;
+}
 
 }  // namespace
 
@@ -292,14 +334,21 @@ bool sglang_attention_on_dp_group(const Model& m) {
   // models/gpt_oss.py (GptOssAttention: attn_tp_rank / attn_tp_size, its sinks num_heads // attn_tp_size;
   // sglang PR #9359, merged 2025-08, "Support DP attention with GPT-OSS"; PR #9308 was closed):
   // attention on the attention-TP group. Added 2026-12-06 (issue 13).
-  static const char* const kOnGroup[] = {"qwen2_moe", "qwen3_moe", "qwen3", "glm4_moe", "minimax_m2", "gpt_oss"};
+  // models/qwen3_next.py: Qwen3HybridAttentionDecoderLayer (qkv_proj and o_proj with tp_rank=attn_tp_rank,
+  // tp_size=attn_tp_size) and Qwen3GatedDeltaNet (conv1d, in_proj_qkvz, in_proj_ba, out_proj on
+  // attn_tp_rank / attn_tp_size, dt_bias and A_log num_v_heads // attn_tp_size), Qwen3NextModel's
+  // VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled()); the MoE (Qwen2MoeSparseMoeBlock)
+  // on the whole TP group. Its recurrent state follows the group too (configs/qwen3_next.py
+  // mamba2_cache_params: Mamba2StateShape.create(tp_world_size=attn_tp_size)). Added 2026-12-06.
+  static const char* const kOnGroup[] = {"qwen2_moe", "qwen3_moe", "qwen3", "glm4_moe", "minimax_m2", "gpt_oss", "qwen3_next"};
   if (deepseek_v2_class(m) || llama_class(m)) return true;
   for (const char* a : kOnGroup)
     if (m.architecture == a) return true;
   throw InputError("--enable-dp-attention",
                    fmt::format("with a '{}' model is not modelled: SGLang's class for it was not read as building its attention on the attention-TP "
                                "group (Qwen2's Qwen2Attention and Mixtral's MixtralAttention keep the whole TP group; the hybrid recurrent classes "
-                               "split their mixers over it too, which the weights here do not lay out); {}",
+                               "other than Qwen3-Next (Qwen3.5, Nemotron-H, Falcon-H1, Granite 4.0-H, Jamba, Kimi Linear) split their mixers "
+                               "over it too, which the weights here do not lay out for them); {}",
                                m.architecture.empty() ? std::string("unknown") : m.architecture, kDpAttentionAccepted));
 }
 
@@ -397,6 +446,15 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
     t.params = &params;
     t.names = &names;
     lay_out_attention(t, l.attention, hidden, w.attention_tp, mla_copies, value_bytes);
+    if (sglang_lays_out_gated_delta_net(m, l.attention)) {
+      lay_out_gated_delta_net(t, l.attention, hidden, w.attention_tp, value_bytes);
+      w.mixer_tp = w.attention_tp;
+    } else if (on_group && (l.attention.kind == AttentionKind::LinearState || l.parallel_mixer)) {
+      // The mixer's share would be the even 1/tp one, not SGLang's 1/(tp / dp) on the attention group.
+      throw InputError("--enable-dp-attention", fmt::format("with a '{}' model whose recurrent mixer geometry was not read (a GGUF file?) is not modelled: "
+                                                            "SGLang splits the mixers over the attention group's tp / dp ranks; {}",
+                                                            m.architecture, kDpAttentionAccepted));
+    }
     if (m.max_context) {
       const AttentionSpec& a = l.attention;
       const uint64_t rotary = a.kind == AttentionKind::Latent                                                           ? a.rope_dim
