@@ -334,6 +334,17 @@ constexpr uint64_t kQwen35AllOneSlotRank8 = 168'542'208;
 //   out_proj  A 16,384 / 8 = 2,048 (row-parallel); B 8,192                            10,240
 // 65,792 x 118 = 7,763,456; x 1 slot x rank 16 x 2 B.
 constexpr uint64_t kNemotronHMixersTp8 = 248'430'592;
+// "all" on Nemotron-H-56B at TP 8 (auto_detect_lora_target_modules plus supported_lora_modules: qkv_proj,
+// o_proj, in_proj, out_proj, up_proj, gate_up_proj, down_proj, fc1_latent_proj, fc2_latent_proj, and
+// embed_tokens / lm_head), on every layer:
+//   the four above 65,792 + fc1 / fc2_latent_proj (replicated, no moe_latent_size: hidden -> hidden)
+//   2 x (8,192 + 8,192) = 32,768: 98,560 x 118 = 11,630,080
+//   down_proj A 32,768 / 8 = 4,096, B 8,192: 12,288; up_proj (stacked 1) A 8,192, B 4,096: 12,288;
+//   gate_up_proj A 2 x 8,192 = 16,384, B 2 x 16,384 / 8 = 4,096 on the 54 Mamba layers (20,480), 2 x
+//   32,768 / 8 = 8,192 on the other 64 (24,576): 54 x 45,056 + 64 x 49,152 = 5,578,752
+//   embed_tokens 131,072 + 8,192 = 139,264; lm_head 8,192 + 131,072 / 8 = 24,576: 163,840
+// 17,372,672 x 1 slot x rank 16 x 2 B.
+constexpr uint64_t kNemotronHAllTp8 = 555'925'504;
 
 TEST(SglangLora, HybridModelsGetAttentionBuffersOnEveryLayer) {
   const Model& next = model("qwen3-next-80b-a3b");
@@ -356,6 +367,9 @@ TEST(SglangLora, GatedDeltaNetModulesAreSizedAsQwen35SizesThem) {
 TEST(SglangLora, Mamba2ModulesAreSizedAsNemotronHSizesThem) {
   const Model& nh = model("nemotron-h-56b");
   EXPECT_EQ(sglang_lora_pool(nh, settings(1, 16, {"q_proj", "k_proj", "v_proj", "o_proj", "in_proj", "out_proj"}), 8, 2).bytes, kNemotronHMixersTp8);
+  const LoraSlots all = sglang_lora_pool(nh, settings(1, 16, {"all"}), 8, 2);
+  EXPECT_EQ(all.bytes, kNemotronHAllTp8);
+  EXPECT_NE(all.assumption.find("the MLP buffers on all 118 layers by layer type"), std::string::npos) << all.assumption;
 }
 
 TEST(SglangLora, MixerModulesSglangCannotSizeAreRefusedNamingTheFlag) {
@@ -378,6 +392,15 @@ TEST(SglangLora, MixerModulesSglangCannotSizeAreRefusedNamingTheFlag) {
   EXPECT_TRUE(refused("qwen3.5-27b", {"in_proj"}));
   EXPECT_TRUE(refused("nemotron-h-56b", {"in_proj_qkvz"}));
   EXPECT_FALSE(refused("qwen3.5-27b", {"in_proj_qkvz"}));
+  // Modules the adapters named: the refusal names --lora-paths.
+  SglangLoraSettings from_adapters = settings(1, 16, {"q_proj", "in_proj_qkvz"});
+  from_adapters.targets_from_adapters = true;
+  try {
+    sglang_lora_pool(model("qwen3-next-80b-a3b"), from_adapters, 1, 2);
+    ADD_FAILURE() << "Qwen3-Next cannot size in_proj_qkvz";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.subject(), "--lora-paths");
+  }
   // The CLI: exit 2 with the flag named.
   const CliResult cli = run_cli("estimate qwen3-next-80b-a3b --gpu 'H100 SXM x4' --engine-command \"python -m sglang.launch_server --model-path "
                                 "Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --enable-lora --max-lora-rank 16 --lora-target-modules all\"");
