@@ -31,6 +31,10 @@ namespace {
 //   down      A 3,072;             B 1,024                         12,288
 // 22,528 x 28 layers = 630,784; x 8 slots (SGLang's default) x rank 16 x 2 B = 161,480,704 B.
 constexpr uint64_t kAllModulesDefaultSlotsRank16 = 161'480'704;
+// "all" adds embed_tokens and lm_head (lora_manager.py init_lora_shapes: target_modules.update(EMBEDDING_NAMES)):
+// embed_tokens A 151,936 + B 1,024 and lm_head A 1,024 + B 151,936 = 305,920; 630,784 + 305,920 =
+// 936,704; x 8 x 16 x 2 B.
+constexpr uint64_t kAllDefaultSlotsRank16 = 239'796'224;
 // q_proj v_proj only: the packed qkv_proj buffer, 7,168 x 28 = 200,704; x 2 slots x rank 8 x 2 B.
 constexpr uint64_t kQkvTwoSlotsRank8 = 6'422'528;
 // o_proj + embed_tokens (A 151,936 + B 1,024) + lm_head (A 1,024 + B 151,936): 3,072 x 28 +
@@ -40,6 +44,9 @@ constexpr uint64_t kOprojEmbeddingsOneSlotRank16 = 12'541'952;
 // 1,024 + 1,024 = 2,048, gate_up 2,048 + 3,072, down 1,536 + 1,024: 14,848 x 28 = 415,744 (all 28
 // layers on every rank, even with --pp 2); x 8 x 16 x 2 B.
 constexpr uint64_t kAllModulesTp2 = 106'430'464;
+// "all" at TP 2: 415,744 + embed_tokens (151,936 + 1,024, unsharded) + lm_head (1,024 + 151,936 / 2 =
+// 75,968) = 415,744 + 152,960 + 76,992 = 645,696; x 8 x 16 x 2 B.
+constexpr uint64_t kAllTp2 = 165'298'176;
 // One token of Qwen3-0.6B's pool: 28 layers x 8 KV heads x (128 + 128) x 2 B = 114,688 B, so the
 // default pool above is exactly 1,408 tokens.
 constexpr uint64_t kPoolTokensTaken = 1'408;
@@ -47,8 +54,9 @@ constexpr uint64_t kPoolTokensTaken = 1'408;
 // Qwen3-30B-A3B (hidden 2,048, 48 layers, 32 / 4 heads of 128, 128 experts of width 768, no shared
 // experts, no router slot in SGLang): attention A 6,144 + B 5,120 + A 4,096 + B 2,048 = 17,408;
 // experts 128 x (A 4,096 + B 1,536 + A 768 + B 2,048) = 1,081,344; 1,098,752 x 48 = 52,740,096;
-// x 1 slot x rank 8 x 2 B.
-constexpr uint64_t kMoeOneSlotRank8 = 843'841'536;
+// x 1 slot x rank 8 x 2 B. "all" adds embed_tokens (151,936 + 2,048) and lm_head (2,048 + 151,936):
+// 52,740,096 + 307,968 = 53,048,064; x 8 x 2 B.
+constexpr uint64_t kMoeOneSlotRank8 = 848'769'024;
 
 // DeepSeek-V3 at TP 8, from its config.json (hidden 7,168, 61 layers of which the first 3
 // (first_k_dense_replace) dense, 128 heads, q_lora_rank 1,536, kv_lora_rank 512, qk_nope 128,
@@ -64,9 +72,11 @@ constexpr uint64_t kMoeOneSlotRank8 = 843'841'536;
 // = 256 x 22,272 = 5,701,632 -> 347,799,552; the dense buffers at intermediate 18,432 on the 3 dense
 // layers (A 14,336 + B 4,608 + A 2,304 + B 7,168 = 28,416 -> 85,248) and at the shared expert's
 // 2,048 on the 58 MoE layers (14,848 + 7,424 = 22,272 -> 1,291,776): 349,176,576.
-// "all" (auto_detect_lora_target_modules: the latent projections, o_proj, gate_up, down):
-// 2,127,680 + 349,176,576 = 351,304,256; x 4 slots x rank 16 x 2 B.
-constexpr uint64_t kDeepseekV3AllTp8 = 44'966'944'768;
+// "all" (auto_detect_lora_target_modules: the latent projections, o_proj, gate_up, down, and
+// embed_tokens A 129,280 + B 7,168 = 136,448 and lm_head A 7,168 + B 129,280 / 8 = 16,160, 23,328):
+// 2,127,680 + 349,176,576 + 159,776 = 351,464,032; x 4 slots x rank 16 x 2 B.
+constexpr uint64_t kDeepseekV3AllTp8 = 44'987'396'096;
+constexpr uint64_t kDeepseekV3EmbeddingsTp8 = 159'776;  // per unit of rank and slot
 // Before the latent projections were counted, only the MLP: 349,176,576 x 4 x 16 x 2 B.
 constexpr uint64_t kDeepseekV3MlpOnlyTp8 = 44'694'601'728;
 // q_a_proj kv_a_proj_with_mqa q_b_proj kv_b_proj o_proj: the latent 2,127,680 x 1 slot x rank 8 x 2 B.
@@ -103,10 +113,11 @@ SglangLoraSettings settings(uint64_t slots, uint64_t rank, std::vector<std::stri
 }  // namespace
 
 TEST(SglangLora, PoolOfADenseModelIsWorkedByHand) {
-  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"all"}), 1, 2).bytes, kAllModulesDefaultSlotsRank16);
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}), 1, 2).bytes,
+            kAllModulesDefaultSlotsRank16);
   EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(2, 8, {"q_proj", "v_proj"}), 1, 2).bytes, kQkvTwoSlotsRank8);
   EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(1, 16, {"o_proj", "embed_tokens", "lm_head"}), 1, 2).bytes, kOprojEmbeddingsOneSlotRank16);
-  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"all"}), 2, 2).bytes, kAllModulesTp2);
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"qkv_proj", "o_proj", "gate_up_proj", "down_proj"}), 2, 2).bytes, kAllModulesTp2);
   // Prefixed PEFT names normalize as SGLang's do; no target list means every decoder linear module.
   EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(2, 8, {"self_attn.q_proj", "model.layers.0.self_attn.k_proj"}), 1, 2).bytes, kQkvTwoSlotsRank8);
   SglangLoraSettings untargeted;
@@ -125,7 +136,7 @@ TEST(SglangLora, LatentAttentionProjectionsAreCountedAsSglangSizesThem) {
   const Model& v3 = model("deepseek-v3");
   const LoraSlots all = sglang_lora_pool(v3, settings(4, 16, {"all"}), 8, 2);
   EXPECT_EQ(all.bytes, kDeepseekV3AllTp8);
-  EXPECT_EQ(all.bytes - kDeepseekV3MlpOnlyTp8, 61u * 34'880u * 4u * 16u * 2u);  // what this change adds
+  EXPECT_EQ(all.bytes - kDeepseekV3MlpOnlyTp8, (61u * 34'880u + kDeepseekV3EmbeddingsTp8) * 4u * 16u * 2u);  // the latent projections and embeddings
   EXPECT_NE(all.assumption.find("latent (MLA) projections of 61 layers counted"), std::string::npos) << all.assumption;
   EXPECT_EQ(sglang_lora_pool(v3, settings(1, 8, {"q_a_proj", "kv_a_proj_with_mqa", "q_b_proj", "kv_b_proj", "o_proj"}), 8, 2).bytes,
             kDeepseekV3LatentOneSlotRank8);
@@ -175,7 +186,7 @@ TEST(SglangLora, TheEngineAnswerShowsThePoolAndTheTokenPoolShrinksByIt) {
   const std::string base = "estimate qwen3-0.6b --json --gpu-memory 24GB --engine-command \"python -m sglang.launch_server --model-path Qwen/Qwen3-0.6B "
                            "--context-length 8192 --mem-fraction-static 0.8";
   const CliResult plain = run_cli(base + "\"");
-  const CliResult lora = run_cli(base + " --enable-lora --max-lora-rank 16 --lora-target-modules all\"");
+  const CliResult lora = run_cli(base + " --enable-lora --max-lora-rank 16 --lora-target-modules q_proj k_proj v_proj o_proj gate_proj up_proj down_proj\"");
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   ASSERT_EQ(lora.exit_code, 0) << lora.output;
   const json a = json::parse(plain.output)["engine"], b = json::parse(lora.output)["engine"];
@@ -284,4 +295,135 @@ TEST(SglangLora, TheServerReadsNoLocalAdapter) {
   const json j = json::parse(answer.body);
   EXPECT_EQ(j["error"]["field"], "engine-command") << answer.body;
   EXPECT_NE(j["error"]["message"].get<std::string>().find("--lora-paths"), std::string::npos) << answer.body;
+}
+
+// Qwen3-Next-80B-A3B from its config.json (hidden 2,048, 48 layers of which 12 attention and 36 Gated
+// DeltaNet, 16 query / 2 KV heads of 256, vocab 151,936). SGLang's Qwen3NextForCausalLM has no
+// get_hidden_dim, so lora/utils.py get_default_hidden_dim sizes qkv_proj / o_proj from the config on
+// every one of the 48 layers (mem_pool.py init_buffers), without the output gate. At TP 4, per unit of
+// rank and slot, one layer:
+//   qkv_proj  A 3 x 2,048 = 6,144; B 16 / 4 = 4 query heads x 256 = 1,024 + one replicated K and V
+//             head (2 KV heads < 4 ranks: _column_parallel_lora_b_per_rank_dim) 256 + 256 = 512   7,680
+//   o_proj    A 4 x 256 = 1,024; B 2,048                                                       3,072
+// 10,752 x 48 layers = 516,096; x 1 slot x rank 16 x 2 B.
+constexpr uint64_t kQwen3NextAttentionTp4 = 16'515'072;
+// Before this change only the 12 attention layers were counted: 10,752 x 12 x 16 x 2 B.
+constexpr uint64_t kQwen3NextAttentionTp4AttentionLayersOnly = 4'128'768;
+
+// Qwen3.5-27B from its config.json (hidden 5,120, 64 layers of which 16 attention and 48 Gated
+// DeltaNet, 24 query / 4 KV heads of 256 with attn_output_gate, intermediate 17,408, linear 16 key
+// heads of 128 (2,048) and 48 value heads of 128 (6,144), vocab 248,320), "all" at TP 1: what
+// Qwen3_5ForCausalLM.get_hidden_dim gives, for every one of the 64 layers, per unit of rank and slot:
+//   qkv_proj      A 3 x 5,120 = 15,360; B (2 x 24 + 2 x 4) x 256 = 14,336           29,696
+//   o_proj        A 24 x 256 = 6,144;   B 5,120                                     11,264
+//   in_proj_qkvz  A 4 x 5,120 = 20,480 (stacked 4); B 2 x 2,048 + 2 x 6,144 = 16,384  36,864
+//   out_proj      A 6,144; B 5,120                                                  11,264
+//   gate_up_proj  A 2 x 5,120 = 10,240; B 2 x 17,408 = 34,816                       45,056
+//   down_proj     A 17,408; B 5,120                                                 22,528
+// 156,672 x 64 = 10,027,008; embed_tokens (248,320 + 5,120) + lm_head (5,120 + 248,320) = 506,880;
+// 10,533,888 x 1 slot x rank 8 x 2 B.
+constexpr uint64_t kQwen35AllOneSlotRank8 = 168'542'208;
+
+// Nemotron-H-56B from its config.json (hidden 8,192, 118 layers: 54 Mamba2, 10 attention, 54 MLP;
+// 64 query / 8 KV heads of 128; mamba_num_heads 256 x mamba_head_dim 64 = d_inner 16,384), q/k/v/o and
+// the Mamba mixer's in_proj and out_proj at TP 8, as NemotronHForCausalLM.get_hidden_dim sizes them on
+// every one of the 118 layers, per unit of rank and slot:
+//   qkv_proj  A 3 x 8,192 = 24,576; B (64 / 8 + 2 x 8 / 8) x 128 = 1,280                 25,856
+//   o_proj    A 8 x 128 = 1,024; B 8,192                                               9,216
+//   in_proj   A 2 x 8,192 = 16,384 (stacked 2); B 2 x 16,384 / 8 = 4,096               20,480
+//   out_proj  A 16,384 / 8 = 2,048 (row-parallel); B 8,192                            10,240
+// 65,792 x 118 = 7,763,456; x 1 slot x rank 16 x 2 B.
+constexpr uint64_t kNemotronHMixersTp8 = 248'430'592;
+// "all" on Nemotron-H-56B at TP 8 (auto_detect_lora_target_modules plus supported_lora_modules: qkv_proj,
+// o_proj, in_proj, out_proj, up_proj, gate_up_proj, down_proj, fc1_latent_proj, fc2_latent_proj, and
+// embed_tokens / lm_head), on every layer:
+//   the four above 65,792 + fc1 / fc2_latent_proj (replicated, no moe_latent_size: hidden -> hidden)
+//   2 x (8,192 + 8,192) = 32,768: 98,560 x 118 = 11,630,080
+//   down_proj A 32,768 / 8 = 4,096, B 8,192: 12,288; up_proj (stacked 1) A 8,192, B 4,096: 12,288;
+//   gate_up_proj A 2 x 8,192 = 16,384, B 2 x 16,384 / 8 = 4,096 on the 54 Mamba layers (20,480), 2 x
+//   32,768 / 8 = 8,192 on the other 64 (24,576): 54 x 45,056 + 64 x 49,152 = 5,578,752
+//   embed_tokens 131,072 + 8,192 = 139,264; lm_head 8,192 + 131,072 / 8 = 24,576: 163,840
+// 17,372,672 x 1 slot x rank 16 x 2 B.
+constexpr uint64_t kNemotronHAllTp8 = 555'925'504;
+
+TEST(SglangLora, HybridModelsGetAttentionBuffersOnEveryLayer) {
+  const Model& next = model("qwen3-next-80b-a3b");
+  const LoraSlots qkvo = sglang_lora_pool(next, settings(1, 16, {"q_proj", "k_proj", "v_proj", "o_proj"}), 4, 2);
+  EXPECT_EQ(qkvo.bytes, kQwen3NextAttentionTp4);
+  EXPECT_EQ(qkvo.bytes, kQwen3NextAttentionTp4AttentionLayersOnly * 4);  // 48 layers where 12 were counted
+  EXPECT_NE(qkvo.assumption.find("the attention buffers on all 48 layers, the 36 recurrent ones included"), std::string::npos) << qkvo.assumption;
+  EXPECT_EQ(qkvo.assumption.find("not counted"), std::string::npos) << qkvo.assumption;
+}
+
+TEST(SglangLora, GatedDeltaNetModulesAreSizedAsQwen35SizesThem) {
+  const LoraSlots all = sglang_lora_pool(model("qwen3.5-27b"), settings(1, 8, {"all"}), 1, 2);
+  EXPECT_EQ(all.bytes, kQwen35AllOneSlotRank8);
+  EXPECT_NE(all.assumption.find("in_proj_qkvz and out_proj"), std::string::npos) << all.assumption;
+  // PEFT's split names normalize to the packed module (get_normalized_target_modules): in_proj_qkv and
+  // in_proj_z alone are the in_proj_qkvz buffer, 36,864 x 64 layers x 1 x 8 x 2 B.
+  EXPECT_EQ(sglang_lora_pool(model("qwen3.5-27b"), settings(1, 8, {"linear_attn.in_proj_qkv", "in_proj_z"}), 1, 2).bytes, 36'864u * 64u * 16u);
+}
+
+TEST(SglangLora, Mamba2ModulesAreSizedAsNemotronHSizesThem) {
+  const Model& nh = model("nemotron-h-56b");
+  EXPECT_EQ(sglang_lora_pool(nh, settings(1, 16, {"q_proj", "k_proj", "v_proj", "o_proj", "in_proj", "out_proj"}), 8, 2).bytes, kNemotronHMixersTp8);
+  const LoraSlots all = sglang_lora_pool(nh, settings(1, 16, {"all"}), 8, 2);
+  EXPECT_EQ(all.bytes, kNemotronHAllTp8);
+  EXPECT_NE(all.assumption.find("the MLP buffers on all 118 layers by layer type"), std::string::npos) << all.assumption;
+}
+
+TEST(SglangLora, MixerModulesSglangCannotSizeAreRefusedNamingTheFlag) {
+  auto refused = [](const char* id, std::vector<std::string> targets) {
+    try {
+      sglang_lora_pool(model(id), settings(1, 16, std::move(targets)), 1, 2);
+    } catch (const InputError& e) {
+      return e.subject() == "--lora-target-modules";
+    }
+    return false;
+  };
+  // Qwen3-Next, Granite 4.0-H: no get_hidden_dim, and the default knows no mixer module; "all" finds
+  // in_proj_qkvz / in_proj and out_proj in the model (auto_detect_lora_target_modules).
+  EXPECT_TRUE(refused("qwen3-next-80b-a3b", {"all"}));
+  EXPECT_TRUE(refused("qwen3-next-80b-a3b", {"in_proj_qkvz"}));
+  EXPECT_TRUE(refused("qwen3-next-80b-a3b", {"out_proj"}));
+  EXPECT_TRUE(refused("granite-4.0-h-small", {"all"}));
+  EXPECT_TRUE(refused("granite-4.0-h-small", {"in_proj", "out_proj"}));
+  // Qwen3.5 sizes in_proj_qkvz but not in_proj; Nemotron-H in_proj but not in_proj_qkvz.
+  EXPECT_TRUE(refused("qwen3.5-27b", {"in_proj"}));
+  EXPECT_TRUE(refused("nemotron-h-56b", {"in_proj_qkvz"}));
+  EXPECT_FALSE(refused("qwen3.5-27b", {"in_proj_qkvz"}));
+  // Modules the adapters named: the refusal names --lora-paths.
+  SglangLoraSettings from_adapters = settings(1, 16, {"q_proj", "in_proj_qkvz"});
+  from_adapters.targets_from_adapters = true;
+  try {
+    sglang_lora_pool(model("qwen3-next-80b-a3b"), from_adapters, 1, 2);
+    ADD_FAILURE() << "Qwen3-Next cannot size in_proj_qkvz";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.subject(), "--lora-paths");
+  }
+  // The CLI: exit 2 with the flag named.
+  const CliResult cli = run_cli("estimate qwen3-next-80b-a3b --gpu 'H100 SXM x4' --engine-command \"python -m sglang.launch_server --model-path "
+                                "Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --enable-lora --max-lora-rank 16 --lora-target-modules all\"");
+  EXPECT_EQ(cli.exit_code, 2) << cli.output;
+  EXPECT_NE(cli.output.find("--lora-target-modules"), std::string::npos) << cli.output;
+  EXPECT_NE(cli.output.find("get_default_hidden_dim"), std::string::npos) << cli.output;
+}
+
+TEST(SglangLora, AllAddsTheEmbeddingAndTheHead) {
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"all"}), 1, 2).bytes, kAllDefaultSlotsRank16);
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"all"}), 2, 2).bytes, kAllTp2);
+  // The same as naming every module and both embeddings.
+  EXPECT_EQ(sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "embed_tokens", "lm_head"}), 1, 2).bytes,
+            kAllDefaultSlotsRank16);
+  const LoraSlots all = sglang_lora_pool(model("qwen3-0.6b"), settings(8, 16, {"all"}), 1, 2);
+  EXPECT_NE(all.assumption.find("embed_tokens and lm_head"), std::string::npos) << all.assumption;
+  // Through the CLI, the line carries it.
+  const CliResult cli = run_cli("estimate qwen3-0.6b --json --gpu-memory 24GB --engine-command \"python -m sglang.launch_server --model-path Qwen/Qwen3-0.6B "
+                                "--context-length 8192 --mem-fraction-static 0.8 --enable-lora --max-lora-rank 16 --lora-target-modules all\"");
+  ASSERT_EQ(cli.exit_code, 0) << cli.output;
+  const json answer = json::parse(cli.output);
+  uint64_t pool = 0;
+  for (const auto& l : answer["engine"]["devices"][0]["lines"])
+    if (l["label"].get<std::string>().rfind("LoRA memory pool", 0) == 0) pool = l["bytes"].get<uint64_t>();
+  EXPECT_EQ(pool, kAllDefaultSlotsRank16);
 }

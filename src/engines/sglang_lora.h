@@ -22,6 +22,21 @@
 // The DSA indexer (DeepSeek-V3.2, GLM-5; wq_b, wk, weights_proj normalize to indexer.*), replicated:
 //   wq_b A R x q_lora_rank, B (index heads x index dim) x R; wk A R x hidden, B index dim x R;
 //   weights_proj A R x hidden, B index heads x R
+// Hybrid recurrent models: init_buffers allocates every target module on every one of
+// num_hidden_layers, sized from the config by the model's get_hidden_dim, whatever the layer's type,
+// so qkv_proj / o_proj buffers sit on the recurrent layers too (Qwen3.5's qkv_proj B with the output
+// gate: 2 x heads). The mixers' modules (get_stacked_multiply: in_proj_qkvz 4, in_proj 2):
+//   Qwen3.5 (models/qwen3_5.py Qwen3_5ForCausalLM.get_hidden_dim, supported_lora_modules):
+//     in_proj_qkvz A 4R x hidden, B (2 x key + 2 x value) / tp x R; out_proj A R x value / tp, B hidden x R
+//   Nemotron-H (models/nemotron_h.py NemotronHForCausalLM.get_hidden_dim, supported_lora_modules; d = d_inner):
+//     in_proj A 2R x hidden, B 2d / tp x R; out_proj A R x d / tp, B hidden x R; the MLP by layer type
+//     (a mamba layer's gate_up_proj B 2d / tp, the others' intermediate_size); "all" adds up_proj
+//     (A hidden, B intermediate / tp) and fc1 / fc2_latent_proj (replicated, hidden -> hidden)
+//   any other class (Qwen3-Next, Granite 4.0-H, Falcon-H1, ...: no get_hidden_dim): the default
+//     raises NotImplementedError for in_proj_qkvz / in_proj / out_proj, so naming them, or "all" (which
+//     finds them in the model), is refused (InputError naming the flag), as SGLang fails to start.
+// "all" adds embed_tokens and lm_head on every model (lora_manager.py init_lora_shapes:
+// target_modules.update(EMBEDDING_NAMES)).
 // Nothing else comes out of the pool: it is allocated once, so the token pool gets that much less.
 #include <cstdint>
 #include <optional>
@@ -39,10 +54,10 @@ struct SglangLoraSettings {
   std::optional<uint64_t> max_lora_rank;   // --max-lora-rank; none: the adapters' largest r
   // normalized (qkv_proj, o_proj, gate_up_proj, down_proj, embed_tokens, lm_head, and the latent
   // attention's fused_qkv_a_proj_with_mqa, q_b_proj, kv_b_proj, indexer.wq_b, indexer.wk,
-  // indexer.weights_proj); empty: not given
+  // indexer.weights_proj, and the recurrent mixers' in_proj_qkvz, in_proj, out_proj); empty: not given
   std::set<std::string> target_modules;
   bool all_modules = false;                // --lora-target-modules all: every LoRA module the model has
-  std::vector<std::string> unmodelled_modules;  // --lora-target-modules names outside those (recurrent projections)
+  std::vector<std::string> unmodelled_modules;  // --lora-target-modules names outside those (conv1d, in_proj_ba, ...)
   uint64_t adapters = 0;                   // --lora-paths entries
   std::vector<std::string> adapter_paths;  // each entry's path (NAME=PATH, PATH or {"lora_path": ...}), as written
   // What the adapters' adapter_config.json files gave (engines/sglang_lora_adapters.h), for the notes.
@@ -59,20 +74,28 @@ uint64_t sglang_lora_rank(const SglangLoraSettings& settings);
 
 inline constexpr const char* kSglangLoraSource =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/lora/mem_pool.py (LoRAMemoryPool.init_buffers, get_lora_A_shape, get_lora_B_shape); "
-    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/lora/utils.py (get_hidden_dim, get_stacked_multiply)";
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/lora/utils.py (get_hidden_dim, get_stacked_multiply, auto_detect_lora_target_modules); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/lora/lora_manager.py (init_lora_shapes: all adds embed_tokens and lm_head); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/qwen3_5.py and "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/nemotron_h.py (get_hidden_dim, supported_lora_modules)";
 
 // --lora-target-modules as SGLang normalizes it (lora/utils.py get_normalized_target_modules):
 // q/k/v_proj -> qkv_proj, gate/up_proj -> gate_up_proj, q_a_proj / kv_a_proj_with_mqa ->
-// fused_qkv_a_proj_with_mqa, wq_b / wk / weights_proj -> indexer.*; "all" (alone) -> every decoder
-// linear module the model has (auto_detect_lora_target_modules: the latent projections and the
-// indexer on an MLA model); names of other modules are kept in unmodelled_modules. InputError for none, or for "all"
+// fused_qkv_a_proj_with_mqa, wq_b / wk / weights_proj -> indexer.*, in_proj_qkv / _q / _k / _v / _z
+// -> in_proj_qkvz (in_proj and out_proj kept); "all" (alone) -> every module SGLang knows that the model
+// has (auto_detect_lora_target_modules: the latent projections and the indexer on an MLA model, the
+// mixers' on Qwen3.5 and Nemotron-H) and embed_tokens / lm_head; names of other modules are kept in
+// unmodelled_modules. InputError for none, or for "all"
 // beside other names, as SGLang refuses them.
 void set_sglang_lora_targets(SglangLoraSettings& settings, const std::vector<std::string>& names);
 
 // "LoRA memory pool (8 slots of rank 16)": the line's label.
 std::string sglang_lora_label(const SglangLoraSettings& settings);
 
-// The pool on one rank of --tp `tp`, at `value_bytes` per value.
+// The pool on one rank of --tp `tp`, at `value_bytes` per value. InputError naming
+// --lora-target-modules (--lora-paths when the adapters gave the modules) where SGLang cannot size a
+// module it would allocate: a recurrent mixer's in_proj_qkvz / in_proj / out_proj on a class whose
+// get_hidden_dim lacks it, or "all" on such a hybrid (the header above).
 LoraSlots sglang_lora_pool(const Model& model, const SglangLoraSettings& settings, uint64_t tp, uint64_t value_bytes);
 
 }  // namespace vc
