@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "memory_source.h"
 #include "safetensors_writer.h"
+#include "engines/vllm_encoder.h"
 #include "estimate/estimate.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_omni.h"
@@ -110,6 +111,17 @@ TEST(ConfigOmni, TheThinkerIsMappedWithItsVisionTowerAndAudioEncoder) {
   EXPECT_EQ(m.native.bytes, 2 * (kText + kVision + kAudio));   // bfloat16
   EXPECT_NE(m.provenance.at("params.audio").find("Qwen2.5-Omni audio"), std::string::npos);
   EXPECT_FALSE(has_warning(m, kTowerNotCountedWarning));
+}
+
+TEST(ConfigOmni, VllmProfilesTheVisionModalityNotTheAudioEncoder) {
+  // vLLM profiles the modality with the most tokens per item (encoder_budget.py
+  // get_modality_with_max_tokens): the dynamic-resolution vision tower's image or video, not the
+  // audio encoder's 750-token clips; that tower's dummy batch is not modelled, and the note says why.
+  const Model m = model_from_config(qwen25_omni_7b(), "config.json");
+  const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 8192, 1, 2);
+  EXPECT_EQ(p.items, 0u);
+  EXPECT_EQ(p.held(), 0u);
+  EXPECT_NE(p.note.find("get_modality_with_max_tokens"), std::string::npos) << p.note;
 }
 
 TEST(ConfigOmni, TheAudioEncoderIsCountedFromAudioConfig) {

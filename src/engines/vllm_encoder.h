@@ -9,7 +9,11 @@
 // vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget; 999: the default
 // --limit-mm-per-prompt). Modelled for towers of a fixed image size (Gemma 3's SigLIP) of catalogue
 // entries (catalogue/catalogue_tower.h); a dynamic-resolution tower's dummy image depends on its
-// processor config, not read here.
+// processor config, not read here. An audio-only model (Qwen2-Audio) is profiled on a batch of
+// 30 s clips (vllm_audio_encoder.h). vLLM profiles one modality, the one with the most tokens per
+// item (vllm/multimodal/encoder_budget.py get_modality_with_max_tokens): for the Omni models
+// (vision and audio) that is the dynamic-resolution vision tower's image or video, so their audio
+// encoder is not what the profile runs.
 #include <cstdint>
 #include <string>
 
@@ -17,19 +21,32 @@
 
 namespace vc {
 
+inline constexpr const char* kVllmEncoderBudgetSource =
+    "https://github.com/vllm-project/vllm/blob/main/vllm/multimodal/encoder_budget.py (MultiModalBudget._get_max_items, get_modality_with_max_tokens)";
+
 struct VllmEncoderProfile {
-  uint64_t items = 0;            // dummy images encoded at once (0: not modelled)
-  uint64_t tokens_per_item = 0;  // text-context tokens one image becomes
-  uint64_t pixel_bytes = 0;      // the batch's pixel values, cast to --dtype by vLLM's processor call
+  uint64_t items = 0;            // dummy images (or audio clips) encoded at once (0: not modelled)
+  uint64_t tokens_per_item = 0;  // text-context tokens one item becomes
+  uint64_t pixel_bytes = 0;      // the batch's pixel values (audio: log-mel features), cast to --dtype by vLLM's processor call
   uint64_t output_bytes = 0;     // encoder outputs in the encoder cache: items x tokens x text hidden x dtype
-  uint64_t encoder_peak = 0;     // while encoding: the pixels + one layer's live tensors over every patch
+  uint64_t encoder_peak = 0;     // while encoding: the inputs + one layer's live tensors over every patch (audio: position)
   std::string formula;
+  std::string source;            // the vLLM code it follows (URLs)
   std::string note;              // why it is not modelled, where it is not
   uint64_t held() const { return pixel_bytes + output_bytes; }
   // The profile's torch peak around a decoder peak of `decoder_peak`: the larger of the encoder
   // pass and the held batch under the decoder's pass.
   uint64_t peak_with(uint64_t decoder_peak) const;
 };
+
+// Items in the dummy batch for `tokens_per_item` (vllm/multimodal/encoder_budget.py _get_max_items):
+// max(1, min(max(max_num_batched_tokens, tokens_per_item) / tokens_per_item,
+//            max_num_seqs x max(1, min(999, max_model_len / tokens_per_item)))).
+struct VllmEncoderItems {
+  uint64_t items = 0;
+  uint64_t per_prompt = 0;  // max(1, min(999, max_model_len / tokens_per_item))
+};
+VllmEncoderItems vllm_encoder_items(uint64_t tokens_per_item, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len);
 
 VllmEncoderProfile vllm_encoder_profile(const Model& model, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
                                         uint64_t tensor_parallel, uint64_t value_bytes);

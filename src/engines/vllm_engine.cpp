@@ -49,6 +49,7 @@ Allocation activation_line(const Model& model, const VllmBudget& b, const VllmBu
   std::string assumption = std::string("fitted on public vLLM 0.19 logs, 30% set aside (docs/accuracy.md)") +
                            (e.items ? "; the encoder's dummy batch is read from vLLM's source, not fitted" : e.note.empty() ? "" : "; " + e.note);
   std::string source = kProfileSource;
+  if (e.items && !e.source.empty()) source += "; " + e.source;
   if (sp) {
     formula += fmt::format(" + {} B drafter buffers; speculative: drafter pass {} B ({} B target hidden states held + {} B its own pass), "
                            "rejection-sampler logits {} B in the sampler's figure",

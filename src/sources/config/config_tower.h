@@ -23,6 +23,7 @@ struct TowerSpec {
   uint64_t tokens_per_image = 0;  // text-context tokens one image becomes at image_size; 0 when dynamic
   uint64_t spatial_merge = 0;     // Qwen-VL (dynamic resolution): patches per side merged into one token; 0 otherwise
   uint64_t text_hidden = 0;       // the projector's output width
+  uint64_t positions = 0;         // audio (Qwen2-Audio): the encoder's positions per 30 s clip (max_source_positions); 0 otherwise
   std::string formula;            // the count, term by term
   std::string source;             // the module layout it follows
   uint64_t params() const { return encoder_params + projector_params; }
@@ -45,6 +46,12 @@ std::optional<TowerSpec> config_audio_tower(ConfigView& cfg, uint64_t text_hidde
 // After the text mapper: counts config_tower and config_audio_tower into the model (params,
 // provenance "params.vision", "params.audio"), or warns.
 void count_config_tower(ConfigView& cfg);
+
+// The audio encoder's geometry as count_config_tower recorded it (provenance "audio_config":
+// kind, d_model, encoder_ffn_dim, encoder_layers, num_mel_bins, max_source_positions, the
+// projector's width), for the engines that size what the encoder does at run time (vLLM's encoder
+// profile). nullopt: no audio encoder counted from the config. Only the geometry fields are set.
+std::optional<TowerSpec> recorded_audio_tower(const Model& model);
 
 // Whether `model`'s tower was counted from its config (not stated by a catalogue entry).
 bool tower_from_config(const Model& model);
