@@ -94,17 +94,17 @@ TEST(AudioTokens, AudioSecondsGrowTheContextOfAModelWithAnAudioEncoder) {
 
 TEST(AudioTokens, TheAudioEncodersGeometryIsRecordedForTheEngines) {
   const Model m = model_from_config(qwen2_audio_7b(), "config.json");
-  const std::optional<TowerSpec> a = recorded_audio_tower(m);
+  const std::optional<AudioEncoderSpec>& a = m.audio_encoder;
   ASSERT_TRUE(a);
   EXPECT_EQ(a->kind, "Qwen2-Audio");
   EXPECT_EQ(a->hidden, 1280u);
   EXPECT_EQ(a->ffn, 5120u);
   EXPECT_EQ(a->layers, 32u);
-  EXPECT_EQ(a->channels, 128u);
+  EXPECT_EQ(a->mel_bins, 128u);
   EXPECT_EQ(a->positions, 1500u);
   EXPECT_EQ(a->text_hidden, 4096u);
-  EXPECT_FALSE(recorded_audio_tower(model_from_config(nlohmann::json::parse(R"({"model_type": "qwen2", "hidden_size": 64,
-    "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 1000})"), "config.json")));
+  EXPECT_FALSE(model_from_config(nlohmann::json::parse(R"({"model_type": "qwen2", "hidden_size": 64,
+    "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 1000})"), "config.json").audio_encoder);
 }
 
 TEST(AudioTokens, VllmProfilesQwen2AudiosEncoderOnADummyBatchOfClips) {
@@ -139,7 +139,7 @@ TEST(AudioTokens, VllmProfilesQwen2AudiosEncoderOnADummyBatchOfClips) {
   s.gpu_memory_utilization = 0.95;
   s.weight_bytes = m.native.bytes;
   Model no_audio = m;
-  no_audio.provenance.erase("audio_config");  // as before: the encoder's batch left out
+  no_audio.audio_encoder.reset();  // as before: the encoder's batch left out
   const VllmBudget with = vllm_budget(m, s), without = vllm_budget(no_audio, s);
   EXPECT_EQ(with.activation - without.activation, 69'120'000u);
   EXPECT_EQ(without.available_kv - with.available_kv, 69'120'000u);

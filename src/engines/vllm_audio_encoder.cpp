@@ -8,10 +8,10 @@
 
 namespace vc {
 
-VllmEncoderProfile vllm_audio_encoder_profile(const TowerSpec& a, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
+VllmEncoderProfile vllm_audio_encoder_profile(const AudioEncoderSpec& a, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
                                               uint64_t tp, uint64_t value_bytes) {
   VllmEncoderProfile p;
-  if (a.kind != "Qwen2-Audio" || a.positions == 0 || a.hidden == 0 || a.channels == 0 || a.text_hidden == 0 || tp == 0) {
+  if (a.kind != "Qwen2-Audio" || a.positions == 0 || a.hidden == 0 || a.mel_bins == 0 || a.text_hidden == 0 || tp == 0) {
     p.note = fmt::format("vLLM also profiles the {} encoder on a dummy batch of audio clips; modelled for Qwen2-Audio's Whisper-style encoder, so that "
                          "term is left out",
                          a.kind);
@@ -25,7 +25,7 @@ VllmEncoderProfile vllm_audio_encoder_profile(const TowerSpec& a, uint64_t max_n
   p.items = n.items;
   // input_features (items, num_mel_bins, frames), cast to --dtype with the processor's outputs
   // (the int feature_attention_mask, items x frames, is left out: under 1% of the features).
-  p.pixel_bytes = checked_product({p.items, a.channels, frames, value_bytes});
+  p.pixel_bytes = checked_product({p.items, a.mel_bins, frames, value_bytes});
   p.output_bytes = checked_product({p.items, p.tokens_per_item, a.text_hidden, value_bytes});
   // The widest moment of one encoder layer over every clip's positions: the residual stream, its
   // normed copy and the MLP's two intermediates (fc1's output and its GELU; split over TP), as for
@@ -35,7 +35,7 @@ VllmEncoderProfile vllm_audio_encoder_profile(const TowerSpec& a, uint64_t max_n
   p.formula = fmt::format("{} dummy 30 s audio clips (min(max({}, {}) / {} tokens, {} seqs x {} a prompt)) held: log-mel features {} x {} bins x {} "
                           "frames x {} B = {} B + encoder outputs {} x {} tokens x {} x {} B = {} B; encoding: {} positions x (2 x {} + 2 x {}) x {} B "
                           "+ features = {} B",
-                          p.items, max_num_batched_tokens, p.tokens_per_item, p.tokens_per_item, max_num_seqs, n.per_prompt, p.items, a.channels, frames,
+                          p.items, max_num_batched_tokens, p.tokens_per_item, p.tokens_per_item, max_num_seqs, n.per_prompt, p.items, a.mel_bins, frames,
                           value_bytes, format_count(p.pixel_bytes), p.items, p.tokens_per_item, a.text_hidden, value_bytes, format_count(p.output_bytes),
                           format_count(positions), a.hidden, a.ffn / tp, value_bytes, format_count(p.encoder_peak));
   p.source = std::string(kVllmEncoderBudgetSource) +

@@ -12,13 +12,13 @@
 #include <cstdint>
 
 #include "engines/vllm_encoder.h"
-#include "sources/config/config_tower.h"
+#include "model/model.h"
 
 namespace vc {
 
-// The profile of `audio` (recorded_audio_tower) in vLLM's dummy batch; a kind other than
+// The profile of `audio` (Model::audio_encoder) in vLLM's dummy batch; a kind other than
 // Qwen2-Audio returns items 0 with a note saying why.
-VllmEncoderProfile vllm_audio_encoder_profile(const TowerSpec& audio, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
+VllmEncoderProfile vllm_audio_encoder_profile(const AudioEncoderSpec& audio, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
                                               uint64_t tensor_parallel, uint64_t value_bytes);
 
 }  // namespace vc

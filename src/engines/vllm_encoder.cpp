@@ -24,7 +24,7 @@ VllmEncoderProfile vllm_encoder_profile(const Model& m, uint64_t max_num_batched
                                         uint64_t tp, uint64_t value_bytes) {
   VllmEncoderProfile p;
   if (!m.params.by_class.count(ParamClass::Vision)) return p;
-  const std::optional<TowerSpec> audio = recorded_audio_tower(m);
+  const std::optional<AudioEncoderSpec>& audio = m.audio_encoder;
   // An audio encoder without a vision tower (Qwen2-Audio): audio is the one modality profiled.
   if (audio && !tower_from_config(m)) return vllm_audio_encoder_profile(*audio, max_num_batched_tokens, max_num_seqs, max_model_len, tp, value_bytes);
   // With both (the Omni models), vLLM profiles the modality with the most tokens per item: the

@@ -187,6 +187,18 @@ const char* to_string(ReleaseStatus s);
 // "announced, weights unavailable" / "withdrawn": the words a user reads.
 std::string status_text(ReleaseStatus s);
 
+// An audio encoder counted from config.json's audio_config, with the geometry an engine's profile
+// run needs (src/sources/config/config_tower.cpp writes it; the vLLM profile reads it).
+struct AudioEncoderSpec {
+  std::string kind;          // "Qwen2-Audio", "Qwen2.5-Omni audio", "Qwen3-Omni audio"
+  uint64_t hidden = 0;       // d_model
+  uint64_t ffn = 0;          // encoder_ffn_dim
+  uint64_t layers = 0;       // encoder_layers
+  uint64_t mel_bins = 0;     // num_mel_bins
+  uint64_t positions = 0;    // max_source_positions: the encoder's positions per 30 s clip (Whisper-style)
+  uint64_t text_hidden = 0;  // the projector's output width
+};
+
 struct Model {
   std::string id;            // catalogue id, "kimi-k3.1-pro"
   std::string name;          // "Kimi K3.1 Pro"
@@ -201,6 +213,7 @@ struct Model {
   std::vector<Build> builds;
   uint64_t max_context = 0;
   std::vector<std::string> inputs;      // "text", "image"
+  std::optional<AudioEncoderSpec> audio_encoder;  // counted from audio_config; nullopt: none
   std::string license;
   ReleaseStatus status = ReleaseStatus::Released;
   std::string status_note;  // why, with its source ("weights promised by Nov 4, 2026; repo returns 401")

@@ -435,10 +435,7 @@ void count_config_tower(ConfigView& cfg) {
       m.params.by_class[ParamClass::Vision] = checked_add(m.params.by_class[ParamClass::Vision], a->params());
       m.params.derived_total = checked_add(m.params.derived_total, a->params());
       m.provenance["params.audio"] = fmt::format("{} audio_config ({}): {}; layout: {}", cfg.label(), a->kind, a->formula, a->source);
-      // Read back by recorded_audio_tower: keep the "name value" pairs and the kind's parentheses.
-      m.provenance["audio_config"] = fmt::format("{} audio_config: ({}) encoder, d_model {}, encoder_ffn_dim {}, encoder_layers {}, num_mel_bins {}, "
-                                                 "max_source_positions {}, projector into {}",
-                                                 cfg.label(), a->kind, a->hidden, a->ffn, a->layers, a->channels, a->positions, a->text_hidden);
+      m.audio_encoder = AudioEncoderSpec{a->kind, a->hidden, a->ffn, a->layers, a->channels, a->positions, a->text_hidden};
     } else {
       cfg.warn(std::string(kTowerNotCountedWarning) + "this audio_config's layout is not modelled (counted: Qwen2-Audio's and Qwen2.5-Omni's Whisper-style encoders, Qwen3-Omni's AuT); the parameters leave it out");
     }
@@ -456,32 +453,6 @@ void count_config_tower(ConfigView& cfg) {
   m.params.derived_total = checked_add(m.params.derived_total, t->params());
   m.provenance["vision_config"] = fmt::format("{} vision_config: {} encoder, {} layers, and its projector", cfg.label(), t->kind, t->layers);
   m.provenance["params.vision"] = fmt::format("{} vision_config ({}): {}; layout: {}", cfg.label(), t->kind, t->formula, t->source);
-}
-
-std::optional<TowerSpec> recorded_audio_tower(const Model& model) {
-  const auto it = model.provenance.find("audio_config");
-  if (it == model.provenance.end()) return std::nullopt;
-  const std::string& text = it->second;
-  const auto number = [&](std::string_view name) -> uint64_t {
-    const std::string key = std::string(", ") + std::string(name) + " ";
-    const size_t at = text.find(key);
-    if (at == std::string::npos) return 0;
-    uint64_t v = 0;
-    for (size_t i = at + key.size(); i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) v = checked_add(checked_mul(v, 10), static_cast<uint64_t>(text[i] - '0'));
-    return v;
-  };
-  TowerSpec t;
-  const size_t open = text.find(" audio_config: (");
-  const size_t close = open == std::string::npos ? std::string::npos : text.find(") encoder,", open);
-  if (close == std::string::npos) return std::nullopt;
-  t.kind = text.substr(open + 16, close - open - 16);
-  t.hidden = number("d_model");
-  t.ffn = number("encoder_ffn_dim");
-  t.layers = number("encoder_layers");
-  t.channels = number("num_mel_bins");
-  t.positions = number("max_source_positions");
-  t.text_hidden = number("projector into");
-  return t;
 }
 
 bool tower_from_config(const Model& model) { return model.provenance.count("vision_config") > 0; }

@@ -44,14 +44,9 @@ std::optional<TowerSpec> config_tower(ConfigView& cfg, uint64_t text_hidden);
 std::optional<TowerSpec> config_audio_tower(ConfigView& cfg, uint64_t text_hidden);
 
 // After the text mapper: counts config_tower and config_audio_tower into the model (params,
-// provenance "params.vision", "params.audio"), or warns.
+// provenance "params.vision", "params.audio"; the audio encoder's geometry in
+// Model::audio_encoder, for the engines' profile runs), or warns.
 void count_config_tower(ConfigView& cfg);
-
-// The audio encoder's geometry as count_config_tower recorded it (provenance "audio_config":
-// kind, d_model, encoder_ffn_dim, encoder_layers, num_mel_bins, max_source_positions, the
-// projector's width), for the engines that size what the encoder does at run time (vLLM's encoder
-// profile). nullopt: no audio encoder counted from the config. Only the geometry fields are set.
-std::optional<TowerSpec> recorded_audio_tower(const Model& model);
 
 // Whether `model`'s tower was counted from its config (not stated by a catalogue entry).
 bool tower_from_config(const Model& model);
