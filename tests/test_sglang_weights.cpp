@@ -457,14 +457,58 @@ TEST(SglangRankWeights, DpAttentionOnQwen3NextSplitsItsMixersOverTheGroup) {
   }
 }
 
+// Qwen3.5-27B (models/qwen3_5.py Qwen3_5ForConditionalGeneration; text config: hidden 5,120, 64
+// layers, every 4th full attention with 24 heads and 4 KV heads of 256 and an output gate, the other 48
+// Gated DeltaNet with 16 key heads of 128, 48 value heads of 128 and a width-4 convolution; vocabulary
+// 248,320, untied, bf16) at plain TP 4. Qwen3_5GatedDeltaNet builds the tensors Qwen3-Next's does, now
+// laid out one by one (rank bytes, the quarter in brackets where they differ):
+//   embedding 248,320 (a multiple of 64) / 4 = 62,080 rows x 5,120 x 2 B = 635,699,200 B;
+//   layer 0: key_dim 16 x 128 = 2,048, value_dim 48 x 128 = 6,144, conv_dim 2 x 2,048 + 6,144 = 10,240:
+//   conv1d 10,240 / 4 = 2,560 x 4 x 2 B = 20,480 B; in_proj_qkvz (2 x 2,048 + 2 x 6,144) / 4 = 4,096 rows
+//   x 5,120 x 2 B = 41,943,040 B; in_proj_ba 2 x 48 / 4 = 24 rows x 5,120 x 2 B = 245,760 B; dt_bias
+//   48 / 4 = 12 x 2 B = 24 B; A_log float32 12 x 4 B = 48 B (quarter of 48 x 2 B: 24); the gated norm
+//   128 x 2 B = 256 B whole (quarter 64); out_proj 6,144 / 4 = 1,536 x 5,120 x 2 B = 15,728,640 B.
+//   Beyond the even share: 24 + 192 = 216 B a mixer, x 48 = 10,368 B more than with the mixers left
+//   in the even share (as for a Qwen3.5 whose mixer geometry was not read).
+//   A full layer's qkv_proj: (24 / 4 = 6 heads x 2 x 256 + 1 KV head x 512) x 5,120 x 2 B = 36,700,160 B.
+// Under --enable-dp-attention it exits 2 naming the flag and the vision tower, whose split over the
+// attention group was not read (the entry classes subclass Qwen3VLForConditionalGeneration).
+TEST(SglangRankWeights, Qwen35MixersLaidOutAndDpAttentionRefusedForItsTower) {
+  const Model& m = *Catalogue::builtin().find("qwen3.5-27b");
+  ASSERT_EQ(m.architecture, "qwen3_5");
+  const SglangRankWeights tp4 = sglang_rank_weights(m, m.native.bytes, 4, 1, "auto");
+  EXPECT_EQ(tp4.mixer_tp, 4u);
+  const std::vector<uint64_t> layer0 = {635'699'200u, 20'480u, 41'943'040u, 245'760u, 24u, 48u, 256u, 15'728'640u};
+  ASSERT_GT(tp4.tensors.size(), layer0.size());
+  EXPECT_EQ(std::vector<uint64_t>(tp4.tensors.begin(), tp4.tensors.begin() + layer0.size()), layer0);
+  EXPECT_NE(std::find(tp4.tensors.begin(), tp4.tensors.end(), 36'700'160u), tp4.tensors.end());
+  Model unread = m;
+  for (LayerConfig& l : unread.layers)
+    if (l.attention.kind == AttentionKind::LinearState) l.attention.mixer_heads = 0;
+  const SglangRankWeights before = sglang_rank_weights(unread, unread.native.bytes, 4, 1, "auto");
+  EXPECT_EQ(before.mixer_tp, 0u);
+  EXPECT_EQ(tp4.replicated_extra - before.replicated_extra, 10'368u);
+  for (const char* id : {"qwen3.5-27b", "qwen3.5-397b-a17b", "qwen3.6-35b-a3b"}) {
+    const Model& q = *Catalogue::builtin().find(id);
+    try {
+      sglang_rank_weights(q, q.native.bytes, 8, 1, "auto", 8);
+      ADD_FAILURE() << id << " was not refused";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("--enable-dp-attention"), std::string::npos) << id << ": " << what;
+      EXPECT_NE(what.find("vision tower"), std::string::npos) << id << ": " << what;
+    }
+  }
+}
+
 // MiniMax-M2.5 (models/minimax_m2.py; sglang PR #20067) is answered; its ParallelLMHead takes no
 // use_attn_tp_group, so --enable-dp-lm-head leaves the head over all tp ranks: the same bytes. The
 // subclasses of DeepseekV2ForCausalLM (DeepSeek V3.2, GLM-5) and of LlamaForCausalLM (Mistral,
 // Phi-3 / Phi-4) are answered. Classes not written for DP attention (Mixtral: models/mixtral.py's
 // MixtralAttention on the whole TP group), multimodal classes whose towers were not read (Llama 4,
-// Qwen3-VL, Mistral 3) and the hybrid recurrent classes but Qwen3-Next (Qwen3.5, Nemotron-H, Jamba,
-// Kimi Linear, Granite 4.0-H: their mixers follow the attention group, which the weights here do not
-// lay out for them) exit 2 naming --enable-dp-attention.
+// Qwen3-VL, Mistral 3, and Qwen3.5 for its Qwen3-VL tower) and the hybrid recurrent classes but
+// Qwen3-Next and Qwen3.5 (Nemotron-H, Jamba, Kimi Linear, Granite 4.0-H: their mixers follow the
+// attention group, which the weights here do not lay out for them) exit 2 naming --enable-dp-attention.
 TEST(SglangRankWeights, DpAttentionAcceptedAndRefusedClasses) {
   const Model& mm = *Catalogue::builtin().find("minimax-m2.5");
   ASSERT_EQ(mm.architecture, "minimax_m2");

@@ -240,6 +240,17 @@ void lay_out_attention(Layout& t, const AttentionSpec& a, uint64_t hidden, uint6
 // (hidden x 2 x value heads), dt_bias (value heads), A_log (value heads, float32), the gated norm
 // (RMSNormGated over one value head's dim, whole on every rank) and out_proj (RowParallelLinear,
 // value_dim x hidden).
+// Qwen3.5's mixer (https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/qwen3_5.py
+// Qwen3_5GatedDeltaNet.__init__) builds the same tensors in the same order on the same group: "self.conv1d
+// = ColumnParallelLinear(input_size=self.conv_kernel_size, output_size=self.conv_dim, bias=False,
+// quant_config=None, tp_rank=self.attn_tp_rank, tp_size=self.attn_tp_size"; in_proj_qkvz a
+// MergedColumnParallelLinear with "output_sizes=[key_dim, key_dim, value_dim, value_dim]" (the
+// checkpoint's in_proj_qkv and in_proj_z loaded into it), in_proj_ba one with "output_sizes=[num_v_heads,
+// num_v_heads]" (in_proj_b and in_proj_a), both on attn_tp_rank / attn_tp_size; "self.dt_bias =
+// nn.Parameter(torch.ones(self.num_v_heads // self.attn_tp_size))", "self.A_log = nn.Parameter(torch.empty(
+// self.num_v_heads // self.attn_tp_size, dtype=torch.float32))", "self.norm = RMSNormGated(self.head_v_dim"
+// and out_proj "RowParallelLinear(self.value_dim, self.hidden_size, ... tp_rank=self.attn_tp_rank,
+// tp_size=self.attn_tp_size".
 void lay_out_gated_delta_net(Layout& t, const AttentionSpec& a, uint64_t hidden, uint64_t tp, uint64_t value_bytes) {
   const uint64_t key_dim = checked_mul(a.mixer_key_heads, a.mixer_key_dim), value_dim = checked_mul(a.mixer_heads, a.mixer_head_dim);
   const uint64_t conv_dim = checked_add(checked_mul(2, key_dim), value_dim), v_heads = a.mixer_heads;
@@ -275,6 +286,7 @@ const char* const kSglangWeightsSource =
     "post_load_weights); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/layers/rotary_embedding/base.py (RotaryEmbedding "
     "cos_sin_cache); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/kimi_k25.py (the vision tower); "
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/qwen3_next.py (Qwen3GatedDeltaNet on the attention-TP group); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/qwen3_5.py (Qwen3_5GatedDeltaNet, the same tensors); "
     "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp";
 
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp) {
@@ -313,11 +325,19 @@ const char* const kDpAttentionAccepted =
     "gpt-oss (gpt_oss), Qwen2-MoE, Qwen3-MoE, Qwen3 (dense), Qwen3-Next (qwen3_next, its Gated DeltaNet mixers on the group too), Llama, "
     "Mistral and Phi-3 / Phi-4 (phi3)";
 
+// The Qwen3.5 / Qwen3.6 classes (models/qwen3_5.py: Qwen3_5ForConditionalGeneration and
+// Qwen3_5MoeForConditionalGeneration, the EntryClass; model_type qwen3_5 / qwen3_5_moe and their text
+// configs qwen3_5_text / qwen3_5_moe_text).
+bool qwen3_5_class(const Model& m) {
+  return m.architecture == "qwen3_5" || m.architecture == "qwen3_5_text" || m.architecture == "qwen3_5_moe" || m.architecture == "qwen3_5_moe_text";
+}
+
 // A recurrent layer whose mixer tensors are laid out here: Qwen3-Next's Gated DeltaNet (models/qwen3_next.py
-// Qwen3GatedDeltaNet), with its geometry read from config.json (not from a GGUF file).
+// Qwen3GatedDeltaNet) and Qwen3.5's (models/qwen3_5.py Qwen3_5GatedDeltaNet), with its geometry read
+// from config.json (not from a GGUF file).
 bool sglang_lays_out_gated_delta_net(const Model& m, const AttentionSpec& a) {
-  return m.architecture == "qwen3_next" && a.kind == AttentionKind::LinearState && a.state_family == StateFamily::GatedDeltaNet && a.mixer_heads &&
-         a.mixer_head_dim && a.mixer_key_heads && a.mixer_key_dim && a.conv_kernel;
+  return (m.architecture == "qwen3_next" || qwen3_5_class(m)) && a.kind == AttentionKind::LinearState &&
+         a.state_family == StateFamily::GatedDeltaNet && a.mixer_heads && a.mixer_head_dim && a.mixer_key_heads && a.mixer_key_dim && a.conv_kernel;
 }
 
 }  // namespace
@@ -344,10 +364,31 @@ bool sglang_attention_on_dp_group(const Model& m) {
   if (deepseek_v2_class(m) || llama_class(m)) return true;
   for (const char* a : kOnGroup)
     if (m.architecture == a) return true;
+  // Qwen3.5 / Qwen3.6 (models/qwen3_5.py): the language model is read: Qwen3_5GatedDeltaNet and
+  // Qwen3_5AttentionDecoderLayer (qkv_proj with the output gate's rows, o_proj) on attn_tp_rank /
+  // attn_tp_size, the embedding "VocabParallelEmbedding(config.vocab_size, config.hidden_size,
+  // org_num_embeddings=config.vocab_size, enable_tp=not is_dp_attention_enabled())" whole, the MLP
+  // (Qwen2MoeMLP) and MoE (Qwen2MoeSparseMoeBlock) over all tp ranks, the state on attn_tp_size
+  // (configs/qwen3_5.py: "class Qwen3_5TextConfig(Qwen3NextConfig)"). But both entry classes subclass
+  // Qwen3VLForConditionalGeneration, which builds the vision tower (self.visual) and lm_head, and the
+  // tower's split under DP attention was not read: layers/attention/vision.py's VisionAttention takes
+  // "self.tp_size = 1 if use_data_parallel else get_parallel().attn_tp_size" (the attention group), while
+  // the stored models/qwen3_vl.py builds Qwen3_VisionMLP and the patch mergers with plain
+  // ColumnParallelLinear / RowParallelLinear (all tp ranks) and predates sglang PR #13724 ("support
+  // qwen3_vl vision model dp", 2025-11), after which they take a use_data_parallel argument whose tp
+  // was not read; nor was the wrapper's ParallelLMHead under --enable-dp-lm-head. Refused until then.
+  if (qwen3_5_class(m))
+    throw InputError("--enable-dp-attention",
+                     fmt::format("with a '{}' (Qwen3.5 / Qwen3.6) model is not modelled: SGLang's Qwen3_5ForConditionalGeneration / "
+                                 "Qwen3_5MoeForConditionalGeneration build their Gated DeltaNet mixers and attention on the attention group and "
+                                 "their embedding whole, but also the Qwen3-VL vision tower, whose split under DP attention was not read "
+                                 "(VisionAttention on the attention group, the tower's MLP and mergers in the version after sglang PR #13724 "
+                                 "not read); {}",
+                                 m.architecture, kDpAttentionAccepted));
   throw InputError("--enable-dp-attention",
                    fmt::format("with a '{}' model is not modelled: SGLang's class for it was not read as building its attention on the attention-TP "
                                "group (Qwen2's Qwen2Attention and Mixtral's MixtralAttention keep the whole TP group; the hybrid recurrent classes "
-                               "other than Qwen3-Next (Qwen3.5, Nemotron-H, Falcon-H1, Granite 4.0-H, Jamba, Kimi Linear) split their mixers "
+                               "other than Qwen3-Next (Nemotron-H, Falcon-H1, Granite 4.0-H, Jamba, Kimi Linear) split their mixers "
                                "over it too, which the weights here do not lay out for them); {}",
                                m.architecture.empty() ? std::string("unknown") : m.architecture, kDpAttentionAccepted));
 }

@@ -68,7 +68,7 @@ struct SglangRankWeights {
   uint64_t allocator_overhead = 0;  // reserved - requested over the rank's laid-out tensors
   uint64_t attention_tp = 0;        // ranks the attention projections are split over (tp; tp / dp with DP attention)
   uint64_t embedding_tp = 0;        // ranks the embedding is split over (tp; tp / dp with DP attention on the attention group)
-  uint64_t mixer_tp = 0;            // ranks the recurrent mixers (Qwen3-Next's Gated DeltaNet) are split over, as attention_tp; 0: none laid out
+  uint64_t mixer_tp = 0;            // ranks the recurrent mixers (Qwen3-Next's and Qwen3.5's Gated DeltaNet) are split over, as attention_tp; 0: none laid out
   uint64_t dense_mlp_tp = 0;        // ranks the dense MLP layers are split over (tp; 1 with --moe-dense-tp-size 1 in DeepSeek V2 / GLM-4.5 classes)
   uint64_t head_tp = 0;             // ranks the output head is split over (tp; tp / dp with --enable-dp-lm-head; 0: no head laid out)
   uint64_t total = 0;               // what "mem usage" would print
