@@ -173,12 +173,11 @@ Extras load_extras(const ExtrasInputs& flags, const std::string& model_spec, Eng
   const uint64_t audio_seconds = count_flag(flags.audio_seconds, "--audio-seconds", kMaxAudioSeconds, 0);
   if (audio_seconds > 0) {
     const Model& m = *request.model;
-    const auto encoder = m.provenance.find("params.audio");
-    if (encoder == m.provenance.end())
+    if (!m.audio_encoder)
       throw InputError("--audio-seconds", fmt::format("'{}' has no audio encoder counted from its config (audio_config, as Qwen2-Audio, Qwen2.5-Omni and Qwen3-Omni "
                                                       "have): audio adds no tokens to it", m.name));
     // Qwen3-Omni's AuT encoder (config_tower.cpp) counts its tokens its own way (audio_tokens.h).
-    const bool aut = encoder->second.find("(Qwen3-Omni audio)") != std::string::npos;
+    const bool aut = m.audio_encoder->kind == "Qwen3-Omni audio";
     const AudioTokens a = aut ? aut_audio_tokens(audio_seconds) : audio_tokens(audio_seconds);
     out.audio_tokens = a.tokens;
     if (request.command) {
