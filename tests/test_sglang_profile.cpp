@@ -342,6 +342,19 @@ TEST(SglangProfile, SparseAttentionFp8CacheIsPacked) {
   EXPECT_EQ(sglang_profile(m, s).token_bytes, 61u * 788u);
 }
 
+// A pasted --enable-dp-attention command's settings, with its DP size as the engine sets it
+// (sglang_engine.cpp), on a card of `card_gib` GiB.
+namespace {
+SglangSettings dp_attention_settings(const std::string& command, uint64_t card_gib) {
+  const EngineRun r = parse_engine_command(command);
+  EXPECT_TRUE(r.parallel.dp_attention) << command;
+  SglangSettings s = r.sglang;
+  s.attention_dp = r.parallel.data_parallel;
+  s.card_bytes = card_gib * kGiB;
+  return s;
+}
+}  // namespace
+
 // --enable-dp-attention on Qwen3-30B-A3B (48 layers, 4 KV heads of 128, bf16 cache) at TP 4 on a
 // 141 GiB card (144,384 MiB), mem_fraction_static chosen (server_args.py): the 60-160 GiB bucket,
 // chunk 8,192 and CUDA graphs to batch 512 (tp 4); reserved 512 + 1.5 x 8,192 + 2 x 512 + 4 / 8 x
@@ -353,12 +366,8 @@ TEST(SglangProfile, SparseAttentionFp8CacheIsPacked) {
 // 64 is shared by the dp pools: 16 a DP rank at dp 4.
 TEST(SglangProfile, DpAttentionPoolsFollowTheAttentionGroup) {
   const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");
-  EngineRun r = parse_engine_command("python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 4 --enable-dp-attention "
-                                     "--max-running-requests 64");
-  ASSERT_TRUE(r.parallel.dp_attention);
-  SglangSettings s = r.sglang;
-  s.attention_dp = r.parallel.data_parallel;  // as the engine sets it (sglang_engine.cpp)
-  s.card_bytes = 141 * kGiB;
+  SglangSettings s = dp_attention_settings("python3 -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp 4 --dp 4 --enable-dp-attention "
+                                           "--max-running-requests 64", 141);
   s.weight_bytes = m.native.bytes;
   const SglangProfile p = sglang_profile(m, s);
   EXPECT_EQ(p.attention_tp, 1u);
@@ -406,11 +415,7 @@ TEST(SglangProfile, DpAttentionPoolsFollowTheAttentionGroup) {
 // The weights are test_sglang_weights.cpp's (worked there); the pool what the static share leaves.
 TEST(SglangProfile, DpAttentionOnDenseQwen3) {
   const Model& m = *Catalogue::builtin().find("qwen3-32b");
-  EngineRun r = parse_engine_command("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 4 --dp 2 --enable-dp-attention");
-  ASSERT_TRUE(r.parallel.dp_attention);
-  SglangSettings s = r.sglang;
-  s.attention_dp = r.parallel.data_parallel;
-  s.card_bytes = 80 * kGiB;
+  SglangSettings s = dp_attention_settings("python -m sglang.launch_server --model-path Qwen/Qwen3-32B --tp 4 --dp 2 --enable-dp-attention", 80);
   s.weight_bytes = m.native.bytes;
   const SglangProfile p = sglang_profile(m, s);
   EXPECT_EQ(p.attention_tp, 2u);
@@ -440,11 +445,7 @@ TEST(SglangProfile, DpAttentionOnDenseQwen3) {
 // 385 / 3 = 128.
 TEST(SglangProfile, DpAttentionOnQwen3NextSplitsTheStateOverTheGroup) {
   const Model& next = *Catalogue::builtin().find("qwen3-next-80b-a3b");
-  EngineRun r = parse_engine_command("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --dp 2 --enable-dp-attention");
-  ASSERT_TRUE(r.parallel.dp_attention);
-  SglangSettings s = r.sglang;
-  s.attention_dp = r.parallel.data_parallel;
-  s.card_bytes = 80 * kGiB;
+  SglangSettings s = dp_attention_settings("python -m sglang.launch_server --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --dp 2 --enable-dp-attention", 80);
   s.mem_fraction_static = 0.85;
   s.free_before_weights = 78 * kGiB;
   s.loaded_weights = 37 * kGiB;
