@@ -335,6 +335,41 @@ TEST(ConfigTower, VllmProfilesGemma3sEncoderOnADummyImageBatch) {
   EXPECT_EQ(without.available_kv - with.available_kv, 242'221'056u);
 }
 
+// --limit-mm-per-prompt (vllm/multimodal/encoder_budget.py _get_max_items: items per prompt
+// max(1, min(limit, max_model_len / tokens)); a modality at 0 does not pass through the tower, and
+// with every modality at 0 vLLM runs text-only, registry.py supports_multimodal_inputs).
+TEST(ConfigTower, VllmLimitMmPerPromptShapesTheEncoderBatch) {
+  const Model& g = entry("gemma-3-27b");
+  VllmMmLimits two;
+  read_vllm_mm_limits(two, "--limit-mm-per-prompt", "image=2,video=0");
+  EXPECT_EQ(two.of("image"), 2u);
+  EXPECT_EQ(two.of("audio"), kVllmDefaultMmLimit);
+  // 4 sequences: min(8,192 / 256 = 32, 4 x max(1, min(2, 8,192 / 256))) = 8 images (the default limit: 4 x 32 = 128, so 32).
+  EXPECT_EQ(vllm_encoder_profile(g, 8192, 4, 8192, 1, 2, two).items, 8u);
+  EXPECT_EQ(vllm_encoder_profile(g, 8192, 4, 8192, 1, 2).items, 32u);
+  VllmMmLimits none;
+  read_vllm_mm_limits(none, "--limit-mm-per-prompt", R"({"image": {"count": 0, "width": 512}})");
+  const VllmEncoderProfile off = vllm_encoder_profile(g, 8192, 1024, 8192, 1, 2, none);
+  EXPECT_EQ(off.items, 0u);
+  EXPECT_EQ(off.held(), 0u);
+  EXPECT_NE(off.note.find("--limit-mm-per-prompt gives image 0"), std::string::npos) << off.note;
+  EXPECT_EQ(none.json(), R"({"image":0})");
+  // Bad values name the flag.
+  for (const char* bad : {"image", "image=-1", "IMAGE=1", "{\"image\": \"many\"}", "[1]", "image=99999999999"}) {
+    VllmMmLimits l;
+    EXPECT_THROW(read_vllm_mm_limits(l, "--limit-mm-per-prompt", bad), InputError) << bad;
+  }
+  // Through a pasted command: the held batch of 32 images (242,221,056 B, worked above) is gone from
+  // the activation and goes to the KV cache.
+  EngineInputs in;
+  in.gpu = "H100-sxm";
+  in.command = "vllm serve google/gemma-3-27b-it";
+  const EngineAnswer with = run_engine(engine_request(g, Scenario{}, in));
+  in.command = "vllm serve google/gemma-3-27b-it --limit-mm-per-prompt '{\"image\": 0}'";
+  const EngineAnswer without = run_engine(engine_request(g, Scenario{}, in));
+  EXPECT_EQ(with.bytes(AllocKind::Activation) - without.bytes(AllocKind::Activation), 242'221'056u);
+}
+
 TEST(ConfigTower, EnginesShowTheTowerWhereTheyLoadIt) {
   const Model& g = entry("gemma-3-27b");
   EngineInputs in;

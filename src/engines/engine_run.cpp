@@ -463,6 +463,8 @@ EngineRun parse_engine_command(const std::string& command) {
       else if (flag == "--kv-cache-dtype") v.kv.kv_cache_dtype = take();
       else if (flag == "--block-size") v.kv.block_size = number(flag, take(), 1, 4096);
       else if (flag == "--max-num-seqs") v.max_num_seqs = number(flag, take(), 1, 1u << 20);
+      else if (flag == "--limit-mm-per-prompt") read_vllm_mm_limits(v.mm_limits, flag, take());
+      else if (flag.rfind("--limit-mm-per-prompt.", 0) == 0) read_vllm_mm_limits(v.mm_limits, "--limit-mm-per-prompt", take(), flag.substr(22));
       else if (flag == "--dtype") v.kv.dtype = take();
       else if (flag == "--quantization" || flag == "-q") v.quantization = take();
       else if (flag == "--cpu-offload-gb") v.cpu_offload_cap = cpu_offload_cap_bytes(take(), flag, false);  // config/offload.py: float, ge=0

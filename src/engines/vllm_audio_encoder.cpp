@@ -9,7 +9,7 @@
 namespace vc {
 
 VllmEncoderProfile vllm_audio_encoder_profile(const AudioEncoderSpec& a, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
-                                              uint64_t tp, uint64_t value_bytes) {
+                                              uint64_t tp, uint64_t value_bytes, uint64_t limit_per_prompt) {
   VllmEncoderProfile p;
   if (a.kind != "Qwen2-Audio" || a.positions == 0 || a.hidden == 0 || a.mel_bins == 0 || a.text_hidden == 0 || tp == 0) {
     p.note = fmt::format("vLLM also profiles the {} encoder on a dummy batch of audio clips; modelled for Qwen2-Audio's Whisper-style encoder, so that "
@@ -21,7 +21,7 @@ VllmEncoderProfile vllm_audio_encoder_profile(const AudioEncoderSpec& a, uint64_
   // clip is 2 x max_source_positions log-mel frames (3,000: 30 s at 100 frames a second).
   const uint64_t frames = checked_mul(2, a.positions);
   p.tokens_per_item = audio_clip_tokens(frames);
-  const VllmEncoderItems n = vllm_encoder_items(p.tokens_per_item, max_num_batched_tokens, max_num_seqs, max_model_len);
+  const VllmEncoderItems n = vllm_encoder_items(p.tokens_per_item, max_num_batched_tokens, max_num_seqs, max_model_len, limit_per_prompt);
   p.items = n.items;
   // input_features (items, num_mel_bins, frames), cast to --dtype with the processor's outputs
   // (the int feature_attention_mask, items x frames, is left out: under 1% of the features).

@@ -19,6 +19,6 @@ namespace vc {
 // The profile of `audio` (Model::audio_encoder) in vLLM's dummy batch; a kind other than
 // Qwen2-Audio returns items 0 with a note saying why.
 VllmEncoderProfile vllm_audio_encoder_profile(const AudioEncoderSpec& audio, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
-                                              uint64_t tensor_parallel, uint64_t value_bytes);
+                                              uint64_t tensor_parallel, uint64_t value_bytes, uint64_t limit_per_prompt = kVllmDefaultMmLimit);
 
 }  // namespace vc

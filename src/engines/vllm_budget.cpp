@@ -131,7 +131,7 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   // A multimodal model encodes its dummy images first; their pixels and encoder outputs stay
   // allocated through the decoder pass, so the peak is the larger of the encoder's and the
   // decoder's on top of them (vllm_encoder.h).
-  const VllmEncoderProfile encoder = vllm_encoder_profile(model, T, b.max_num_seqs, s.kv.max_model_len, tp, value);
+  const VllmEncoderProfile encoder = vllm_encoder_profile(model, T, b.max_num_seqs, s.kv.max_model_len, tp, value, s.mm_limits);
   b.activation = checked_add(checked_add(encoder.peak_with(checked_add(b.moe_workspace, std::max(b.forward_peak, b.sampler_peak))), 50 * kMiB), sp.buffers);
   // Non-torch memory: 0.25 GiB on one GPU (CUDA context, cuBLAS workspace); with tensor
   // parallelism NCCL and custom all-reduce buffers make it 2.08 GiB at TP 2, 0.055 GiB more per

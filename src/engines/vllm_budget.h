@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engines/serving_cpu_offload.h"
+#include "engines/vllm_encoder.h"
 #include "engines/vllm_lora.h"
 #include "engines/vllm_profile.h"
 #include "model/model.h"
@@ -27,6 +28,7 @@ struct VllmBudgetSettings {
   uint64_t cpu_offloaded = 0;           // of rank 0's weights, what the offloader moves to host memory (the engine walks the layers)
   uint64_t offload_staging = 0;         // the prefetch offloader's static GPU buffers on rank 0 (allocated after the weights are measured)
   VllmSettings kv;                      // block size, dtypes, tp, pp, max_model_len
+  VllmMmLimits mm_limits;               // --limit-mm-per-prompt (vllm_encoder.h)
 };
 
 struct VllmBudget {

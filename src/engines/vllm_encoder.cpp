@@ -3,30 +3,104 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
 
 #include "catalogue/catalogue_tower.h"
 #include "core/checked.h"
+#include "core/error.h"
 #include "core/units.h"
 #include "engines/vllm_audio_encoder.h"
 
 namespace vc {
 
-VllmEncoderItems vllm_encoder_items(uint64_t tokens_per_item, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len) {
+namespace {
+
+constexpr const char* kLimitAccepted = "accepted: a JSON object such as '{\"image\": 0, \"video\": 2}' (a modality's value a count or "
+                                       "{\"count\": N, ...}), or image=0,video=2";
+constexpr size_t kMaxModalities = 8;
+constexpr uint64_t kMaxLimit = 1u << 20;
+
+void set_limit(VllmMmLimits& limits, const std::string& flag, const std::string& modality, uint64_t n) {
+  const bool name_ok = !modality.empty() && modality.size() <= 32 &&
+                       std::all_of(modality.begin(), modality.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)) || c == '_'; });
+  if (!name_ok) throw InputError(flag, "'" + modality.substr(0, 40) + "' is not a modality name (image, video, audio, ...); " + kLimitAccepted);
+  if (n > kMaxLimit) throw InputError(flag, fmt::format("{} for {} is out of range; accepted: 0 to {}", n, modality, kMaxLimit));
+  limits.per_prompt[modality] = n;
+  if (limits.per_prompt.size() > kMaxModalities) throw InputError(flag, fmt::format("names more than {} modalities", kMaxModalities));
+}
+
+uint64_t whole_number(const std::string& flag, const std::string& modality, const std::string& text) {
+  if (text.empty() || text.size() > 8 || !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    throw InputError(flag, "'" + text.substr(0, 40) + "' for " + modality.substr(0, 40) + " is not a whole number; " + kLimitAccepted);
+  return std::stoull(text);
+}
+
+}  // namespace
+
+uint64_t VllmMmLimits::of(const std::string& modality) const {
+  const auto it = per_prompt.find(modality);
+  return it == per_prompt.end() ? kVllmDefaultMmLimit : it->second;
+}
+
+std::string VllmMmLimits::json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [modality, n] : per_prompt) j[modality] = n;
+  return j.dump();
+}
+
+void read_vllm_mm_limits(VllmMmLimits& limits, const std::string& flag, const std::string& value, const std::string& modality) {
+  if (value.size() > 1024) throw InputError(flag, "is longer than 1,024 characters");
+  if (!modality.empty()) return set_limit(limits, flag, modality, whole_number(flag, modality, value));
+  if (!value.empty() && value.front() == '{') {
+    const nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw InputError(flag, "is not a JSON object; " + std::string(kLimitAccepted));
+    for (const auto& [name, v] : j.items()) {
+      // vllm/config/multimodal.py: a count, or a dummy-item option object whose "count" is the limit.
+      const nlohmann::json& n = v.is_object() && v.contains("count") ? v["count"] : v;
+      if (!n.is_number_unsigned()) throw InputError(flag, "the value for '" + name.substr(0, 40) + "' is not a whole number; " + kLimitAccepted);
+      set_limit(limits, flag, name, n.get<uint64_t>());
+    }
+    return;
+  }
+  size_t start = 0;
+  while (start <= value.size()) {
+    const size_t end = std::min(value.find(',', start), value.size());
+    const std::string item = value.substr(start, end - start);
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) throw InputError(flag, "'" + item.substr(0, 40) + "' is not MODALITY=N; " + kLimitAccepted);
+    set_limit(limits, flag, item.substr(0, eq), whole_number(flag, item.substr(0, eq), item.substr(eq + 1)));
+    start = end + 1;
+  }
+}
+
+VllmEncoderItems vllm_encoder_items(uint64_t tokens_per_item, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
+                                    uint64_t limit_per_prompt) {
   VllmEncoderItems r;
   if (tokens_per_item == 0) return r;
   const uint64_t budget = std::max(max_num_batched_tokens, tokens_per_item);
-  r.per_prompt = std::max<uint64_t>(1, std::min<uint64_t>(999, max_model_len / tokens_per_item));
+  r.per_prompt = std::max<uint64_t>(1, std::min<uint64_t>(limit_per_prompt, max_model_len / tokens_per_item));
   r.items = std::max<uint64_t>(1, std::min(budget / tokens_per_item, checked_mul(max_num_seqs, r.per_prompt)));
   return r;
 }
 
 VllmEncoderProfile vllm_encoder_profile(const Model& m, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
-                                        uint64_t tp, uint64_t value_bytes) {
+                                        uint64_t tp, uint64_t value_bytes, const VllmMmLimits& limits) {
   VllmEncoderProfile p;
   if (!m.params.by_class.count(ParamClass::Vision)) return p;
   const std::optional<AudioEncoderSpec>& audio = m.audio_encoder;
-  // An audio encoder without a vision tower (Qwen2-Audio): audio is the one modality profiled.
-  if (audio && !tower_from_config(m)) return vllm_audio_encoder_profile(*audio, max_num_batched_tokens, max_num_seqs, max_model_len, tp, value_bytes);
+  // The modality profiled: audio for an audio encoder without a vision tower (Qwen2-Audio), else
+  // the tower's images (the image-only towers modelled below; the others are not modelled).
+  const bool audio_only = audio && !tower_from_config(m);
+  const std::string modality = audio_only ? "audio" : "image";
+  const uint64_t limit = limits.of(modality);
+  if (limit == 0) {
+    p.note = fmt::format("--limit-mm-per-prompt gives {} 0: vLLM profiles no encoder batch for it (only modalities with a limit above 0 pass through "
+                         "the tower; with every modality at 0 the model runs text-only, vllm/multimodal/registry.py supports_multimodal_inputs)",
+                         modality);
+    return p;
+  }
+  if (audio_only) return vllm_audio_encoder_profile(*audio, max_num_batched_tokens, max_num_seqs, max_model_len, tp, value_bytes, limit);
   // With both (the Omni models), vLLM profiles the modality with the most tokens per item: the
   // vision tower's largest image or video outnumbers a 30 s audio clip's tokens.
   const std::string audio_note = audio ? "; the audio encoder is not what vLLM profiles here: it profiles the modality with the most tokens per item "
@@ -46,7 +120,7 @@ VllmEncoderProfile vllm_encoder_profile(const Model& m, uint64_t max_num_batched
     return p;
   }
   p.tokens_per_item = t.tokens_per_image;
-  const VllmEncoderItems n = vllm_encoder_items(t.tokens_per_image, max_num_batched_tokens, max_num_seqs, max_model_len);
+  const VllmEncoderItems n = vllm_encoder_items(t.tokens_per_image, max_num_batched_tokens, max_num_seqs, max_model_len, limit);
   const uint64_t per_prompt = n.per_prompt;
   p.items = n.items;
   p.pixel_bytes = checked_product({p.items, t.channels, t.image_size, t.image_size, value_bytes});

@@ -15,6 +15,7 @@
 // (vision and audio) that is the dynamic-resolution vision tower's image or video, so their audio
 // encoder is not what the profile runs.
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "model/model.h"
@@ -39,16 +40,35 @@ struct VllmEncoderProfile {
   uint64_t peak_with(uint64_t decoder_peak) const;
 };
 
+// --limit-mm-per-prompt: the most items of a modality one prompt may hold (vllm/config/multimodal.py
+// limit_per_prompt, 999 for a modality not named). A profiled modality at 0 leaves it out of the
+// encoder budget (MultiModalBudget: only modalities with a limit above 0 pass through the tower);
+// every modality the model takes at 0 runs it text-only (vllm/multimodal/registry.py
+// supports_multimodal_inputs): no encoder batch either way.
+struct VllmMmLimits {
+  std::map<std::string, uint64_t> per_prompt;  // modality -> limit, as given
+  uint64_t of(const std::string& modality) const;
+  std::string json() const;  // as a JSON object, for a command line: {"image":0}
+};
+inline constexpr uint64_t kVllmDefaultMmLimit = 999;
+
+// Reads --limit-mm-per-prompt's value into `limits`: a JSON object ({"image": 0, "video": 2}, a
+// modality's value a count or an object with "count", as vLLM accepts), or image=0,video=2; with
+// `modality` set, the value of --limit-mm-per-prompt.MODALITY. InputError naming `flag` otherwise.
+void read_vllm_mm_limits(VllmMmLimits& limits, const std::string& flag, const std::string& value, const std::string& modality = "");
+
 // Items in the dummy batch for `tokens_per_item` (vllm/multimodal/encoder_budget.py _get_max_items):
 // max(1, min(max(max_num_batched_tokens, tokens_per_item) / tokens_per_item,
-//            max_num_seqs x max(1, min(999, max_model_len / tokens_per_item)))).
+//            max_num_seqs x max(1, min(limit, max_model_len / tokens_per_item)))), limit the
+// modality's --limit-mm-per-prompt (999 by default).
 struct VllmEncoderItems {
   uint64_t items = 0;
-  uint64_t per_prompt = 0;  // max(1, min(999, max_model_len / tokens_per_item))
+  uint64_t per_prompt = 0;  // max(1, min(limit, max_model_len / tokens_per_item))
 };
-VllmEncoderItems vllm_encoder_items(uint64_t tokens_per_item, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len);
+VllmEncoderItems vllm_encoder_items(uint64_t tokens_per_item, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
+                                    uint64_t limit_per_prompt = kVllmDefaultMmLimit);
 
 VllmEncoderProfile vllm_encoder_profile(const Model& model, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
-                                        uint64_t tensor_parallel, uint64_t value_bytes);
+                                        uint64_t tensor_parallel, uint64_t value_bytes, const VllmMmLimits& limits = {});
 
 }  // namespace vc

@@ -42,7 +42,7 @@ constexpr const char* kProfileSource =
 // logits too, and the proposer's buffers stay allocated.
 Allocation activation_line(const Model& model, const VllmBudget& b, const VllmBudgetSettings& s, const VllmSpecProfile* sp) {
   const VllmEncoderProfile e = vllm_encoder_profile(model, b.max_num_batched_tokens, b.max_num_seqs, s.kv.max_model_len, s.kv.tensor_parallel,
-                                                    serving_dtype_bytes(s.kv.dtype));
+                                                    serving_dtype_bytes(s.kv.dtype), s.mm_limits);
   std::string formula = fmt::format("MoE workspace {} B + max(forward {} B over {} tokens, sampler {} B over {} sequences) + 50 MiB", b.moe_workspace,
                                     b.forward_peak, b.max_num_batched_tokens, b.sampler_peak, b.max_num_seqs);
   if (e.items) formula = fmt::format("max(encoder pass {} B, encoder batch held {} B + {}); {}", e.encoder_peak, e.held(), formula, e.formula);

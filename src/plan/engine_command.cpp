@@ -253,6 +253,9 @@ EngineCommand vllm(const Plan& p) {
       c.command += fmt::format(" --cpu-offload-gb {:g}", static_cast<double>(cap) / 1073741824.0);  // the pasted value, which the figures above assume
     c.command += pasted_vllm_offload_flags(p);
   }
+  // A pasted --limit-mm-per-prompt: the encoder's profile above assumes it (vllm_encoder.h).
+  if (p.options.command && p.options.command->engine == EngineKind::Vllm && !p.options.command->vllm.mm_limits.per_prompt.empty())
+    c.command += " --limit-mm-per-prompt '" + p.options.command->vllm.mm_limits.json() + "'";
   if (p.box.nodes > 1) c.notes.push_back("across nodes: start a Ray cluster (ray start) on every node first");
   return c;
 }
