@@ -27,11 +27,10 @@ VllmEncoderProfile vllm_audio_encoder_profile(const AudioEncoderSpec& a, uint64_
   // (the int feature_attention_mask, items x frames, is left out: under 1% of the features).
   p.pixel_bytes = checked_product({p.items, a.mel_bins, frames, value_bytes});
   p.output_bytes = checked_product({p.items, p.tokens_per_item, a.text_hidden, value_bytes});
-  // The widest moment of one encoder layer over every clip's positions: the residual stream, its
-  // normed copy and the MLP's two intermediates (fc1's output and its GELU; split over TP), as for
-  // an image tower. conv1's output and its GELU (2 x frames x d_model a clip) are smaller.
+  // One Whisper layer over every clip's positions (fc1's output and its GELU the MLP's two
+  // intermediates); conv1's output and its GELU (2 x frames x d_model a clip) are smaller.
   const uint64_t positions = checked_mul(p.items, a.positions);
-  p.encoder_peak = checked_add(p.pixel_bytes, checked_product({positions, checked_add(2 * a.hidden, 2 * (a.ffn / tp)), value_bytes}));
+  p.encoder_peak = vllm_encoder_pass_peak(p.pixel_bytes, positions, a.hidden, a.ffn, tp, value_bytes);
   p.formula = fmt::format("{} dummy 30 s audio clips (min(max({}, {}) / {} tokens, {} seqs x {} a prompt)) held: log-mel features {} x {} bins x {} "
                           "frames x {} B = {} B + encoder outputs {} x {} tokens x {} x {} B = {} B; encoding: {} positions x (2 x {} + 2 x {}) x {} B "
                           "+ features = {} B",

@@ -74,6 +74,10 @@ void read_vllm_mm_limits(VllmMmLimits& limits, const std::string& flag, const st
   }
 }
 
+uint64_t vllm_encoder_pass_peak(uint64_t input_bytes, uint64_t positions, uint64_t hidden, uint64_t ffn, uint64_t tp, uint64_t value_bytes) {
+  return checked_add(input_bytes, checked_product({positions, checked_add(checked_mul(2, hidden), checked_mul(2, ffn / tp)), value_bytes}));
+}
+
 VllmEncoderItems vllm_encoder_items(uint64_t tokens_per_item, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
                                     uint64_t limit_per_prompt) {
   VllmEncoderItems r;
@@ -125,11 +129,9 @@ VllmEncoderProfile vllm_encoder_profile(const Model& m, uint64_t max_num_batched
   p.items = n.items;
   p.pixel_bytes = checked_product({p.items, t.channels, t.image_size, t.image_size, value_bytes});
   p.output_bytes = checked_product({p.items, t.tokens_per_image, t.text_hidden, value_bytes});
-  // The widest moment of one encoder layer: the residual stream, its normed copy and the MLP's
-  // two intermediates (the up projection's output and its activation; the MLP is split over TP).
   const uint64_t side = t.image_size / t.patch;
   const uint64_t patches = checked_product({p.items, side, side});
-  p.encoder_peak = checked_add(p.pixel_bytes, checked_product({patches, checked_add(2 * t.hidden, 2 * (t.ffn / tp)), value_bytes}));
+  p.encoder_peak = vllm_encoder_pass_peak(p.pixel_bytes, patches, t.hidden, t.ffn, tp, value_bytes);
   p.formula = fmt::format("{} dummy images (min(max({}, {}) / {} tokens, {} seqs x {} a prompt)) held: pixels {} x {} x {}^2 x {} B = {} B + encoder "
                           "outputs {} x {} tokens x {} x {} B = {} B; encoding: {} patches x (2 x {} + 2 x {}) x {} B + pixels = {} B",
                           p.items, max_num_batched_tokens, t.tokens_per_image, t.tokens_per_image, max_num_seqs, per_prompt, p.items, t.channels,

@@ -68,6 +68,13 @@ struct VllmEncoderItems {
 VllmEncoderItems vllm_encoder_items(uint64_t tokens_per_item, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
                                     uint64_t limit_per_prompt = kVllmDefaultMmLimit);
 
+// The encoder pass's peak (images or audio clips alike): the batch's inputs plus the widest moment of
+// one encoder layer over every position of the batch (patches, or an audio encoder's positions):
+// the residual stream, its normed copy and the MLP's two intermediates (the up projection's output
+// and its activation; the MLP is split over TP):
+//   input_bytes + positions x (2 x hidden + 2 x ffn / tp) x value_bytes.
+uint64_t vllm_encoder_pass_peak(uint64_t input_bytes, uint64_t positions, uint64_t hidden, uint64_t ffn, uint64_t tp, uint64_t value_bytes);
+
 VllmEncoderProfile vllm_encoder_profile(const Model& model, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
                                         uint64_t tensor_parallel, uint64_t value_bytes, const VllmMmLimits& limits = {});
 
