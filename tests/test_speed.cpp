@@ -4,6 +4,7 @@
 // shape and set-aside rule.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -317,6 +318,21 @@ TEST(SpeedEstimate, WeightsPagedFromDiskAreReadFromTheSsdEveryToken) {
   EXPECT_EQ(token_reads(m.model, m.f, cpu, s).memories.size(), 1u);
 }
 
+// A measured run's page-ins: the CPU's weights beyond what the page cache held. TinyMoe CPU only
+// holds 2,920,000,000 + 730,000,000 = 3,650,000,000 B in RAM (the test above); a page cache of
+// 2,920,000,000 B leaves 730,000,000 B to the SSD, the paged_out that test gives by hand; a cache of
+// the whole 3.65 GB or more leaves nothing.
+TEST(SpeedValidate, PagedOutIsTheCpuWeightsBeyondThePageCache) {
+  TinyMoe m;
+  Box cpu;
+  cpu.ram_bandwidth = 100'000'000'000;
+  const TokenReads t = token_reads(m.model, m.f, cpu, SpeedSettings{});
+  ASSERT_EQ(named(t, "RAM").weights_held, 3'650'000'000u);
+  EXPECT_EQ(paged_out_of(t, 2'920'000'000), 730'000'000u);
+  EXPECT_EQ(paged_out_of(t, 3'650'000'000), 0u);
+  EXPECT_EQ(paged_out_of(t, 8'000'000'000), 0u);
+}
+
 TEST(SpeedEstimate, CpuOnlyPrefillUsesTheRamRate) {
   TinyMoe m;
   const SpeedData data(kFactors);
@@ -456,6 +472,40 @@ TEST(SpeedValidate, ACaseReadsItsSocketCount) {
   // A case's thread count travels to the reads (fit.py --refit-cpu-threads reads it); none: null.
   EXPECT_TRUE(rows[0].reads.at("threads").is_null());
   EXPECT_EQ(rows[1].reads.at("threads"), 32);
+  std::remove(path.c_str());
+}
+
+// A case with ssd_gbps: the CPU's weights beyond page_cache_gb come from the SSD at that rate, and
+// the row is scored in its own group. Llama 3.1 8B Q4_K_M CPU only holds more than 2 GB, so a 2 GB
+// page cache leaves (held - 2 GB) to the SSD: the two memories' held bytes sum to the weights and
+// the SSD's are those less 2,000,000,000. A 100 GB page cache holds it all: no SSD memory.
+TEST(SpeedValidate, ACaseWithAnSsdReadsWhatThePageCacheCannotHoldFromIt) {
+  const std::string path = ::testing::TempDir() + "speed-ssd.json";
+  {
+    std::ofstream out(path);
+    out << R"({"cases": [
+      {"id": "ssd", "source": "https://x", "quote": "q", "model": "llama-3.1-8b", "quant": "Q4_K_M", "gpu": "none", "engine": "llamacpp",
+       "backend": "cpu", "test": "tg128", "kind": "decode", "measured_tok_s": 1, "set_aside": false, "ram_gbps": 100, "ssd_gbps": 2, "page_cache_gb": 2},
+      {"id": "cached", "source": "https://x", "quote": "q", "model": "llama-3.1-8b", "quant": "Q4_K_M", "gpu": "none", "engine": "llamacpp",
+       "backend": "cpu", "test": "tg128", "kind": "decode", "measured_tok_s": 1, "set_aside": false, "ram_gbps": 100, "ssd_gbps": 2, "page_cache_gb": 100}]})";
+  }
+  const auto rows = validate_speed(path);
+  ASSERT_EQ(rows.size(), 2u);
+  const auto& mems = rows[0].reads.at("memories");
+  ASSERT_EQ(mems.size(), 2u);
+  EXPECT_EQ(mems[1].at("memory"), "ssd");
+  EXPECT_EQ(mems[1].at("bandwidth").get<uint64_t>(), 2'000'000'000u);
+  const uint64_t held = mems[0].at("weights_held").get<uint64_t>() + mems[1].at("weights_held").get<uint64_t>();
+  EXPECT_EQ(mems[1].at("weights_held").get<uint64_t>(), held - 2'000'000'000u);
+  EXPECT_EQ(rows[0].group, "decode from SSD");
+  EXPECT_EQ(speed_target(rows[0].group), (std::pair<double, double>{0.5, 2.0}));
+  EXPECT_EQ(rows[1].reads.at("memories").size(), 1u);
+  EXPECT_EQ(rows[1].group, "decode on device");
+  EXPECT_GT(rows[1].estimate, rows[0].estimate);
+  const auto summary = summarize_speed(rows);
+  const auto ssd = std::find_if(summary.begin(), summary.end(), [](const SpeedSummary& x) { return x.group == "decode from SSD" && x.part == "fitted"; });
+  ASSERT_NE(ssd, summary.end());
+  EXPECT_EQ(ssd->cases, 1u);
   std::remove(path.c_str());
 }
 

@@ -441,6 +441,33 @@ for b in h200["runs"]:
                  depth=b["n_depth"], engine_version="80fb11ac", settings={"ngl": 99, "fa": b["flash_attn"], "batch": b["n_batch"], "ubatch": b["n_ubatch"]},
                  note="measured by this project with llama-bench on one H200: tests/data/llamacpp-h200-bench.json, tools/measure-llamacpp/gpu-run.sh"))
 
+# --- llama.cpp with its weights memory-mapped from an SSD on a host whose RAM cannot hold them (issue 18):
+# the page cache keeps what RAM holds and the OS reads the rest from the SSD again as tokens need it.
+# ssd_gbps is the read rate the source states; page_cache_gb what it shows the page cache (or the
+# process) holding. Scored as "decode from SSD", not fitted (docs/performance.md).
+R.append(rec("reddit-maverick-ud-iq2m-64gb-3090-ngl3-mmap-ssd-tg128",
+             "https://reddit.wdas.io/r/LocalLLaMA/s/DNJXzOHKJV",
+             "| llama4 17Bx128E (Maverick) IQ2_M - 2.7 bpw | 143.06 GiB | 400.71 B | CUDA | 3 | tg128 | 3.45 ± 0.26 |",
+             "llama-4-maverick", "Llama-4-Maverick-17B-128E-Instruct-UD-Q2_K_XL",
+             "Llama-4-Maverick-17B-128E-Instruct-UD-IQ2_M.gguf (143.06 GiB = 153.6 GB; the catalogue's UD-Q2_K_XL build, 153 GB, is the tier of that size)",
+             "rtx-3090", "llamacpp", "cuda", "tg128", 3.45,
+             settings={"ngl": 3}, ram_gb=64, ram_gbps=51.2,
+             ram_note="quoted: 'my 64GB of DDR4 memory + one RTX3090 (24GB)'; two channels of DDR4-3200 assumed (2 x 25.6 GB/s), the speed is not given",
+             ssd_gbps=5.91, page_cache_gb=58.95,
+             ssd_note="quoted: 'NVMe reads appear to be intense (5-6 GiB/s)' (during prompt processing; 5.5 GiB/s = 5.91 GB/s); `free` after the run: 'Mem: 65523176 8262924 600336 184900 57572992 57260252' (KiB), buff/cache 57,572,992 KiB = 58.95 GB",
+             note="r/LocalLLaMA post by u/brown2green, 2025-04-13 ('You can preview quantizations of Llama 4 Maverick 17Bx128E at acceptable speeds even without the necessary memory'), read through a mirror; llama-bench build 06bb53ad (5115), mmap on (the default)"))
+R.append(rec("hf-forum-glm-5.1-iq1m-16gb-5600g-mmap-ssd-eval",
+             "https://longform.social/post/did:plc:pgryn3ephfd2xgft23qokfzt/3mm7ikjzv4ei2",
+             "My generation speed was 0.05 t/s (22.69 seconds per token) and prompt processing was 0.21 t/s.",
+             "glm-5.1", "IQ1_M", "GLM-5.1-IQ1_M GGUF, 176GB split files (the IQ1_M tier reads 165.35 GB, 6% under the file)",
+             "none", "llamacpp", "cpu", "eval", round(1 / 22.69, 4),
+             ram_gb=12, ram_gbps=51.2,
+             ram_note="quoted: 'RAM: 16GB DDR4 (4GB allocated to integrated Vega 7 iGPU VRAM, leaving 12GB system RAM)'; two channels of DDR4-3200 assumed (2 x 25.6 GB/s), the speed is not given",
+             cpu="AMD Ryzen 5 5600G (6 cores / 12 threads)",
+             ssd_gbps=0.65, page_cache_gb=8.34,
+             ssd_note="quoted: 'Due to Linux NTFS/FUSE driver overhead on my mounted partition, sequential read was capped at ~650 MB/s' and 'Peak System RAM Usage: Only 8.34 GB!' (the process's resident pages, taken as what the page cache held of the mapping)",
+             note="Hugging Face Forums post (2026-05-19) 'I ran GLM-5.1 (754B, 176GB GGUF) on a 16GB RAM APU machine', read through a mirror; llama.cpp built with AVX2, --mmap; 1 / 22.69 s a token"))
+
 for r in R:
     h = hashlib.sha256(r["id"].encode()).digest()
     r["set_aside"] = int.from_bytes(h[:4], "big") % 100 < 30
@@ -453,6 +480,7 @@ out = {
     "fields": {
         "gpu": "vramcalc --gpu syntax ('none' for CPU only)", "test": "llama-bench test name (tgN, ppN, @dD = D tokens already in the cache) or the engine's figure",
         "depth": "tokens already in the cache when measured", "ram_gbps": "system RAM bandwidth from the channel count and speed (theoretical)",
+        "ssd_gbps": "llama.cpp's weights memory-mapped from an SSD on a host whose RAM cannot hold them: the SSD read rate the source states (GB/s); with it, page_cache_gb: what the source shows the page cache (or the process) holding, so the CPU's weights beyond it are read from the SSD again (scored as 'decode from SSD', not fitted)",
         "quant": "vramcalc weights tier: '' = the native checkpoint (gpt-oss: MXFP4 experts, 16-bit rest, as in the F16 GGUF and vLLM); MXFP4 for the 'MXFP4 MoE' GGUFs, whose file size it matches within 2% (they keep attention and head at Q8_0, so per-token reads are above the tier's even spread)",
         "settings": "engine flags: ngl, n_cpu_moe, ot (llama.cpp -ot patterns, comma-separated, read as written), threads, context, batch, ubatch, tp, gpu_experts, sockets (CPU sockets; ram_gbps is one socket's), spec_method / spec_tokens / spec_acceptance / spec_draft (speculative decoding); fa, cache, rtr, fmoe are recorded as the run gave them and not read"},
     "cases": R,
