@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "engines/vllm_audio_encoder.h"
+#include "engines/vllm_qwen_vl_encoder.h"
 
 namespace vc {
 
@@ -74,8 +75,9 @@ void read_vllm_mm_limits(VllmMmLimits& limits, const std::string& flag, const st
   }
 }
 
-uint64_t vllm_encoder_pass_peak(uint64_t input_bytes, uint64_t positions, uint64_t hidden, uint64_t ffn, uint64_t tp, uint64_t value_bytes) {
-  return checked_add(input_bytes, checked_product({positions, checked_add(checked_mul(2, hidden), checked_mul(2, ffn / tp)), value_bytes}));
+uint64_t vllm_encoder_pass_peak(uint64_t input_bytes, uint64_t positions, uint64_t hidden, uint64_t ffn, uint64_t tp, uint64_t value_bytes,
+                                uint64_t mlp_tensors) {
+  return checked_add(input_bytes, checked_product({positions, checked_add(checked_mul(2, hidden), checked_mul(mlp_tensors, ffn / tp)), value_bytes}));
 }
 
 VllmEncoderItems vllm_encoder_items(uint64_t tokens_per_item, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
@@ -96,6 +98,10 @@ VllmEncoderProfile vllm_encoder_profile(const Model& m, uint64_t max_num_batched
   // The modality profiled: audio for an audio encoder without a vision tower (Qwen2-Audio), else
   // the tower's images (the image-only towers modelled below; the others are not modelled).
   const bool audio_only = audio && !tower_from_config(m);
+  // Qwen2-VL / Qwen2.5-VL (not the Omni models, whose thinker profiles its own way): image or
+  // video, whichever has more tokens an item, each with its own limit.
+  if (!audio && m.vision_encoder && vllm_qwen_vl_modelled(*m.vision_encoder))
+    return vllm_qwen_vl_encoder_profile(*m.vision_encoder, max_num_batched_tokens, max_num_seqs, max_model_len, tp, value_bytes, limits);
   const std::string modality = audio_only ? "audio" : "image";
   const uint64_t limit = limits.of(modality);
   if (limit == 0) {

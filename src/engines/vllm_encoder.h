@@ -8,8 +8,9 @@
 // encoder cache size both default to max_num_batched_tokens (vllm/multimodal/encoder_budget.py,
 // vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget; 999: the default
 // --limit-mm-per-prompt). Modelled for towers of a fixed image size (Gemma 3's SigLIP) of catalogue
-// entries (catalogue/catalogue_tower.h); a dynamic-resolution tower's dummy image depends on its
-// processor config, not read here. An audio-only model (Qwen2-Audio) is profiled on a batch of
+// entries (catalogue/catalogue_tower.h), and for the dynamic-resolution Qwen2-VL / Qwen2.5-VL
+// towers of any config (vllm_qwen_vl_encoder.h: the largest image from the published processor
+// bounds; the other dynamic towers are not modelled). An audio-only model (Qwen2-Audio) is profiled on a batch of
 // 30 s clips (vllm_audio_encoder.h). vLLM profiles one modality, the one with the most tokens per
 // item (vllm/multimodal/encoder_budget.py get_modality_with_max_tokens): for the Omni models
 // (vision and audio) that is the dynamic-resolution vision tower's image or video, so their audio
@@ -33,7 +34,7 @@ struct VllmEncoderProfile {
   uint64_t encoder_peak = 0;     // while encoding: the inputs + one layer's live tensors over every patch (audio: position)
   std::string formula;
   std::string source;            // the vLLM code it follows (URLs)
-  std::string note;              // why it is not modelled, where it is not
+  std::string note;              // why it is not modelled, where it is not; where it is, what the figure assumes beyond vLLM's code (or empty)
   uint64_t held() const { return pixel_bytes + output_bytes; }
   // The profile's torch peak around a decoder peak of `decoder_peak`: the larger of the encoder
   // pass and the held batch under the decoder's pass.
@@ -70,10 +71,12 @@ VllmEncoderItems vllm_encoder_items(uint64_t tokens_per_item, uint64_t max_num_b
 
 // The encoder pass's peak (images or audio clips alike): the batch's inputs plus the widest moment of
 // one encoder layer over every position of the batch (patches, or an audio encoder's positions):
-// the residual stream, its normed copy and the MLP's two intermediates (the up projection's output
-// and its activation; the MLP is split over TP):
-//   input_bytes + positions x (2 x hidden + 2 x ffn / tp) x value_bytes.
-uint64_t vllm_encoder_pass_peak(uint64_t input_bytes, uint64_t positions, uint64_t hidden, uint64_t ffn, uint64_t tp, uint64_t value_bytes);
+// the residual stream, its normed copy and the MLP's intermediates, split over TP: two ffn-wide
+// tensors for a two-matrix MLP (the up projection's output and its activation), three for a gated
+// one (the merged gate_up output, twice ffn wide, and the activation-and-multiply's):
+//   input_bytes + positions x (2 x hidden + mlp_tensors x ffn / tp) x value_bytes.
+uint64_t vllm_encoder_pass_peak(uint64_t input_bytes, uint64_t positions, uint64_t hidden, uint64_t ffn, uint64_t tp, uint64_t value_bytes,
+                                uint64_t mlp_tensors = 2);
 
 VllmEncoderProfile vllm_encoder_profile(const Model& model, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
                                         uint64_t tensor_parallel, uint64_t value_bytes, const VllmMmLimits& limits = {});

@@ -47,7 +47,7 @@ Allocation activation_line(const Model& model, const VllmBudget& b, const VllmBu
                                     b.forward_peak, b.max_num_batched_tokens, b.sampler_peak, b.max_num_seqs);
   if (e.items) formula = fmt::format("max(encoder pass {} B, encoder batch held {} B + {}); {}", e.encoder_peak, e.held(), formula, e.formula);
   std::string assumption = std::string("fitted on public vLLM 0.19 logs, 30% set aside (docs/accuracy.md)") +
-                           (e.items ? "; the encoder's dummy batch is read from vLLM's source, not fitted" : e.note.empty() ? "" : "; " + e.note);
+                           (e.items ? "; the encoder's dummy batch is read from vLLM's source, not fitted" : "") + (e.note.empty() ? "" : "; " + e.note);
   std::string source = kProfileSource;
   if (e.items && !e.source.empty()) source += "; " + e.source;
   if (sp) {

@@ -199,6 +199,20 @@ struct AudioEncoderSpec {
   uint64_t text_hidden = 0;  // the projector's output width
 };
 
+// A vision tower counted from config.json's vision_config, with the geometry an engine's profile
+// run needs (config_tower.cpp writes it; vLLM's profile of the Qwen2-VL / Qwen2.5-VL towers reads it).
+struct VisionEncoderSpec {
+  std::string kind;             // TowerSpec::kind: "Qwen2.5-VL", "Qwen2-VL", "SigLIP", ...
+  uint64_t hidden = 0;          // the encoder's width
+  uint64_t ffn = 0;             // its MLP's intermediate width
+  uint64_t layers = 0;
+  uint64_t patch = 0;           // patch side in pixels
+  uint64_t channels = 0;        // input channels (3)
+  uint64_t temporal_patch = 0;  // frames one patch spans (Qwen-VL: temporal_patch_size); 0 otherwise
+  uint64_t spatial_merge = 0;   // Qwen-VL: patches per side merged into one token; 0 otherwise
+  uint64_t text_hidden = 0;     // the projector's output width
+};
+
 struct Model {
   std::string id;            // catalogue id, "kimi-k3.1-pro"
   std::string name;          // "Kimi K3.1 Pro"
@@ -214,6 +228,7 @@ struct Model {
   uint64_t max_context = 0;
   std::vector<std::string> inputs;      // "text", "image"
   std::optional<AudioEncoderSpec> audio_encoder;  // counted from audio_config; nullopt: none
+  std::optional<VisionEncoderSpec> vision_encoder;  // counted from vision_config; nullopt: none, or a tower a catalogue entry states
   std::string license;
   ReleaseStatus status = ReleaseStatus::Released;
   std::string status_note;  // why, with its source ("weights promised by Nov 4, 2026; repo returns 401")

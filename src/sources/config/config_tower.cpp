@@ -162,6 +162,7 @@ TowerSpec qwen_vl(Keys& k, uint64_t text_hidden, bool qwen3) {
   const uint64_t frames = k.get_or("temporal_patch_size", 2, 64);
   const uint64_t merge = k.get_or("spatial_merge_size", 2, 64);
   t.spatial_merge = merge;
+  t.temporal_patch = frames;
   const uint64_t merged = checked_product({merge, merge, t.hidden});
   Terms enc, proj;
   const uint64_t conv = checked_product({t.channels, frames, t.patch, t.patch, t.hidden});
@@ -209,6 +210,7 @@ TowerSpec qwen2_vl(Keys& k, uint64_t text_hidden) {
   const uint64_t frames = k.get_or("temporal_patch_size", 2, 64);
   const uint64_t merge = k.get_or("spatial_merge_size", 2, 64);
   t.spatial_merge = merge;
+  t.temporal_patch = frames;
   const uint64_t merged = checked_product({merge, merge, t.hidden});
   Terms enc, proj;
   enc.add(fmt::format("patch embedding {} x {} x {}^2 x {}", t.channels, frames, t.patch, t.hidden), checked_product({t.channels, frames, t.patch, t.patch, t.hidden}));
@@ -451,6 +453,7 @@ void count_config_tower(ConfigView& cfg) {
   }
   m.params.by_class[ParamClass::Vision] = checked_add(m.params.by_class[ParamClass::Vision], t->params());
   m.params.derived_total = checked_add(m.params.derived_total, t->params());
+  m.vision_encoder = VisionEncoderSpec{t->kind, t->hidden, t->ffn, t->layers, t->patch, t->channels, t->temporal_patch, t->spatial_merge, t->text_hidden};
   m.provenance["vision_config"] = fmt::format("{} vision_config: {} encoder, {} layers, and its projector", cfg.label(), t->kind, t->layers);
   m.provenance["params.vision"] = fmt::format("{} vision_config ({}): {}; layout: {}", cfg.label(), t->kind, t->formula, t->source);
 }

@@ -22,6 +22,7 @@ struct TowerSpec {
   uint64_t image_size = 0;        // the fixed input side in pixels; 0 when the resolution is dynamic
   uint64_t tokens_per_image = 0;  // text-context tokens one image becomes at image_size; 0 when dynamic
   uint64_t spatial_merge = 0;     // Qwen-VL (dynamic resolution): patches per side merged into one token; 0 otherwise
+  uint64_t temporal_patch = 0;    // Qwen-VL: frames one patch spans (temporal_patch_size); 0 otherwise
   uint64_t text_hidden = 0;       // the projector's output width
   uint64_t positions = 0;         // audio (Qwen2-Audio): the encoder's positions per 30 s clip (max_source_positions); 0 otherwise
   std::string formula;            // the count, term by term

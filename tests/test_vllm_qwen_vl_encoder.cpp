@@ -1,0 +1,176 @@
+// vLLM's profile of the dynamic-resolution Qwen2-VL / Qwen2.5-VL vision towers on their dummy batch
+// (src/engines/vllm_qwen_vl_encoder.cpp), worked by hand from vLLM's qwen2_vl.py / qwen2_5_vl.py
+// and the published configs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "engines/vllm_budget.h"
+#include "engines/vllm_encoder.h"
+#include "engines/vllm_qwen_vl_encoder.h"
+#include "sources/config/config_mapper.h"
+
+using namespace vc;
+
+namespace {
+
+// Qwen/Qwen2.5-VL-7B-Instruct's published config.json, the keys read
+// (https://huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct/blob/main/config.json).
+nlohmann::json qwen25_vl_7b() {
+  return nlohmann::json::parse(R"({
+    "architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl",
+    "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
+    "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 128000, "tie_word_embeddings": false,
+    "use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 28, "torch_dtype": "bfloat16",
+    "vision_config": {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "intermediate_size": 3420, "num_heads": 16,
+      "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14,
+      "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31], "tokens_per_second": 2, "temporal_patch_size": 2}})");
+}
+
+// Qwen/Qwen2-VL-7B-Instruct's published config.json, the keys read
+// (https://huggingface.co/Qwen/Qwen2-VL-7B-Instruct/blob/main/config.json).
+nlohmann::json qwen2_vl_7b() {
+  return nlohmann::json::parse(R"({
+    "architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl",
+    "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
+    "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768, "tie_word_embeddings": false,
+    "use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 28, "torch_dtype": "bfloat16",
+    "vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3, "hidden_size": 3584,
+      "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14, "temporal_patch_size": 2}})");
+}
+
+}  // namespace
+
+TEST(VllmQwenVlEncoder, TheTowersGeometryIsRecordedForTheEngines) {
+  const Model m = model_from_config(qwen25_vl_7b(), "config.json");
+  ASSERT_TRUE(m.vision_encoder);
+  const VisionEncoderSpec& t = *m.vision_encoder;
+  EXPECT_EQ(t.kind, "Qwen2.5-VL");
+  EXPECT_EQ(t.hidden, 1280u);
+  EXPECT_EQ(t.ffn, 3420u);
+  EXPECT_EQ(t.patch, 14u);
+  EXPECT_EQ(t.channels, 3u);
+  EXPECT_EQ(t.temporal_patch, 2u);
+  EXPECT_EQ(t.spatial_merge, 2u);
+  EXPECT_EQ(t.text_hidden, 3584u);
+  EXPECT_TRUE(vllm_qwen_vl_modelled(t));
+  const Model q2 = model_from_config(qwen2_vl_7b(), "config.json");
+  ASSERT_TRUE(q2.vision_encoder);
+  EXPECT_EQ(q2.vision_encoder->kind, "Qwen2-VL");
+  EXPECT_EQ(q2.vision_encoder->ffn, 5120u);  // embed_dim 1280 x mlp_ratio 4
+  EXPECT_FALSE(model_from_config(nlohmann::json::parse(R"({"model_type": "qwen2", "hidden_size": 64,
+    "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 1000})"), "config.json").vision_encoder);
+}
+
+TEST(VllmQwenVlEncoder, TheDummyItemIsTheLargestImageOrAOneFrameVideo) {
+  const Model m = model_from_config(qwen25_vl_7b(), "config.json");
+  const VisionEncoderSpec& t = *m.vision_encoder;
+  // smart_resize of a 9,999,999 px square with max_pixels 12,845,056 (= 3,584^2): beta = 9,999,999 / 3,584,
+  // floor(3,584 / 28) = 128 a side: 128 x 128 = 16,384 tokens (65,536 patches of 14 px).
+  // Video at max_model_len 128,000: frame pairs of 16,384 tokens fit 7 times (114,688; 8 would be 131,072),
+  // so 14 frames in all; a video gets max(1, min(14 / 999, 14)) = 1 frame, padded to 2: one pair, 16,384
+  // tokens. A tie: max by (tokens, name) takes "video".
+  const VllmQwenVlDummy d = vllm_qwen_vl_dummy(t, 128000, {});
+  EXPECT_EQ(d.image_tokens, 16384u);
+  EXPECT_EQ(d.video_frames, 1u);
+  EXPECT_EQ(d.video_tokens, 16384u);
+  EXPECT_EQ(d.modality, "video");
+  EXPECT_EQ(d.limit, 999u);
+  // One video a prompt: min(14 / 1, 14) = 14 frames, 7 pairs: 114,688 tokens, more than an image.
+  VllmMmLimits one_video;
+  read_vllm_mm_limits(one_video, "--limit-mm-per-prompt", "video=1");
+  const VllmQwenVlDummy v = vllm_qwen_vl_dummy(t, 128000, one_video);
+  EXPECT_EQ(v.video_frames, 14u);
+  EXPECT_EQ(v.tokens_per_item, 114688u);
+  EXPECT_EQ(v.modality, "video");
+  // Video at 0: the image is profiled; both at 0: nothing.
+  VllmMmLimits no_video, none;
+  read_vllm_mm_limits(no_video, "--limit-mm-per-prompt", "video=0");
+  EXPECT_EQ(vllm_qwen_vl_dummy(t, 128000, no_video).modality, "image");
+  read_vllm_mm_limits(none, "--limit-mm-per-prompt", "image=0,video=0");
+  EXPECT_EQ(vllm_qwen_vl_dummy(t, 128000, none).modality, "");
+  const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 128000, 1, 2, none);
+  EXPECT_EQ(p.items, 0u);
+  EXPECT_NE(p.note.find("image and video 0"), std::string::npos) << p.note;
+}
+
+TEST(VllmQwenVlEncoder, Qwen25Vl7bAtTp1WithVllmDefaultsOnAn80GbCard) {
+  const Model m = model_from_config(qwen25_vl_7b(), "config.json");
+  // vLLM serve defaults on an 80 GB card: 8,192 batched tokens, 1,024 sequences; max_model_len 128,000
+  // (max_position_embeddings). Items: min(max(8,192, 16,384) / 16,384 = 1, 1,024 x min(999, 128,000 / 16,384 = 7)) = 1.
+  const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 128000, 1, 2);
+  EXPECT_EQ(p.items, 1u);
+  EXPECT_EQ(p.tokens_per_item, 16384u);
+  EXPECT_EQ(p.pixel_bytes, 154'140'672u);   // 65,536 patches x (3 x 2 x 14^2 = 1,176) x 2 B
+  EXPECT_EQ(p.output_bytes, 117'440'512u);  // 16,384 tokens x 3,584 x 2 B
+  // Encoding: 65,536 patches x (2 x 1,280 + 3 x 3,420 = 12,820) x 2 B = 1,680,343,040, plus the pixels.
+  EXPECT_EQ(p.encoder_peak, 1'834'483'712u);
+  EXPECT_NE(p.note.find("max_pixels 12845056"), std::string::npos) << p.note;
+  EXPECT_NE(p.formula.find("1 dummy 1-frame videos of 16384 tokens"), std::string::npos) << p.formula;
+  EXPECT_NE(p.source.find("qwen2_vl.py"), std::string::npos);
+  EXPECT_NE(p.source.find("preprocessor_config.json"), std::string::npos);
+  // TP 2 splits the MLP: 65,536 x (2,560 + 3 x 1,710) x 2 B = 1,007,943,680 + 154,140,672.
+  EXPECT_EQ(vllm_encoder_profile(m, 8192, 1024, 128000, 2, 2).encoder_peak, 1'162'084'352u);
+  // One 14-frame video (video=1): 7 x 65,536 = 458,752 patches; pixels 1,078,984,704 B, pass 458,752 x 25,640 B + pixels.
+  VllmMmLimits one_video;
+  read_vllm_mm_limits(one_video, "--limit-mm-per-prompt", "video=1");
+  const VllmEncoderProfile v = vllm_encoder_profile(m, 8192, 1024, 128000, 1, 2, one_video);
+  EXPECT_EQ(v.items, 1u);
+  EXPECT_EQ(v.pixel_bytes, 1'078'984'704u);
+  EXPECT_EQ(v.output_bytes, 822'083'584u);  // 114,688 x 3,584 x 2 B
+  EXPECT_EQ(v.encoder_peak, 12'841'385'984u);
+  // A short context still takes one item a prompt, and the budget max(8,192, 16,384) one item.
+  EXPECT_EQ(vllm_encoder_profile(m, 8192, 1024, 8192, 1, 2).items, 1u);
+  // 40,000 batched tokens: 40,000 / 16,384 = 2 items.
+  EXPECT_EQ(vllm_encoder_profile(m, 40000, 1024, 128000, 1, 2).items, 2u);
+}
+
+TEST(VllmQwenVlEncoder, Qwen2Vl7bHasATwoMatrixMlp) {
+  const Model m = model_from_config(qwen2_vl_7b(), "config.json");
+  // max_model_len 32,768: 2 frame pairs fit (4 frames), a video takes 1 frame: 16,384 tokens, one item.
+  // Encoding: 65,536 x (2 x 1,280 + 2 x 5,120 = 12,800) x 2 B = 1,677,721,600 + pixels 154,140,672.
+  const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 32768, 1, 2);
+  EXPECT_EQ(p.items, 1u);
+  EXPECT_EQ(p.pixel_bytes, 154'140'672u);
+  EXPECT_EQ(p.encoder_peak, 1'831'862'272u);
+}
+
+TEST(VllmQwenVlEncoder, TheBudgetTakesTheEncoderPassWhenItIsTheLarger) {
+  const Model m = model_from_config(qwen25_vl_7b(), "config.json");
+  VllmBudgetSettings s;
+  s.card_bytes = 85'028'077'568;  // 79.19 GiB
+  s.gpu_memory_utilization = 0.9;
+  s.weight_bytes = m.native.bytes;
+  Model without_tower = m;
+  without_tower.vision_encoder.reset();
+  const VllmBudget with = vllm_budget(m, s), without = vllm_budget(without_tower, s);
+  // peak_with: max(encoder pass, held + decoder's peak); never below the decoder's peak plus the held batch.
+  EXPECT_GE(with.activation, without.activation + 154'140'672u + 117'440'512u);
+  EXPECT_GE(with.activation, 1'834'483'712u);
+}
+
+TEST(VllmQwenVlEncoder, TheVllmActivationLineNamesTheDummyBatch) {
+  const std::string dir = ::testing::TempDir() + "qwen25-vl-vllm";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/config.json") << qwen25_vl_7b().dump();
+  const CliResult r = run_cli("estimate " + dir + "/config.json --engine vllm --gpu H100-sxm --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output);
+  bool found = false;
+  for (const auto& l : j["engine"]["devices"][0]["lines"]) {
+    if (l["kind"] != "activation") continue;
+    found = true;
+    const std::string formula = l["formula"];
+    // At the 80 GB defaults and max_model_len 128,000, as worked above: held 154,140,672 + 117,440,512.
+    EXPECT_NE(formula.find("max(encoder pass 1834483712 B, encoder batch held 271581184 B"), std::string::npos) << formula;
+    EXPECT_NE(l["source"].get<std::string>().find("qwen2_vl.py"), std::string::npos);
+    const std::string assumption = l["assumption"];
+    EXPECT_EQ(assumption.find("left out"), std::string::npos) << assumption;
+    EXPECT_NE(assumption.find("published max_pixels 12845056"), std::string::npos) << assumption;
+  }
+  EXPECT_TRUE(found) << r.output;
+}
