@@ -6,6 +6,8 @@
 #include "core/units.h"
 #include "engines/engine_run.h"
 #include "engines/serving_dtype.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_view.h"
 
 using namespace vc;
 
@@ -81,6 +83,38 @@ TEST(VllmBudget, Llama31_8BOnOneH100) {
   // the forward pass, which now sets the peak.
   r.vllm.max_num_seqs = 256;
   EXPECT_EQ(vllm_budget(m, r.vllm).activation, 973'078'528u + 52'428'800u);
+}
+
+// Phi-2 (microsoft/phi-2 config.json: hidden 2,560, intermediate 10,240, 32 layers, vocabulary
+// 51,200, float16) has a non-gated MLP (vLLM's models/phi.py PhiMLP: fc1, the activation, fc2), so
+// the forward pass keeps fc1's output and the activation's, 2 x 10,240 values a token, not a gated
+// MLP's 3 x 10,240. By hand on an H100 (8,192 tokens, 1,024 sequences): forward 8,192 x (2 x 10,240
+// + 4 x 2,560) x 2 = 8,192 x 30,720 x 2 = 503,316,480 B, 167,772,160 B (8,192 x 10,240 x 2) below
+// the gated reading's 671,088,640; sampler 8,192 x 2,560 x 2 + 1,024 x 51,200 x 14.55 = 41,943,040 +
+// 762,839,040 = 804,782,080 B, the larger, so the peak is 804,782,080 + 50 MiB = 857,210,880 B either
+// way (tests/data/engine-logs.json vllm019-microsoft-phi-2: torch peak 0.79 GiB). With
+// --max-num-seqs 64 the sampler is 41,943,040 + 64 x 51,200 x 14.55 = 89,620,480 B and the forward
+// pass sets the peak: 503,316,480 + 52,428,800 = 555,745,280 B (723,517,440 read as gated).
+TEST(VllmBudget, Phi2NonGatedMlpForwardPass) {
+  EngineRun r = parse_engine_command("vllm serve microsoft/phi-2 --max-model-len 2048 --gpu-memory-utilization 0.95");
+  r.vllm.card_bytes = parse_bytes("79.19GiB", "--gpu-memory");
+  const Model m = model_from_config(
+      parse_config_text(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200, "max_position_embeddings": 2048,
+        "partial_rotary_factor": 0.4, "qk_layernorm": false, "tie_word_embeddings": false, "hidden_act": "gelu_new", "torch_dtype": "float16"})",
+                        "phi-2 config.json"),
+      "phi-2 config.json");
+  ASSERT_FALSE(m.layers[0].feed_forward.gated);
+  r.vllm.weight_bytes = checked_mul(m.params.derived_total, 2);
+  const VllmBudget b = vllm_budget(m, r.vllm);
+  EXPECT_EQ(b.forward_peak, 503'316'480u);
+  EXPECT_EQ(b.sampler_peak, 804'782'080u);
+  EXPECT_EQ(b.activation, 857'210'880u);
+  r.vllm.max_num_seqs = 64;
+  EXPECT_EQ(vllm_budget(m, r.vllm).activation, 555'745'280u);
+  Model gated = m;  // the same geometry read as gated: the 3 x width rule
+  for (auto& l : gated.layers) l.feed_forward.gated = true;
+  EXPECT_EQ(vllm_budget(gated, r.vllm).activation, 723'517'440u);
 }
 
 // Settings vLLM honours are honoured, the ones it refuses are refused (issue 13).

@@ -4,6 +4,7 @@
 // the layers whose cache grows with context; state figures are bytes per sequence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -296,6 +297,9 @@ TEST(Families, Phi2ParallelBlockWithBiases) {
   EXPECT_EQ(m.params.by_class.at(ParamClass::OutputHead), 131'123'200u);
   EXPECT_EQ(growing_f16_bytes_per_token(m), 327'680u);
   EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+  // PhiMLP is fc1 and fc2, no gate: the engines' replays lay it out as two matrices.
+  EXPECT_FALSE(m.layers[0].feed_forward.gated);
+  EXPECT_EQ(m.layers[0].feed_forward.up_rows(10240), 10240u);
 }
 
 // google/gemma-3-4b-it's published config.json names only hidden 2560, width 10240 and 34 layers in
@@ -358,6 +362,10 @@ TEST(Families, NemotronH56B) {
   EXPECT_EQ(state_bytes(m, StateLayout::F32), 54u * 4255744 * 4);
   EXPECT_NEAR(megabytes(state_bytes(m, StateLayout::F32)), 919.0, 0.5);
   EXPECT_EQ(m.layers[0].attention.state_family, vc::StateFamily::Mamba2);
+  // Its '-' layers are NemotronHMLP (up_proj, squared ReLU, down_proj): not gated.
+  const auto mlp = std::find_if(m.layers.begin(), m.layers.end(), [](const LayerConfig& l) { return l.feed_forward.kind == FeedForwardKind::Dense; });
+  ASSERT_NE(mlp, m.layers.end());
+  EXPECT_FALSE(mlp->feed_forward.gated);
 }
 
 // Section 7: Nemotron-3-Nano-30B-A3B: 23 M, 6 *, 23 E; 6,144 B/token; 49.1 MB (bf16 conv + f32 SSM).
@@ -370,6 +378,11 @@ TEST(Families, Nemotron3Nano) {
   // NVIDIA model card: 31.6 B total, about 3.2 B active.
   EXPECT_NEAR(billions(m.params.derived_total), 31.6, 0.05);
   EXPECT_NEAR(billions(m.params.derived_active), 3.2, 0.05);
+  // Its 'E' layers' experts and shared expert are up and down only, as vLLM's relu2_no_mul reads them.
+  const auto moe = std::find_if(m.layers.begin(), m.layers.end(), [](const LayerConfig& l) { return l.feed_forward.kind == FeedForwardKind::MoE; });
+  ASSERT_NE(moe, m.layers.end());
+  EXPECT_FALSE(moe->feed_forward.gated);
+  EXPECT_TRUE(cat("llama-3.1-8b").layers[0].feed_forward.gated);  // a SwiGLU MLP stays gated
 }
 
 // Section 7: Jamba 1.5 Mini: attention at 4, 12, 20, 28 (period 8, offset 4); Mamba1 d_inner

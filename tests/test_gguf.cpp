@@ -105,6 +105,7 @@ TEST(Gguf, MapsGeneratedFileToModel) {
   EXPECT_EQ(m.layers[0].attention.head_dim_k, 16u);  // 64 / 4 heads, no key_length key
   EXPECT_EQ(m.layers[0].feed_forward.kind, FeedForwardKind::Dense);
   EXPECT_EQ(m.layers[0].feed_forward.dense_width, 128u);
+  EXPECT_TRUE(m.layers[0].feed_forward.gated);  // ffn_gate, ffn_up, ffn_down
   EXPECT_EQ(m.vocab, 32u);  // from tokenizer.ggml.tokens
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_EQ(m.max_context, 4096u);
@@ -397,7 +398,50 @@ TEST(Gguf, HybridLayersFromTensorsAndPerLayerArrays) {
   EXPECT_EQ(m.layers[2].attention.kind, AttentionKind::None);
   EXPECT_EQ(m.layers[2].feed_forward.kind, FeedForwardKind::Dense);
   EXPECT_EQ(m.layers[2].feed_forward.dense_width, 256u);
+  EXPECT_FALSE(m.layers[2].feed_forward.gated);  // ffn_up [64,256] and ffn_down, no ffn_gate
   EXPECT_EQ(m.native.bytes, 16384u + 8192u + 32768u + 32768u);
+}
+
+// Whether a dense MLP is gated, from its tensors: ffn_gate present (block 0), gate and up fused in
+// one ffn_up of 2 x the width rows as phi3 and chatglm store them (block 1: [64, 256] against
+// ffn_down's width 128), or neither, two matrices (block 2: ffn_up [64, 128], as phi2 and
+// starcoder2 store them). Expert blocks: ffn_gate_exps present (block 3) or not (block 4, as
+// nemotron_h_moe stores its experts).
+TEST(Gguf, GatedFeedForwardFromTensors) {
+  GgufWriter w;
+  w.str("general.architecture", "llama");
+  w.u32("llama.block_count", 5);
+  w.u32("llama.embedding_length", 64);
+  w.u32("llama.attention.head_count", 4);
+  w.u32("llama.expert_count", 4);
+  w.u32("llama.expert_used_count", 2);
+  w.tensor("blk.0.ffn_gate.weight", {64, 128}, GgufWriter::F16, 16384);
+  w.tensor("blk.0.ffn_up.weight", {64, 128}, GgufWriter::F16, 16384);
+  w.tensor("blk.0.ffn_down.weight", {128, 64}, GgufWriter::F16, 16384);
+  w.tensor("blk.1.ffn_up.weight", {64, 256}, GgufWriter::F16, 32768);
+  w.tensor("blk.1.ffn_down.weight", {128, 64}, GgufWriter::F16, 16384);
+  w.tensor("blk.2.ffn_up.weight", {64, 128}, GgufWriter::F16, 16384);
+  w.tensor("blk.2.ffn_down.weight", {128, 64}, GgufWriter::F16, 16384);
+  w.tensor("blk.3.ffn_gate_inp.weight", {64, 4}, GgufWriter::F32, 1024);
+  w.tensor("blk.3.ffn_gate_exps.weight", {64, 32, 4}, GgufWriter::F16, 16384);
+  w.tensor("blk.3.ffn_up_exps.weight", {64, 32, 4}, GgufWriter::F16, 16384);
+  w.tensor("blk.3.ffn_down_exps.weight", {32, 64, 4}, GgufWriter::F16, 16384);
+  w.tensor("blk.4.ffn_gate_inp.weight", {64, 4}, GgufWriter::F32, 1024);
+  w.tensor("blk.4.ffn_up_exps.weight", {64, 32, 4}, GgufWriter::F16, 16384);
+  w.tensor("blk.4.ffn_down_exps.weight", {32, 64, 4}, GgufWriter::F16, 16384);
+  MemorySource src(whole_file(w));
+  Model m = model_from_gguf({read_gguf(src)});
+  ASSERT_EQ(m.layers.size(), 5u);
+  EXPECT_TRUE(m.layers[0].feed_forward.gated);
+  EXPECT_TRUE(m.layers[1].feed_forward.gated);
+  EXPECT_EQ(m.layers[1].feed_forward.dense_width, 128u);
+  EXPECT_FALSE(m.layers[2].feed_forward.gated);
+  EXPECT_EQ(m.layers[2].feed_forward.dense_width, 128u);
+  ASSERT_EQ(m.layers[3].feed_forward.kind, FeedForwardKind::MoE);
+  EXPECT_TRUE(m.layers[3].feed_forward.gated);
+  ASSERT_EQ(m.layers[4].feed_forward.kind, FeedForwardKind::MoE);
+  EXPECT_FALSE(m.layers[4].feed_forward.gated);
+  EXPECT_EQ(m.layers[4].feed_forward.expert_width, 32u);
 }
 
 // Granite reads rope.scaling.finetuned as its RoPE switch, true when the key is absent

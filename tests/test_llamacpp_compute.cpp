@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "catalogue/catalogue.h"
+#include "engines/llamacpp_compute.h"
 #include "engines/llamacpp_profile.h"
 #include "engines/validate.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_view.h"
 #include "sources/resolver.h"
 #include "tiny_gguf.h"
 
@@ -81,4 +84,32 @@ TEST(LlamaCppCompute, GrowsWithContextOnACatalogueModel) {
   s.n_ctx = 16384;
   const uint64_t b = llamacpp_memory(m, s).compute_bytes;
   EXPECT_EQ(b - a, 553'648'128u);
+}
+
+// A non-gated MLP in the general rule (a family the graph is not transcribed for: Phi's, one layer
+// of Phi-2's shape, hidden 2,560, intermediate 10,240, 32 heads of 80, its vocabulary cut to 1,000
+// so the feed-forward is the peak), -c 4096 -ub 512 -fa on, f32 values a token: llama.cpp's
+// build_ffn with no gate keeps up (10,240; its bias and GELU applied in place) while the down
+// projection writes its 2,560, on the residual's 3 x 2,560: 7,680 + 12,800 = 20,480, x 4 B x 512
+// tokens = 41,943,040 B. The other phases stay below: attention 7,680 + 32 x 80 + 32 x 160 = 15,360,
+// the logits 7,680 + 1,000. Read as gated, the first layer's flash-attention layout holds the
+// input embeddings and residual (2 x 2,560) and a two-slot hole (5,120) the gate does not fit,
+// then gate, up and product: 10,240 + 3 x 10,240 = 40,960 values, 83,886,080 B.
+TEST(LlamaCppCompute, NonGatedFeedForwardInTheGeneralRule) {
+  Model m = model_from_config(
+      parse_config_text(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
+        "num_hidden_layers": 1, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 1000, "max_position_embeddings": 4096,
+        "partial_rotary_factor": 0.4, "tie_word_embeddings": false, "torch_dtype": "float16"})",
+                        "phi config.json"),
+      "phi config.json");
+  ASSERT_FALSE(m.layers[0].feed_forward.gated);
+  LlamaCppComputeInput in;
+  in.kv_cells = 4096;
+  const LlamaCppCompute c = llamacpp_compute(m, in);
+  EXPECT_EQ(c.graph_tensors, 0u);
+  EXPECT_EQ(c.tokens, 512u);
+  EXPECT_EQ(c.phase, "feed-forward");
+  EXPECT_EQ(c.phase_bytes, 41'943'040u);
+  m.layers[0].feed_forward.gated = true;
+  EXPECT_EQ(llamacpp_compute(m, in).phase_bytes, 83'886'080u);
 }

@@ -9,6 +9,8 @@
 #include "core/error.h"
 #include "engines/sglang_weights.h"
 #include "engines/torch_caching_allocator.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_view.h"
 
 using namespace vc;
 
@@ -56,6 +58,31 @@ TEST(TorchCachingAllocator, FreeRestsServeLaterRequests) {
   EXPECT_EQ(r.reserved, 36 * kMiB);
   EXPECT_EQ(r.segments, 3u);
   EXPECT_EQ(r.allocated, 12'583'424u + 3 * kMiB + 512'000u + 2'096'640u + 17 * kMiB);
+}
+
+// A non-gated MLP is laid out as SGLang builds it: one up projection of `width` rows (Phi's
+// ColumnParallelLinear fc1, models/phi.py PhiMLP; Nemotron-H's up_proj) and the down projection,
+// not a gate_up_proj of 2 x width. Phi-2 (hidden 2,560, intermediate 10,240, 32 layers, float16) at
+// TP 2: fc1 on a rank 10,240 / 2 x 2,560 x 2 B = 26,214,400 B, fc2 the same, 64 tensors of that size
+// (no other tensor of Phi-2 has it: qkv 19,660,800, dense 6,553,600, the head 131,072,000), none of
+// the gated reading's 52,428,800. Nemotron-3-Nano-30B-A3B's experts are up and down only
+// (UnquantizedFusedMoEMethod.create_weights: w13 of intermediate_size_per_partition rows when not
+// is_gated): at TP 1 w13 is 128 experts x 1,856 x 2,688 x 2 B = 1,277,165,568 B, as w2 is, 46 such
+// tensors over its 23 MoE layers, none of the gated 2,554,331,136.
+TEST(SglangRankWeights, NonGatedMlpsLaidOutAsTwoMatrices) {
+  const Model phi2 = model_from_config(
+      parse_config_text(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200, "max_position_embeddings": 2048,
+        "partial_rotary_factor": 0.4, "qk_layernorm": false, "tie_word_embeddings": false, "hidden_act": "gelu_new", "torch_dtype": "float16"})",
+                        "phi-2 config.json"),
+      "phi-2 config.json");
+  const SglangRankWeights p = sglang_rank_weights(phi2, checked_mul(phi2.params.derived_total, 2), 2, 1, "float16");
+  EXPECT_EQ(std::count(p.tensors.begin(), p.tensors.end(), 26'214'400u), 64);
+  EXPECT_EQ(std::count(p.tensors.begin(), p.tensors.end(), 52'428'800u), 0);
+  const Model& nano = *Catalogue::builtin().find("nemotron-3-nano-30b-a3b");
+  const SglangRankWeights n = sglang_rank_weights(nano, nano.native.bytes, 1, 1, "auto");
+  EXPECT_EQ(std::count(n.tensors.begin(), n.tensors.end(), 1'277'165'568u), 46);
+  EXPECT_EQ(std::count(n.tensors.begin(), n.tensors.end(), 2'554'331'136u), 0);
 }
 
 // A small MLA model in bf16 at TP 4: hidden 1,024, vocabulary 1,000 (untied head), one layer of 8

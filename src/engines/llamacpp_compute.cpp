@@ -61,10 +61,21 @@ uint64_t mixer_values(const AttentionSpec& a, uint64_t hidden, bool flash_attn, 
   return 0;
 }
 
-uint64_t ffn_values(const FeedForwardSpec& f) {
+// Gated (LLM_FFN_PAR with a gate): gate, up and their product, 3 x the width (the down
+// projection's output then reuses the freed gate). Not gated (build_ffn / build_moe_ffn with gate
+// NULL: phi2, gpt2, starcoder2, nemotron_h's MLP and experts): up, its bias and activation applied
+// in place (ADD, GELU, RELU and SQR on a tensor with one consumer), and the down projection's
+// output (n_embd per token, n_used x n_embd for routed experts) laid while up is still read, as the
+// gated rule's product is.
+uint64_t ffn_values(const FeedForwardSpec& f, uint64_t hidden) {
+  const uint64_t used = f.experts_per_token;
   switch (f.kind) {
-    case FeedForwardKind::Dense: return 3 * f.dense_width;  // gate, up, and their product
-    case FeedForwardKind::MoE: return 3 * (uint64_t{f.experts_per_token} * f.expert_width + f.shared_width);
+    case FeedForwardKind::Dense: return f.gated ? checked_mul(3, f.dense_width) : checked_add(f.dense_width, hidden);
+    case FeedForwardKind::MoE: {
+      const uint64_t width = checked_add(checked_mul(used, f.expert_width), f.shared_width);
+      if (f.gated) return checked_mul(3, width);
+      return checked_add(width, checked_mul(used + (f.shared_width ? 1 : 0), hidden));
+    }
     case FeedForwardKind::None: return 0;
   }
   return 0;
@@ -85,6 +96,7 @@ std::optional<uint64_t> flash_ffn_values(const FeedForwardSpec& f, uint64_t hidd
   const bool middle = layer > 0 && layer + 1 < n_layers;
   const bool routed = f.kind == FeedForwardKind::MoE && f.shared_width == 0;
   if (f.kind != FeedForwardKind::Dense && !routed) return std::nullopt;  // shared experts, none
+  if (!f.gated) return std::nullopt;  // the traces below were of gated models only
   const uint64_t used = routed ? f.experts_per_token : 1;
   const uint64_t w = routed ? used * f.expert_width : f.dense_width;
   // Routed experts no wider than n_embd all fit in the holes (the general rule holds then).
@@ -210,7 +222,7 @@ LlamaCppCompute llamacpp_compute(const Model& model, const LlamaCppComputeInput&
     // token where 3 x 128 + 3 x 384 = 1,536; 4 x 64 - 128 = 128 more).
     const std::optional<uint64_t> flash =
         in.flash_attn ? flash_ffn_values(layer.feed_forward, model.hidden, il, model.layers.size(), one_rotated) : std::nullopt;
-    const uint64_t f = flash ? *flash : checked_add(checked_add(residual, ffn_values(layer.feed_forward)), attention_excess);
+    const uint64_t f = flash ? *flash : checked_add(checked_add(residual, ffn_values(layer.feed_forward, model.hidden)), attention_excess);
     if (f > other) {
       other = f;
       other_phase = "feed-forward";

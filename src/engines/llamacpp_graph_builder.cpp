@@ -141,6 +141,7 @@ uint64_t positions_per_token(const std::string& arch) {
 
 bool ffn_covered(const Model& m, size_t il) {
   const FeedForwardSpec& f = m.layers[il].feed_forward;
+  if (!f.gated) return false;  // dense_ffn and moe_ffn build a gate; a non-gated MLP has none
   if (f.kind == FeedForwardKind::Dense) return f.dense_width != 0;
   return f.kind == FeedForwardKind::MoE && f.experts && f.experts_per_token && f.expert_width &&
          block_tensor_shape(m, il, "ffn_gate_up_exps.weight").empty();

@@ -266,10 +266,14 @@ void lay_out_gated_delta_net(Layout& t, const AttentionSpec& a, uint64_t hidden,
 }
 
 // `shared`: the MoE block's shared experts (mlp.shared_experts.*), else the layer's dense MLP (mlp.*).
-void lay_out_mlp(Layout& t, ParamClass c, uint64_t width, uint64_t hidden, uint64_t tp, bool shared = false) {
+// Gated: gate_up_proj (MergedColumnParallelLinear, 2 x width rows) and down_proj; not gated: one up
+// projection of width rows (Phi's ColumnParallelLinear fc1, models/phi.py PhiMLP; Nemotron-H's
+// up_proj, models/nemotron_h.py NemotronHMLP) and the down projection (fc2 / down_proj).
+void lay_out_mlp(Layout& t, ParamClass c, const FeedForwardSpec& f, uint64_t width, uint64_t hidden, uint64_t tp, bool shared = false) {
   const uint64_t rank = ceil_div(width, tp);
-  t.add(c, checked_product({2, width, hidden}), checked_product({2, rank, hidden}),
-        shared ? "mlp.shared_experts.gate_up_proj.weight" : "mlp.gate_up_proj.weight");  // merged column-parallel
+  const char* up = f.gated ? (shared ? "mlp.shared_experts.gate_up_proj.weight" : "mlp.gate_up_proj.weight")
+                           : (shared ? "mlp.shared_experts.up_proj.weight" : "mlp.up_proj.weight");
+  t.add(c, checked_mul(f.up_rows(width), hidden), checked_mul(f.up_rows(rank), hidden), up);  // column-parallel
   t.add(c, checked_mul(width, hidden), checked_mul(rank, hidden), shared ? "mlp.shared_experts.down_proj.weight" : "mlp.down_proj.weight");  // row-parallel
 }
 
@@ -287,6 +291,9 @@ const char* const kSglangWeightsSource =
     "cos_sin_cache); https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/kimi_k25.py (the vision tower); "
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/qwen3_next.py (Qwen3GatedDeltaNet on the attention-TP group); "
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/qwen3_5.py (Qwen3_5GatedDeltaNet, the same tensors); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/models/phi.py (PhiMLP: fc1 and fc2, no gate); "
+    "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/layers/quantization/unquant.py (UnquantizedFusedMoEMethod.create_weights: "
+    "w13 of 2 x or 1 x the expert width as the experts are gated or not); "
     "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp";
 
 std::string sglang_weights_formula(const SglangRankWeights& w, const std::string& dtype, uint64_t tp, uint64_t pp) {
@@ -508,16 +515,20 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
     }
     const FeedForwardSpec& f = l.feed_forward;
     if (f.kind == FeedForwardKind::Dense && f.dense_width) {
-      lay_out_mlp(t, ParamClass::DenseMlp, f.dense_width, hidden, w.dense_mlp_tp);
+      lay_out_mlp(t, ParamClass::DenseMlp, f, f.dense_width, hidden, w.dense_mlp_tp);
     } else if (f.kind == FeedForwardKind::MoE && f.experts && f.expert_width) {
       const uint64_t router = checked_mul(f.experts, hidden);  // the gate, whole on every rank
       t.add(ParamClass::Router, router, router, "mlp.gate.weight");
-      const uint64_t rank = ceil_div(f.expert_width, tp);  // fused experts: w13 and w2, each expert's width split
-      t.add(ParamClass::RoutedExperts, checked_product({f.experts, 2, f.expert_width, hidden}), checked_product({f.experts, 2, rank, hidden}),
+      // Fused experts: w13 and w2, each expert's width split; w13 holds gate and up (2 x width rows)
+      // only when gated (layers/quantization/unquant.py UnquantizedFusedMoEMethod.create_weights:
+      // "2 * intermediate_size_per_partition if layer.moe_runner_config.is_gated else
+      // intermediate_size_per_partition"; Nemotron-H's experts are up and down only).
+      const uint64_t rank = ceil_div(f.expert_width, tp);
+      t.add(ParamClass::RoutedExperts, checked_product({f.experts, f.up_rows(f.expert_width), hidden}), checked_product({f.experts, f.up_rows(rank), hidden}),
             "mlp.experts.w13_weight");
       t.add(ParamClass::RoutedExperts, checked_product({f.experts, f.expert_width, hidden}), checked_product({f.experts, rank, hidden}),
             "mlp.experts.w2_weight");
-      if (f.shared_width) lay_out_mlp(t, ParamClass::SharedExperts, f.shared_width, hidden, tp, true);
+      if (f.shared_width) lay_out_mlp(t, ParamClass::SharedExperts, f, f.shared_width, hidden, tp, true);
     }
     t.add(ParamClass::Norms, hidden, hidden, "input_layernorm.weight");
     t.add(ParamClass::Norms, hidden, hidden, "post_attention_layernorm.weight");

@@ -16,14 +16,19 @@ namespace {
 constexpr uint64_t kGiB = 1ull << 30;
 constexpr uint64_t kMiB = 1ull << 20;
 
-// The widest dense feed-forward on one rank (dense layers, or the shared experts of MoE layers).
-uint64_t dense_width(const Model& m) {
-  uint64_t w = 0;
+// The widest dense feed-forward's activation values per token on one rank (dense layers, or the
+// shared experts of MoE layers): a gated MLP keeps gate_up_proj's output (2 x width / tp) while
+// SiluAndMul writes its product (width / tp), 3 x width / tp; a non-gated one (Phi's PhiMLP fc1,
+// Nemotron-H's NemotronHMLP up_proj, vllm/model_executor/models/phi.py, nemotron_h.py) keeps fc1's
+// output (width / tp) while the activation writes a new tensor of the same size, 2 x width / tp.
+uint64_t dense_ffn_values(const Model& m, uint64_t tp) {
+  uint64_t v = 0;
   for (const auto& l : m.layers) {
     const auto& f = l.feed_forward;
-    w = std::max(w, f.kind == FeedForwardKind::Dense ? f.dense_width : f.shared_width);
+    const uint64_t w = (f.kind == FeedForwardKind::Dense ? f.dense_width : f.shared_width) / tp;
+    v = std::max(v, checked_add(f.up_rows(w), w));
   }
-  return w;
+  return v;
 }
 
 // Weights on rank 0, the figure vLLM prints: a TP share of everything without pipelining; with
@@ -46,24 +51,27 @@ uint64_t rank0_weights(const Model& m, uint64_t total, uint64_t tp, uint64_t pp,
 }  // namespace
 
 // Fused-MoE workspaces for a batch of T tokens on one rank (vllm/model_executor/layers/fused_moe:
-// workspace13 of T x top_k x max(2N, K) and workspace2 of T x top_k x N values, N = expert width / tp,
-// K = hidden); they stay allocated after the forward pass, so they add to the sampler's peak.
+// workspace13 of T x top_k x max(w1 rows, K) and workspace2 of T x top_k x N values, N = expert width
+// / tp, K = hidden, w1 rows 2N for gated experts and N for non-gated ones (Nemotron-H's relu2_no_mul:
+// adjust_N_for_activation "For *_no_mul activations ... output size equals input size (N)"); they
+// stay allocated after the forward pass, so they add to the sampler's peak.
 uint64_t vllm_moe_workspace(const Model& m, uint64_t tokens, uint64_t tp, uint64_t value_bytes) {
   uint64_t best = 0;
   for (const auto& l : m.layers) {
     const auto& f = l.feed_forward;
     if (f.kind != FeedForwardKind::MoE) continue;
     const uint64_t n = f.expert_width / tp;
-    best = std::max(best, checked_product({tokens, f.experts_per_token, std::max(2 * n, m.hidden) + n, value_bytes}));
+    best = std::max(best, checked_product({tokens, f.experts_per_token, checked_add(std::max(f.up_rows(n), m.hidden), n), value_bytes}));
   }
   return best;
 }
 
 // The profile's forward pass (fitted on the fitted part of tests/data/engine-logs.json;
-// docs/accuracy.md): T x (3 x dense width / tp + 4 x hidden) values (gate/up and activation
-// outputs, residual and norms).
+// docs/accuracy.md): T x (the widest dense feed-forward's values, dense_ffn_values: 3 x width / tp
+// gated, 2 x width / tp not, + 4 x hidden) values (first-projection and activation outputs,
+// residual and norms).
 uint64_t vllm_forward_peak(const Model& m, uint64_t tokens, uint64_t tp, uint64_t value_bytes) {
-  return checked_product({tokens, checked_add(checked_mul(3, dense_width(m) / tp), checked_mul(4, m.hidden)), value_bytes});
+  return checked_product({tokens, checked_add(dense_ffn_values(m, tp), checked_mul(4, m.hidden)), value_bytes});
 }
 
 uint64_t vllm_quantized_weight_bytes(const Model& model, uint64_t loaded_bytes, const std::string& quantization) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/checked.h"
+
 namespace vc {
 
 enum class AttentionKind { Full, SlidingWindow, Latent, LinearState, None };
@@ -73,6 +75,15 @@ struct FeedForwardSpec {
   uint32_t experts_per_token = 0;
   uint64_t expert_width = 0;     // MoE: one routed expert's intermediate size
   uint64_t shared_width = 0;     // MoE: total width of the shared expert(s), 0 if none
+  // Gated (SwiGLU / GeGLU: gate, up and down, three matrices) or not (up and down, two: fc1 / fc2
+  // of Phi-1/1.5/2, Nemotron-H's squared-ReLU MLP and its experts). Dense MLP, routed and shared
+  // experts of one layer alike; the mapper or reader says which.
+  bool gated = true;
+  // Rows of the first projection at `width`: gate and up fused (2 x width) when gated, up alone
+  // (width) when not: vLLM's MergedColumnParallelLinear gate_up_proj vs ColumnParallelLinear fc1 /
+  // up_proj, and the fused experts' w13 (FusedMoE create_weights: "2 * intermediate_size_per_partition
+  // if is_act_and_mul else intermediate_size_per_partition").
+  uint64_t up_rows(uint64_t width) const { return gated ? checked_mul(2, width) : width; }
   bool operator==(const FeedForwardSpec&) const = default;
 };
 

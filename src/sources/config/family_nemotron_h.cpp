@@ -65,10 +65,12 @@ void map_nemotron_h(ConfigView& cfg) {
       }
       case '-':
         layer.feed_forward = dense_spec(mlp_width);
+        layer.feed_forward.gated = false;  // NemotronHMLP: up_proj, squared ReLU, down_proj
         tally.add_always_active(ParamClass::DenseMlp, mlp2_params(hidden, mlp_width));
         break;
       case 'E': {
         layer.feed_forward = moe_spec(moe);
+        layer.feed_forward.gated = false;  // the experts and the shared expert are NemotronHMLP-shaped: up and down
         const uint64_t one = mlp2_params(hidden, moe.expert_width);
         tally.add(ParamClass::RoutedExperts, checked_mul(moe.experts, one), checked_mul(moe.top_k, one));
         if (moe.shared_width) tally.add_always_active(ParamClass::SharedExperts, mlp2_params(hidden, moe.shared_width));

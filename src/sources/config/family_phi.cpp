@@ -37,6 +37,7 @@ void map_phi(ConfigView& cfg) {
     LayerConfig layer;
     layer.attention = full_attention(g);
     layer.feed_forward = dense_spec(width);
+    layer.feed_forward.gated = false;  // PhiMLP: fc1, activation, fc2 (no gate)
     tally.add_always_active(ParamClass::Attention, attn);
     tally.add_always_active(ParamClass::DenseMlp, mlp);
     tally.add_always_active(ParamClass::Norms, 2 * hidden);  // input_layernorm, weight and bias

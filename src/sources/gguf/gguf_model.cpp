@@ -332,9 +332,17 @@ Model model_from_gguf(const std::vector<GgufFile>& shards) {
       const bool is_down = starts(up->name.substr(up->name.find('.', 4) + 1), "ffn_down");
       ff.expert_width = meta.opt("expert_feed_forward_length", limits::kWidth).value_or(up->ne.size() >= 2 ? (is_down ? up->ne[0] : up->ne[1]) : 0);
       if (const GgufTensor* sh = find_prefix(b, "ffn_down_shexp")) ff.shared_width = sh->ne.empty() ? 0 : sh->ne[0];
+      // Experts without a gate (nemotron_h_moe: up and down, build_moe_ffn with gate_exps NULL).
+      ff.gated = find_prefix(b, "ffn_gate_exps") || find_prefix(b, "ffn_gate_up_exps") || !find_prefix(b, "ffn_up_exps");
     } else if (const GgufTensor* down = find_prefix(b, "ffn_down")) {
       ff.kind = FeedForwardKind::Dense;
       ff.dense_width = down->ne.empty() ? 0 : down->ne[0];
+      // A dense MLP without ffn_gate is two matrices (phi2, gpt2, starcoder2, nemotron_h: build_ffn
+      // with gate NULL) unless its ffn_up holds gate and up fused, 2 x the width rows (phi3, chatglm:
+      // LLM_FFN_SWIGLU on one up tensor).
+      const GgufTensor* dense_up = find_prefix(b, "ffn_up.");
+      const bool fused = dense_up && dense_up->ne.size() >= 2 && dense_up->ne[1] == checked_mul(2, ff.dense_width);
+      ff.gated = find_prefix(b, "ffn_gate.") || fused || !dense_up;
     }
     for (const auto& [name, t] : b) {  // the layer's parameters and bytes, from its tensors
       const ParamClass c = classify_gguf_tensor(t->name);
