@@ -13,6 +13,8 @@
 #include "engines/vllm_audio_encoder.h"
 #include "engines/vllm_budget.h"
 #include "engines/vllm_encoder.h"
+#include "engines/vllm_tower_skip.h"
+#include "estimate/estimate.h"
 #include "estimate/audio_tokens.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_tower.h"
@@ -162,4 +164,41 @@ TEST(AudioTokens, TheVllmEngineLineNamesTheAudioBatch) {
     EXPECT_NE(l["source"].get<std::string>().find("qwen2_audio.py"), std::string::npos);
   }
   EXPECT_TRUE(found) << r.output;
+}
+
+TEST(AudioTokens, VllmBuildsNoAudioEncoderAtAudioZero) {
+  // vLLM's Qwen2AudioForConditionalGeneration creates audio_tower and multi_modal_projector inside
+  // _mark_tower_model(vllm_config, "audio") (qwen2_audio.py; vllm_tower_skip.h): at audio 0 neither is
+  // built. Their params, worked by hand in test_config_tower.cpp Qwen2AudioEncoderIsCountedFromAudioConfig:
+  // encoder 636,968,960 + projector 5,246,976 = 642,215,936, x 2 B (bf16) = 1,284,431,872 B.
+  const Model m = model_from_config(qwen2_audio_7b(), "config.json");
+  VllmMmLimits audio0, image0;
+  read_vllm_mm_limits(audio0, "--limit-mm-per-prompt", R"({"audio": 0})");
+  read_vllm_mm_limits(image0, "--limit-mm-per-prompt", R"({"image": 0})");
+  const VllmTowerSkip off = vllm_tower_skip(m, resolve_weights(m, "native"), "auto", audio0);
+  EXPECT_EQ(off.params, 642'215'936u);
+  EXPECT_EQ(off.bytes, 1'284'431'872u);
+  EXPECT_NE(off.source.find("qwen2_audio.py"), std::string::npos) << off.source;
+  EXPECT_FALSE(vllm_tower_skip(m, resolve_weights(m, "native"), "auto", image0).skipped());  // not its modality
+
+  // End to end: the rank's weights less those bytes, the KV cache that much (and the 69,120,000 B
+  // encoder batch, VllmProfilesQwen2AudiosEncoderOnADummyBatchOfClips) larger.
+  const std::string dir = ::testing::TempDir() + "qwen2-audio-skip";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/config.json") << qwen2_audio_7b().dump();
+  auto totals = [&](const std::string& limit) {
+    const CliResult r = run_cli("estimate " + dir + "/config.json --gpu H100-sxm --json --engine-command \"vllm serve Qwen/Qwen2-Audio-7B-Instruct" + limit + "\"");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json j = nlohmann::json::parse(r.output, nullptr, false);
+    std::pair<uint64_t, uint64_t> weights_kv{0, 0};
+    if (j.is_discarded()) return weights_kv;
+    for (const auto& l : j["engine"]["devices"][0]["lines"]) {
+      if (l["kind"] == "weights") weights_kv.first += l["bytes"].get<uint64_t>();
+      if (l["kind"] == "kv") weights_kv.second += l["bytes"].get<uint64_t>();
+    }
+    return weights_kv;
+  };
+  const auto on = totals(""), muted = totals(" --limit-mm-per-prompt audio=0");
+  EXPECT_EQ(on.first - muted.first, 1'284'431'872u);
+  EXPECT_EQ(muted.second - on.second, 1'284'431'872u + 69'120'000u);
 }

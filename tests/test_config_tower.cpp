@@ -12,6 +12,7 @@
 #include "engines/engine.h"
 #include "engines/vllm_budget.h"
 #include "engines/vllm_encoder.h"
+#include "engines/vllm_tower_skip.h"
 #include "estimate/estimate.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_tower.h"
@@ -368,6 +369,65 @@ TEST(ConfigTower, VllmLimitMmPerPromptShapesTheEncoderBatch) {
   in.command = "vllm serve google/gemma-3-27b-it --limit-mm-per-prompt '{\"image\": 0}'";
   const EngineAnswer without = run_engine(engine_request(g, Scenario{}, in));
   EXPECT_EQ(with.bytes(AllocKind::Activation) - without.bytes(AllocKind::Activation), 242'221'056u);
+  // Nor does vLLM build the tower (SupportsMultiModal._mark_tower_model; vllm_tower_skip.h): the
+  // SigLIP tower and projector, 423,060,336 params x 2 B = 846,120,672 B (worked by hand in
+  // VllmSkipsTheTowerItsLimitsTurnOff), leave the rank's weights, and the KV cache gets them with the
+  // activation: 846,120,672 + 242,221,056 = 1,088,341,728 B more.
+  EXPECT_EQ(with.bytes(AllocKind::Weights) - without.bytes(AllocKind::Weights), 846'120'672u);
+  EXPECT_EQ(without.bytes(AllocKind::Kv) - with.bytes(AllocKind::Kv), 1'088'341'728u);
+  // Tokens: Gemma 3 27B's 62 layers are 10 global and 52 window layers of 16 KV heads x 128 x 2 (K, V)
+  // x 2 B = 8,192 B a token each; the hybrid allocator groups them by 10 (groups: 1 + ceil(52 / 10) =
+  // 7) into blocks of 8,192 x 10 x 16 tokens = 1,310,720 B. With the tower the pool is
+  // 12,819,552,647 B at image 0: 9,780 blocks, 9,780 / 7 = 1,397 x 16 = 22,352 tokens; without it
+  // 13,665,673,319 B: 10,426 blocks, 10,426 / 7 = 1,489 x 16 = 23,824 tokens (21,920 at the default
+  // limit).
+  EXPECT_EQ(with.kv_tokens.value_or(0), 21'920u);
+  EXPECT_EQ(without.kv_tokens.value_or(0), 23'824u);
+  EXPECT_EQ(without.bytes(AllocKind::Kv), 13'665'673'319u);
+  bool said = false;
+  for (const auto& l : without.devices.at(0).lines) {
+    EXPECT_EQ(l.label.find("Vision tower"), std::string::npos) << l.label;  // no tower line: it is not on the rank
+    if (l.kind != AllocKind::Weights) continue;
+    said = l.source.find("vllm/model_executor/models/interfaces.py (SupportsMultiModal._mark_tower_model)") != std::string::npos &&
+           l.source.find("gemma3_mm.py") != std::string::npos && l.assumption.find("--limit-mm-per-prompt gives image 0") != std::string::npos &&
+           l.formula.find("846,120,672 B of the SigLIP vision tower and its projector") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
+// vLLM's rule (vllm_tower_skip.h): a class that creates its tower inside _mark_tower_model builds
+// none of it when every modality the tower serves is at 0 (interfaces.py:
+// all(mm_config.get_limit_per_prompt(m) == 0 for m in modalities)).
+TEST(ConfigTower, VllmSkipsTheTowerItsLimitsTurnOff) {
+  const Model& g = entry("gemma-3-27b");
+  const WeightsFigure native = resolve_weights(g, "native");
+  VllmMmLimits image0, image1, video0;
+  read_vllm_mm_limits(image0, "--limit-mm-per-prompt", "image=0");
+  read_vllm_mm_limits(image1, "--limit-mm-per-prompt", "image=1");
+  read_vllm_mm_limits(video0, "--limit-mm-per-prompt", "video=0");
+  // Gemma 3 27B's SigLIP (vision_config: 27 layers, hidden 1,152, MLP 4,304, patch 14, 896 px, no
+  // head) by hand: patch embedding 3 x 14 x 14 x 1,152 + 1,152 = 678,528; positions (896 / 14)^2 =
+  // 4,096 x 1,152 = 4,718,592; a layer: 2 LayerNorms 4,608 + q, k, v, out 4 x (1,152^2 + 1,152) =
+  // 5,313,024 + fc1 1,152 x 4,304 + 4,304 = 4,962,512 + fc2 4,304 x 1,152 + 1,152 = 4,959,360 =
+  // 15,239,504, x 27 = 411,466,608; post LayerNorm 2,304: encoder 416,866,032. Gemma3MultiModalProjector
+  // (gemma3_mm.py): mm_input_projection_weight 1,152 x 5,376 = 6,193,152 + mm_soft_emb_norm 1,152 =
+  // 6,194,304. Both are created inside _mark_tower_model(vllm_config, "image"): 423,060,336 params,
+  // at the checkpoint's bf16 846,120,672 B.
+  const VllmTowerSkip off = vllm_tower_skip(g, native, "auto", image0);
+  EXPECT_TRUE(off.skipped());
+  EXPECT_EQ(off.params, 416'866'032u + 6'194'304u);
+  EXPECT_EQ(off.bytes, 846'120'672u);
+  EXPECT_EQ(off.tier_bytes, 846'120'672u);
+  EXPECT_NE(off.source.find("gemma3_mm.py"), std::string::npos) << off.source;
+  // --dtype float32 casts the bf16 tower too: 423,060,336 x 4 B.
+  EXPECT_EQ(vllm_tower_skip(g, native, "float32", image0).bytes, 1'692'241'344u);
+  // A limit above 0, or another modality at 0, builds it.
+  EXPECT_FALSE(vllm_tower_skip(g, native, "auto", image1).skipped());
+  EXPECT_FALSE(vllm_tower_skip(g, native, "auto", video0).skipped());
+  EXPECT_FALSE(vllm_tower_skip(g, native, "auto", VllmMmLimits{}).skipped());
+  // A tower whose class's use of _mark_tower_model was not read (Kimi K3's MoonViT3d) still loads.
+  const Model& k3 = entry("kimi-k3");
+  EXPECT_FALSE(vllm_tower_skip(k3, resolve_weights(k3, "native"), "auto", image0).skipped());
 }
 
 TEST(ConfigTower, EnginesShowTheTowerWhereTheyLoadIt) {

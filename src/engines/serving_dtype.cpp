@@ -22,10 +22,14 @@ uint64_t loaded_weight_bytes(const Model& model, uint64_t tier_bytes, const std:
   for (const auto& [cls, bytes] : model.native.bytes_by_class) {
     auto it = model.params.by_class.find(cls);
     const uint64_t n = it == model.params.by_class.end() ? 0 : it->second;
-    const bool unquantized = n > 0 && (bytes == checked_mul(n, 2) || bytes == checked_mul(n, 4));
-    total = checked_add(total, unquantized ? checked_mul(n, value_bytes) : bytes);
+    total = checked_add(total, loaded_class_bytes(n, bytes, value_bytes));
   }
   return total;
+}
+
+uint64_t loaded_class_bytes(uint64_t params, uint64_t stored_bytes, uint64_t value_bytes) {
+  const bool unquantized = params > 0 && (stored_bytes == checked_mul(params, 2) || stored_bytes == checked_mul(params, 4));
+  return unquantized ? checked_mul(params, value_bytes) : stored_bytes;
 }
 
 }  // namespace vc

@@ -17,4 +17,9 @@ uint64_t serving_dtype_bytes(const std::string& dtype);
 // checkpoint (`tier_bytes` differs from the native bytes) is taken as given.
 uint64_t loaded_weight_bytes(const Model& model, uint64_t tier_bytes, const std::string& dtype);
 
+// One parameter class of the native checkpoint as loaded, the rule loaded_weight_bytes applies per
+// class: `params` stored in `stored_bytes` at exactly 16 or 32 bits a value are cast to
+// `value_bytes` (serving_dtype_bytes); quantized ones stay as stored.
+uint64_t loaded_class_bytes(uint64_t params, uint64_t stored_bytes, uint64_t value_bytes);
+
 }  // namespace vc

@@ -21,6 +21,7 @@
 #include "engines/vllm_graphs.h"
 #include "engines/vllm_lora_adapters.h"
 #include "engines/vllm_speculative_budget.h"
+#include "engines/vllm_tower_skip.h"
 #include "estimate/checkpoint_tower.h"
 #include "model/layer_memory.h"
 
@@ -76,8 +77,17 @@ std::vector<Allocation> non_torch_lines(const VllmBudget& b, uint64_t tp) {
 }
 
 // The rank's weights (less what --cpu-offload-gb moved, `offloaded`); a checkpoint's own vision tower (counted from its config) on a line of its
-// own: vLLM loads it with the checkpoint and shards it over TP like the decoder layers.
-void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp, const CpuOffload& offload) {
+// own: vLLM loads it with the checkpoint and shards it over TP like the decoder layers. A tower vLLM does not build
+// (--limit-mm-per-prompt at 0 for its modalities: vllm_tower_skip.h) is already out of `rank_bytes`, and the line says so.
+void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp, const CpuOffload& offload,
+                      const VllmTowerSkip& skip) {
+  if (skip.skipped()) {
+    d.add({AllocKind::Weights, "Weights on this rank (" + skip.part + " not built)", rank_bytes,
+           fmt::format("({} - {} B) / (tp {} x pp {}){}; {}", format_count(w.bytes), format_count(skip.tier_bytes), tp, pp,
+                       cpu_offload_moved_suffix(offload), skip.formula),
+           skip.assumption, std::string(kBudgetSource) + "; " + skip.source});
+    return;
+  }
   const std::string formula = fmt::format("{} / (tp {} x pp {}){}", format_count(w.bytes), tp, pp, cpu_offload_moved_suffix(offload));
   const auto tower = pp == 1 ? checkpoint_tower_line(model, w) : std::nullopt;
   if (!tower) {
@@ -241,7 +251,9 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   const Scenario& s = r.scenario;
   const WeightsFigure w = resolve_weights(model, s.quant);
   VllmBudgetSettings bs = run.vllm;
-  bs.weight_bytes = loaded_weight_bytes(model, w.bytes, bs.kv.dtype);  // --dtype float32 doubles a 16-bit checkpoint
+  // --dtype float32 doubles a 16-bit checkpoint; a tower --limit-mm-per-prompt turns off is not built (vllm_tower_skip.h).
+  const VllmTowerSkip skip = vllm_tower_skip(model, w, bs.kv.dtype, bs.mm_limits);
+  bs.weight_bytes = checked_sub(loaded_weight_bytes(model, w.bytes, bs.kv.dtype), skip.bytes);
   const uint64_t tp = bs.kv.tensor_parallel, pp = bs.kv.pipeline_parallel;
   std::vector<std::string> offload_notes;
   const CpuOffload offload = vllm_cpu_offload(model, w.bytes, bs, offload_notes);
@@ -288,7 +300,13 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
       d.name = rank_name(i, tp);
-      Allocation weights = even_weights_line(w.bytes, tp, pp, kBudgetSource);
+      Allocation weights = even_weights_line(checked_sub(w.bytes, skip.tier_bytes), tp, pp, kBudgetSource);
+      if (skip.skipped()) {
+        weights.label += " (" + skip.part + " not built)";
+        weights.formula += "; " + skip.formula;
+        weights.assumption = skip.assumption;
+        weights.source += "; " + skip.source;
+      }
       if (offload.bytes) {
         weights.bytes -= std::min(weights.bytes, offload.bytes);
         weights.formula += cpu_offload_moved_suffix(offload);
@@ -318,7 +336,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
-    add_weight_lines(d, model, b.weights, w, tp, pp, offload);
+    add_weight_lines(d, model, b.weights, w, tp, pp, offload, skip);
     add_staging_line(d, offload);
     if (drafter) add_draft_weight_line(d, *drafter, tp);
     add_lora_line(d, b, bs);
