@@ -12,6 +12,8 @@
 #include "engines/vllm_budget.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_qwen_vl_encoder.h"
+#include "engines/vllm_tower_skip.h"
+#include "estimate/estimate.h"
 #include "sources/config/config_mapper.h"
 
 using namespace vc;
@@ -173,4 +175,32 @@ TEST(VllmQwenVlEncoder, TheVllmActivationLineNamesTheDummyBatch) {
     EXPECT_NE(assumption.find("published max_pixels 12845056"), std::string::npos) << assumption;
   }
   EXPECT_TRUE(found) << r.output;
+}
+
+TEST(VllmQwenVlEncoder, VllmSkipsTheTowerWhenImagesAndVideosAreOff) {
+  const Model m = model_from_config(qwen25_vl_7b(), "config.json");
+  const WeightsFigure native = resolve_weights(m, "native");
+  // Qwen2.5-VL-7B's vision_config by hand (Qwen2_5_VisionTransformer, qwen2_5_vl.py): patch embedding
+  // 3 x 2 x 14^2 x 1,280 = 1,505,280 (no bias); a block: 2 RMSNorms 2,560 + qkv 1,280 x 3,840 + 3,840 =
+  // 4,919,040 + proj 1,280^2 + 1,280 = 1,639,680 + gate and up 2 x (1,280 x 3,420 + 3,420) = 8,762,040
+  // + down 3,420 x 1,280 + 1,280 = 4,378,880: 19,702,200, x 32 = 630,470,400; merger: RMSNorm 1,280 +
+  // 5,120^2 + 5,120 = 26,219,520 + 5,120 x 3,584 + 3,584 = 18,353,664: 44,574,464. Tower 676,550,144
+  // parameters, 1,353,100,288 B at bf16; all of it is `visual`, built inside
+  // _mark_tower_model(vllm_config, {"image", "video"}).
+  VllmMmLimits both_off, image_off, video_off;
+  read_vllm_mm_limits(both_off, "--limit-mm-per-prompt", "image=0,video=0");
+  read_vllm_mm_limits(image_off, "--limit-mm-per-prompt", "image=0");
+  read_vllm_mm_limits(video_off, "--limit-mm-per-prompt", "video=0");
+  const VllmTowerSkip off = vllm_tower_skip(m, native, "auto", both_off);
+  EXPECT_TRUE(off.skipped());
+  EXPECT_EQ(off.params, 676'550'144u);
+  EXPECT_EQ(off.bytes, 1'353'100'288u);
+  EXPECT_NE(off.source.find("qwen2_5_vl.py"), std::string::npos) << off.source;
+  EXPECT_NE(off.assumption.find("image, video 0"), std::string::npos) << off.assumption;
+  // One modality still on keeps the tower.
+  EXPECT_FALSE(vllm_tower_skip(m, native, "auto", image_off).skipped());
+  EXPECT_FALSE(vllm_tower_skip(m, native, "auto", video_off).skipped());
+  // Qwen2-VL's class builds `visual` the same way.
+  const Model q2 = model_from_config(qwen2_vl_7b(), "config.json");
+  EXPECT_TRUE(vllm_tower_skip(q2, resolve_weights(q2, "native"), "auto", both_off).skipped());
 }

@@ -22,18 +22,40 @@ struct TowerClass {
   const char* modules;  // the modules the class creates inside _mark_tower_model
   std::vector<std::string> modalities;
   const char* source;
+  const char* since;  // the releases that skip it
 };
+
+constexpr const char* kSinceJanuary2026 = "vLLM since January 2026 (PR #32605), older releases load the tower at any limit";
 
 // Gemma 3: SigLIP counted from vision_config for a gemma3 config (config_tower.cpp), no audio.
 // Qwen2-Audio: the audio encoder alone (no vision_config, nothing stated as a tower).
+// Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5: `visual` (the ViT with its merger, and Qwen3-VL's
+// DeepStack mergers), built inside _mark_tower_model(vllm_config, {"image", "video"}); the Omni
+// models, whose audio encoder shares the tower's parameter class, are left out.
 const TowerClass* tower_class(const Model& m) {
   static const TowerClass gemma3{"Gemma3ForConditionalGeneration", "the SigLIP vision tower and its projector", "vision_tower, multi_modal_projector",
-                                 {"image"}, "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/gemma3_mm.py"};
+                                 {"image"}, "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/gemma3_mm.py", kSinceJanuary2026};
   static const TowerClass qwen2_audio{"Qwen2AudioForConditionalGeneration", "the Whisper-style audio encoder and its projector",
                                       "audio_tower, multi_modal_projector", {"audio"},
-                                      "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_audio.py"};
+                                      "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_audio.py", kSinceJanuary2026};
+  static const TowerClass qwen2_vl{"Qwen2VLForConditionalGeneration", "the Qwen2-VL vision tower and its merger", "visual", {"image", "video"},
+                                   "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_vl.py", kSinceJanuary2026};
+  static const TowerClass qwen25_vl{"Qwen2_5_VLForConditionalGeneration", "the Qwen2.5-VL vision tower and its merger", "visual", {"image", "video"},
+                                    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_5_vl.py",
+                                    "in vLLM since January 2026 through _mark_tower_model (PR #32605) and before it in the class itself "
+                                    "(`visual` built only when the image or video limit is above 0, load_weights skipping `visual.`)"};
+  static const TowerClass qwen3_vl{"Qwen3VLForConditionalGeneration (and Qwen3.5's class)", "the Qwen3-VL vision tower, its merger and DeepStack mergers",
+                                   "visual", {"image", "video"},
+                                   "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen3_vl.py; "
+                                   "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen3_5.py",
+                                   kSinceJanuary2026};
   if (m.architecture == "gemma3" && tower_from_config(m) && !m.audio_encoder) return &gemma3;
   if (m.audio_encoder && m.audio_encoder->kind == "Qwen2-Audio" && !tower_from_config(m) && !m.provenance.count("params.vision")) return &qwen2_audio;
+  if (m.vision_encoder && !m.audio_encoder) {
+    if (m.vision_encoder->kind == "Qwen2-VL") return &qwen2_vl;
+    if (m.vision_encoder->kind == "Qwen2.5-VL") return &qwen25_vl;
+    if (m.vision_encoder->kind == "Qwen3-VL") return &qwen3_vl;
+  }
   return nullptr;
 }
 
@@ -61,8 +83,8 @@ VllmTowerSkip vllm_tower_skip(const Model& m, const WeightsFigure& w, const std:
                           s.bytes == share->bytes ? "" : fmt::format(", {} B at --dtype {}", format_count(s.bytes), dtype));
   s.assumption = fmt::format("--limit-mm-per-prompt gives {} 0: {} creates {} inside SupportsMultiModal._mark_tower_model, which builds them on the "
                              "meta device in place of real modules when every modality of the tower is at 0, so their weights never reach the GPU "
-                             "and the KV cache gets those bytes; vLLM since January 2026 (PR #32605), older releases load the tower at any limit",
-                             fmt::join(c->modalities, ", "), c->model_class, c->modules);
+                             "and the KV cache gets those bytes; {}",
+                             fmt::join(c->modalities, ", "), c->model_class, c->modules, c->since);
   s.source = std::string(kVllmTowerSkipSource) + "; " + c->source;
   return s;
 }
