@@ -19,9 +19,11 @@
 #include "cli_runner.h"
 #include "tiny_mmproj.h"
 #include "test_data.h"
+#include "qwen_vl_configs.h"
 
 using namespace vc;
 using vc::testing::scratch_dir;
+using vc::testing::qwen25_vl_7b;
 
 namespace {
 
@@ -36,19 +38,6 @@ const Model& entry(const char* id) {
 bool has_warning(const Model& m, const std::string& start) {
   for (const auto& w : m.warnings) if (w.rfind(start, 0) == 0) return true;
   return false;
-}
-
-// Qwen/Qwen2.5-VL-7B-Instruct's published config.json (huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct),
-// the keys the count reads; its vision_config has no model_type of its own.
-nlohmann::json qwen25_vl_7b() {
-  return nlohmann::json::parse(R"({
-    "architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl",
-    "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
-    "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 128000, "tie_word_embeddings": false,
-    "use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 28, "torch_dtype": "bfloat16",
-    "vision_config": {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "intermediate_size": 3420, "num_heads": 16,
-      "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14,
-      "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31], "tokens_per_second": 2, "temporal_patch_size": 2}})");
 }
 
 }  // namespace

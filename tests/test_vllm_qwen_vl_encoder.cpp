@@ -15,37 +15,11 @@
 #include "engines/vllm_tower_skip.h"
 #include "estimate/estimate.h"
 #include "sources/config/config_mapper.h"
+#include "qwen_vl_configs.h"
 
 using namespace vc;
-
-namespace {
-
-// Qwen/Qwen2.5-VL-7B-Instruct's published config.json, the keys read
-// (https://huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct/blob/main/config.json).
-nlohmann::json qwen25_vl_7b() {
-  return nlohmann::json::parse(R"({
-    "architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl",
-    "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
-    "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 128000, "tie_word_embeddings": false,
-    "use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 28, "torch_dtype": "bfloat16",
-    "vision_config": {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "intermediate_size": 3420, "num_heads": 16,
-      "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14,
-      "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31], "tokens_per_second": 2, "temporal_patch_size": 2}})");
-}
-
-// Qwen/Qwen2-VL-7B-Instruct's published config.json, the keys read
-// (https://huggingface.co/Qwen/Qwen2-VL-7B-Instruct/blob/main/config.json).
-nlohmann::json qwen2_vl_7b() {
-  return nlohmann::json::parse(R"({
-    "architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl",
-    "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
-    "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768, "tie_word_embeddings": false,
-    "use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 28, "torch_dtype": "bfloat16",
-    "vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3, "hidden_size": 3584,
-      "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14, "temporal_patch_size": 2}})");
-}
-
-}  // namespace
+using vc::testing::qwen25_vl_7b;
+using vc::testing::qwen2_vl_7b;
 
 TEST(VllmQwenVlEncoder, TheTowersGeometryIsRecordedForTheEngines) {
   const Model m = model_from_config(qwen25_vl_7b(), "config.json");
