@@ -419,6 +419,24 @@ TEST(ConfigTower, VllmSkipsTheTowerItsLimitsTurnOff) {
   EXPECT_FALSE(vllm_tower_skip(k3, resolve_weights(k3, "native"), "auto", image0).skipped());
 }
 
+TEST(ConfigTower, VllmSkipsMistral3sPixtralTowerAtImageZero) {
+  const Model& m = entry("mistral-small-3.1-24b");
+  VllmMmLimits image0;
+  read_vllm_mm_limits(image0, "--limit-mm-per-prompt", "image=0");
+  // Mistral Small 3.1's Pixtral tower by hand (vision_config: 24 layers, hidden 1,024, MLP 4,096, patch
+  // 14, no biases): patch conv 3 x 14^2 x 1,024 = 602,112 + ln_pre 1,024; a layer: 2 RMSNorms 2,048 +
+  // q, k, v, o 4 x 1,024^2 = 4,194,304 + gate, up, down 3 x 1,024 x 4,096 = 12,582,912 = 16,779,264,
+  // x 24 = 402,702,336: 403,305,472. Mistral3MultiModalProjector (mistral3.py, no bias): RMSNorm 1,024
+  // + patch merger 4 x 1,024 x 1,024 = 4,194,304 + linear_1 1,024 x 5,120 = 5,242,880 + linear_2
+  // 5,120^2 = 26,214,400: 35,652,608. Both are built inside _mark_tower_model(vllm_config, "image"):
+  // 438,958,080 params, 877,916,160 B at bf16.
+  const VllmTowerSkip off = vllm_tower_skip(m, resolve_weights(m, "native"), "auto", image0);
+  EXPECT_TRUE(off.skipped());
+  EXPECT_EQ(off.params, 438'958'080u);
+  EXPECT_EQ(off.bytes, 877'916'160u);
+  EXPECT_NE(off.source.find("mistral3.py"), std::string::npos) << off.source;
+}
+
 TEST(ConfigTower, EnginesShowTheTowerWhereTheyLoadIt) {
   const Model& g = entry("gemma-3-27b");
   EngineInputs in;

@@ -29,6 +29,8 @@ constexpr const char* kSinceJanuary2026 = "vLLM since January 2026 (PR #32605), 
 
 // Gemma 3: SigLIP counted from vision_config for a gemma3 config (config_tower.cpp), no audio.
 // Qwen2-Audio: the audio encoder alone (no vision_config, nothing stated as a tower).
+// Mistral 3 (Mistral Small 3.1 and later, a mistral3 config): the Pixtral tower and the projector
+// under "image"; Pixtral-12B's own class (pixtral.py) was not read.
 // Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5: `visual` (the ViT with its merger, and Qwen3-VL's
 // DeepStack mergers), built inside _mark_tower_model(vllm_config, {"image", "video"}); the Omni
 // models, whose audio encoder shares the tower's parameter class, are left out.
@@ -38,6 +40,8 @@ const TowerClass* tower_class(const Model& m) {
   static const TowerClass qwen2_audio{"Qwen2AudioForConditionalGeneration", "the Whisper-style audio encoder and its projector",
                                       "audio_tower, multi_modal_projector", {"audio"},
                                       "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_audio.py", kSinceJanuary2026};
+  static const TowerClass mistral3{"Mistral3ForConditionalGeneration", "the Pixtral vision tower and its projector", "vision_tower, multi_modal_projector",
+                                   {"image"}, "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/mistral3.py", kSinceJanuary2026};
   static const TowerClass qwen2_vl{"Qwen2VLForConditionalGeneration", "the Qwen2-VL vision tower and its merger", "visual", {"image", "video"},
                                    "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_vl.py", kSinceJanuary2026};
   static const TowerClass qwen25_vl{"Qwen2_5_VLForConditionalGeneration", "the Qwen2.5-VL vision tower and its merger", "visual", {"image", "video"},
@@ -52,6 +56,7 @@ const TowerClass* tower_class(const Model& m) {
   if (m.architecture == "gemma3" && tower_from_config(m) && !m.audio_encoder) return &gemma3;
   if (m.audio_encoder && m.audio_encoder->kind == "Qwen2-Audio" && !tower_from_config(m) && !m.provenance.count("params.vision")) return &qwen2_audio;
   if (m.vision_encoder && !m.audio_encoder) {
+    if (m.vision_encoder->kind == "Pixtral" && m.architecture == "mistral3") return &mistral3;
     if (m.vision_encoder->kind == "Qwen2-VL") return &qwen2_vl;
     if (m.vision_encoder->kind == "Qwen2.5-VL") return &qwen25_vl;
     if (m.vision_encoder->kind == "Qwen3-VL") return &qwen3_vl;

@@ -5,7 +5,8 @@
 // place when get_limit_per_prompt is 0 for every modality the tower serves, so none of their
 // weights reach the GPU and the KV cache gets those bytes. Applied to the classes whose use of it
 // was read: Gemma 3 (gemma3_mm.py: vision_tower and multi_modal_projector, for "image") and
-// Qwen2-Audio (qwen2_audio.py: audio_tower and multi_modal_projector, for "audio"), Qwen2-VL,
+// Qwen2-Audio (qwen2_audio.py: audio_tower and multi_modal_projector, for "audio"), Mistral 3
+// (mistral3.py: vision_tower and multi_modal_projector, for "image"), Qwen2-VL,
 // Qwen2.5-VL, Qwen3-VL and Qwen3.5 (qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py, qwen3_5.py: `visual`,
 // the ViT with its mergers, for "image" and "video"). In vLLM since January 2026 (PR #32605 added
 // the context manager; issue #32631 tracked moving every model class onto it); older releases
