@@ -14,6 +14,8 @@
 #include "server/api.h"
 #include "server/request_params.h"
 #include "sources/companion_files.h"
+#include "sources/config/config_mapper.h"
+#include "sources/config/config_view.h"
 #include "test_data.h"
 
 #include <filesystem>
@@ -368,4 +370,23 @@ TEST(VllmLora, KimiLinearIsRefusedAsVllmRefusesIt) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("does not support LoRA yet"), std::string::npos) << r.output;
   EXPECT_EQ(run_cli("estimate kimi-linear-48b-a3b --engine vllm --gpu-memory 141GB").exit_code, 0);
+}
+
+// Phi-2 (microsoft/phi-2 config.json: hidden 2,560, intermediate 10,240, 32 layers of 32 heads of 80,
+// MHA): its MLP has no gate (phi.py PhiMLP: fc1 ColumnParallelLinear, fc2 RowParallelLinear, each
+// wrapped alone). Per unit of rank and slot, one layer on TP 1:
+//   qkv_proj  A 3 x 2,560 = 7,680;  B 96 x 80 = 7,680      o_proj (dense) A 2,560; B 2,560   attention 20,480
+//   fc1       A 2,560;              B 10,240                fc2 A 10,240; B 2,560             MLP 25,600
+// 46,080 x 32 layers = 1,474,560 values; one slot of rank 16 at 2 B: 47,185,920 B (read as gated, the
+// MLP would be 2 x 2,560 + 2 x 10,240 + 10,240 + 2,560 = 38,400: 58,880 a layer, 60,293,120 B).
+TEST(VllmLora, ANonGatedMlpIsTwoWrappedLinears) {
+  const Model phi2 = model_from_config(
+      parse_config_text(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200, "max_position_embeddings": 2048,
+        "partial_rotary_factor": 0.4, "qk_layernorm": false, "tie_word_embeddings": false, "hidden_act": "gelu_new", "torch_dtype": "float16"})",
+                        "phi-2 config.json"),
+      "phi-2 config.json");
+  const LoraSlots s = vllm_lora_slots(phi2, slots(1, 16), 1, 1, 2);
+  EXPECT_EQ(s.bytes, 47'185'920u);
+  EXPECT_NE(s.assumption.find("PhiMLP"), std::string::npos) << s.assumption;
 }

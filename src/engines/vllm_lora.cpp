@@ -56,10 +56,10 @@ LayerValues layer_values(const Model& m, const LayerConfig& l, uint64_t tp) {
     mixer(a);
   }
   if (l.parallel_mixer && l.parallel_mixer->kind == AttentionKind::LinearState) mixer(*l.parallel_mixer);
-  // Nemotron-H's MLPs and experts have no gate (nemotron_h.py NemotronHMLP, is_act_and_mul=False),
-  // and vLLM skips its router: model_manager.py _create_lora_modules passes over "mixer.gate" of a
-  // non-gated MoE.
-  const bool plain = m.architecture == "nemotron_h";
+  // An MLP without a gate (Phi's fc1 / fc2, phi.py PhiMLP; Nemotron-H's MLPs and experts,
+  // nemotron_h.py NemotronHMLP, is_act_and_mul=False) is wrapped as two matrices, and vLLM skips a
+  // non-gated MoE's router: model_manager.py _create_lora_modules passes over its "mixer.gate".
+  const bool plain = !l.feed_forward.gated;
   auto mlp = [&](uint64_t width) { return (plain ? plain_mlp_lora_values(h, width, tp) : gated_mlp_lora_values(h, width, tp)).total(); };
   // Granite 4.0-H's dense / shared MLP (GraniteMoeSharedMLP): input_linear is a MergedColumnParallelLinear
   // of two slices that packed_modules_mapping names alone ("input_linear": ["input_linear"]), so
@@ -204,6 +204,9 @@ LoraSlots vllm_lora_slots(const Model& model, const LoraSlotSettings& s, uint64_
   if (model.architecture == "nemotron_h")
     out.assumption += "; Nemotron-H's MLPs and experts counted without a gate (up_proj and down_proj) and its router not at all, "
                       "as vLLM wraps them (nemotron_h.py NemotronHMLP; model_manager.py skips a non-gated MoE's mixer.gate)";
+  else if (std::any_of(model.layers.begin(), model.layers.end(), [](const LayerConfig& l) { return !l.feed_forward.gated && l.feed_forward.kind == FeedForwardKind::Dense; }))
+    out.assumption += "; the MLPs counted without a gate, fc1 A hidden and B width / tp, fc2 A width / tp and B hidden (phi.py PhiMLP: "
+                      "two linears, each wrapped alone)";
   if (mixers_unknown)
     out.assumption += fmt::format("; the projections of {} recurrent mixers not counted (their geometry was not read, or a family with no rule here), "
                                   "though vLLM wraps every linear module: the figure is low by them", mixers_unknown);
