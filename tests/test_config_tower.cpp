@@ -19,7 +19,7 @@
 #include "cli_runner.h"
 #include "tiny_mmproj.h"
 #include "test_data.h"
-#include "qwen_vl_configs.h"
+#include "published_configs.h"
 
 using namespace vc;
 using vc::testing::scratch_dir;
@@ -123,13 +123,7 @@ TEST(ConfigTower, Qwen2VlTowerIsCountedFromItsEmbedDimAndMlpRatio) {
   // untied + 28 layers x (q 3584^2 + 3584, k and v 3584 x 512 + 512, o 3584^2, MLP 3 x 3584 x
   // 18,944, 2 norms) = 28 x 233,057,792 + final norm 3,584 = 7,615,616,512) that is
   // 8,291,375,616: the Hub page's 8.29B.
-  const nlohmann::json config = nlohmann::json::parse(R"({
-    "architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl",
-    "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
-    "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768, "tie_word_embeddings": false,
-    "use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 28, "torch_dtype": "bfloat16",
-    "vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3, "hidden_size": 3584,
-      "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14, "temporal_patch_size": 2}})");
+  const nlohmann::json config = vc::testing::qwen2_vl_7b();
   Model scratch;
   ConfigView view(config, "config.json", scratch);
   const std::optional<TowerSpec> t = config_tower(view, 3584);

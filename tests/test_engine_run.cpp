@@ -8,6 +8,7 @@
 #include "engines/serving_dtype.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_view.h"
+#include "published_configs.h"
 
 using namespace vc;
 
@@ -98,12 +99,7 @@ TEST(VllmBudget, Llama31_8BOnOneH100) {
 TEST(VllmBudget, Phi2NonGatedMlpForwardPass) {
   EngineRun r = parse_engine_command("vllm serve microsoft/phi-2 --max-model-len 2048 --gpu-memory-utilization 0.95");
   r.vllm.card_bytes = parse_bytes("79.19GiB", "--gpu-memory");
-  const Model m = model_from_config(
-      parse_config_text(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
-        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200, "max_position_embeddings": 2048,
-        "partial_rotary_factor": 0.4, "qk_layernorm": false, "tie_word_embeddings": false, "hidden_act": "gelu_new", "torch_dtype": "float16"})",
-                        "phi-2 config.json"),
-      "phi-2 config.json");
+  const Model m = model_from_config(vc::testing::phi2(), "phi-2 config.json");
   ASSERT_FALSE(m.layers[0].feed_forward.gated);
   r.vllm.weight_bytes = checked_mul(m.params.derived_total, 2);
   const VllmBudget b = vllm_budget(m, r.vllm);

@@ -15,6 +15,7 @@
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_view.h"
 #include "test_data.h"
+#include "published_configs.h"
 
 using namespace vc;
 
@@ -290,9 +291,7 @@ TEST(Families, Gemma2CountsAndAlternatingWindows) {
 // Hub page's 2.78B; vLLM 0.19 loads 5.19 GiB in half precision (tests/data/engine-logs.json), 2 B x
 // this count being 5.18 GiB. The cache: 32 layers x 2 x 32 x 80 x 2 B = 327,680 B a token.
 TEST(Families, Phi2ParallelBlockWithBiases) {
-  const Model m = from_text(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
-    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200, "max_position_embeddings": 2048,
-    "partial_rotary_factor": 0.4, "qk_layernorm": false, "tie_word_embeddings": false, "hidden_act": "gelu_new", "torch_dtype": "float16"})");
+  const Model m = from_text(vc::testing::phi2().dump());
   EXPECT_EQ(m.params.derived_total, 2'779'683'840u);
   EXPECT_EQ(m.params.by_class.at(ParamClass::OutputHead), 131'123'200u);
   EXPECT_EQ(growing_f16_bytes_per_token(m), 327'680u);

@@ -11,6 +11,7 @@
 #include "engines/torch_caching_allocator.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_view.h"
+#include "published_configs.h"
 
 using namespace vc;
 
@@ -70,12 +71,7 @@ TEST(TorchCachingAllocator, FreeRestsServeLaterRequests) {
 // is_gated): at TP 1 w13 is 128 experts x 1,856 x 2,688 x 2 B = 1,277,165,568 B, as w2 is, 46 such
 // tensors over its 23 MoE layers, none of the gated 2,554,331,136.
 TEST(SglangRankWeights, NonGatedMlpsLaidOutAsTwoMatrices) {
-  const Model phi2 = model_from_config(
-      parse_config_text(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
-        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200, "max_position_embeddings": 2048,
-        "partial_rotary_factor": 0.4, "qk_layernorm": false, "tie_word_embeddings": false, "hidden_act": "gelu_new", "torch_dtype": "float16"})",
-                        "phi-2 config.json"),
-      "phi-2 config.json");
+  const Model phi2 = model_from_config(vc::testing::phi2(), "phi-2 config.json");
   const SglangRankWeights p = sglang_rank_weights(phi2, checked_mul(phi2.params.derived_total, 2), 2, 1, "float16");
   EXPECT_EQ(std::count(p.tensors.begin(), p.tensors.end(), 26'214'400u), 64);
   EXPECT_EQ(std::count(p.tensors.begin(), p.tensors.end(), 52'428'800u), 0);

@@ -17,6 +17,7 @@
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_view.h"
 #include "test_data.h"
+#include "published_configs.h"
 
 #include <filesystem>
 #include <fstream>
@@ -380,12 +381,7 @@ TEST(VllmLora, KimiLinearIsRefusedAsVllmRefusesIt) {
 // 46,080 x 32 layers = 1,474,560 values; one slot of rank 16 at 2 B: 47,185,920 B (read as gated, the
 // MLP would be 2 x 2,560 + 2 x 10,240 + 10,240 + 2,560 = 38,400: 58,880 a layer, 60,293,120 B).
 TEST(VllmLora, ANonGatedMlpIsTwoWrappedLinears) {
-  const Model phi2 = model_from_config(
-      parse_config_text(R"({"architectures": ["PhiForCausalLM"], "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240,
-        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 51200, "max_position_embeddings": 2048,
-        "partial_rotary_factor": 0.4, "qk_layernorm": false, "tie_word_embeddings": false, "hidden_act": "gelu_new", "torch_dtype": "float16"})",
-                        "phi-2 config.json"),
-      "phi-2 config.json");
+  const Model phi2 = model_from_config(vc::testing::phi2(), "phi-2 config.json");
   const LoraSlots s = vllm_lora_slots(phi2, slots(1, 16), 1, 1, 2);
   EXPECT_EQ(s.bytes, 47'185'920u);
   EXPECT_NE(s.assumption.find("PhiMLP"), std::string::npos) << s.assumption;

@@ -15,7 +15,7 @@
 #include "engines/vllm_tower_skip.h"
 #include "estimate/estimate.h"
 #include "sources/config/config_mapper.h"
-#include "qwen_vl_configs.h"
+#include "published_configs.h"
 
 using namespace vc;
 using vc::testing::qwen25_vl_7b;
