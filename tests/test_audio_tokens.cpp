@@ -18,6 +18,7 @@
 #include "estimate/audio_tokens.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_tower.h"
+#include "engine_line.h"
 
 using namespace vc;
 
@@ -148,22 +149,12 @@ TEST(AudioTokens, VllmProfilesQwen2AudiosEncoderOnADummyBatchOfClips) {
 }
 
 TEST(AudioTokens, TheVllmEngineLineNamesTheAudioBatch) {
-  const std::string dir = ::testing::TempDir() + "qwen2-audio-vllm";
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/config.json") << qwen2_audio_7b().dump();
-  const CliResult r = run_cli("estimate " + dir + "/config.json --engine vllm --gpu H100-sxm --json");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const nlohmann::json j = nlohmann::json::parse(r.output);
-  bool found = false;
-  for (const auto& l : j["engine"]["devices"][0]["lines"]) {
-    if (l["kind"] != "activation") continue;
-    found = true;
-    const std::string formula = l["formula"];
-    EXPECT_NE(formula.find("encoder batch held 69120000 B"), std::string::npos) << formula;
-    EXPECT_NE(formula.find("10 dummy 30 s audio clips"), std::string::npos) << formula;
-    EXPECT_NE(l["source"].get<std::string>().find("qwen2_audio.py"), std::string::npos);
-  }
-  EXPECT_TRUE(found) << r.output;
+  const nlohmann::json l = vc::testing::vllm_h100_line(qwen2_audio_7b(), "qwen2-audio-vllm", "activation");
+  ASSERT_TRUE(l.is_object());
+  const std::string formula = l["formula"];
+  EXPECT_NE(formula.find("encoder batch held 69120000 B"), std::string::npos) << formula;
+  EXPECT_NE(formula.find("10 dummy 30 s audio clips"), std::string::npos) << formula;
+  EXPECT_NE(l["source"].get<std::string>().find("qwen2_audio.py"), std::string::npos);
 }
 
 TEST(AudioTokens, VllmBuildsNoAudioEncoderAtAudioZero) {

@@ -15,6 +15,7 @@
 #include "engines/vllm_tower_skip.h"
 #include "estimate/estimate.h"
 #include "sources/config/config_mapper.h"
+#include "engine_line.h"
 #include "published_configs.h"
 
 using namespace vc;
@@ -130,25 +131,15 @@ TEST(VllmQwenVlEncoder, TheBudgetTakesTheEncoderPassWhenItIsTheLarger) {
 }
 
 TEST(VllmQwenVlEncoder, TheVllmActivationLineNamesTheDummyBatch) {
-  const std::string dir = ::testing::TempDir() + "qwen25-vl-vllm";
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/config.json") << qwen25_vl_7b().dump();
-  const CliResult r = run_cli("estimate " + dir + "/config.json --engine vllm --gpu H100-sxm --json");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const nlohmann::json j = nlohmann::json::parse(r.output);
-  bool found = false;
-  for (const auto& l : j["engine"]["devices"][0]["lines"]) {
-    if (l["kind"] != "activation") continue;
-    found = true;
-    const std::string formula = l["formula"];
-    // At the 80 GB defaults and max_model_len 128,000, as worked above: held 154,140,672 + 117,440,512.
-    EXPECT_NE(formula.find("max(encoder pass 1834483712 B, encoder batch held 271581184 B"), std::string::npos) << formula;
-    EXPECT_NE(l["source"].get<std::string>().find("qwen2_vl.py"), std::string::npos);
-    const std::string assumption = l["assumption"];
-    EXPECT_EQ(assumption.find("left out"), std::string::npos) << assumption;
-    EXPECT_NE(assumption.find("published max_pixels 12845056"), std::string::npos) << assumption;
-  }
-  EXPECT_TRUE(found) << r.output;
+  const nlohmann::json l = vc::testing::vllm_h100_line(qwen25_vl_7b(), "qwen25-vl-vllm", "activation");
+  ASSERT_TRUE(l.is_object());
+  const std::string formula = l["formula"];
+  // At the 80 GB defaults and max_model_len 128,000, as worked above: held 154,140,672 + 117,440,512.
+  EXPECT_NE(formula.find("max(encoder pass 1834483712 B, encoder batch held 271581184 B"), std::string::npos) << formula;
+  EXPECT_NE(l["source"].get<std::string>().find("qwen2_vl.py"), std::string::npos);
+  const std::string assumption = l["assumption"];
+  EXPECT_EQ(assumption.find("left out"), std::string::npos) << assumption;
+  EXPECT_NE(assumption.find("published max_pixels 12845056"), std::string::npos) << assumption;
 }
 
 TEST(VllmQwenVlEncoder, VllmSkipsTheTowerWhenImagesAndVideosAreOff) {
