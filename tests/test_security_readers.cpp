@@ -70,6 +70,14 @@ TEST(SecurityReaders, NumberBeyondDoubleRangeNamesTheField) {
 TEST(SecurityReaders, HugeButFiniteNumberIsRefusedByTheMapper) {
   auto doc = vc::parse_config_text(llama_config("1e300"), "t/config.json");
   EXPECT_THROW((void)vc::model_from_config(doc, "t/config.json"), InputError);
+  // 2^64 as a float (18446744073709551616) is refused before any conversion to a 64-bit integer,
+  // which would be undefined for it (found by the config fuzzer), naming the accepted range.
+  try {
+    (void)vc::model_from_config(vc::parse_config_text(llama_config("1.8446744073709552e19"), "t/config.json"), "t/config.json");
+    FAIL() << "2^64 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("accepted: 0 to"), std::string::npos) << e.what();
+  }
 }
 
 // End to end: the CLI exits 2 (bad input) naming the field, not 1 ("internal error").

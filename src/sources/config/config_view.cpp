@@ -110,7 +110,9 @@ uint64_t ConfigView::as_u64(const nlohmann::json& v, const std::string& where, u
     n = static_cast<uint64_t>(v.get<int64_t>());
   } else if (v.is_number_float()) {
     double d = v.get<double>();
-    if (!(d >= 0) || d != static_cast<double>(static_cast<uint64_t>(d))) fail(where, fmt::format("is {}; a whole number is expected", v.dump()));
+    // 2^64 and above (or not a number) would make the cast below undefined: refused first.
+    if (!(d >= 0) || !(d < 18446744073709551616.0)) fail(where, fmt::format("is {}; accepted: 0 to {}", v.dump(), max));
+    if (d != static_cast<double>(static_cast<uint64_t>(d))) fail(where, fmt::format("is {}; a whole number is expected", v.dump()));
     n = static_cast<uint64_t>(d);
   } else {
     fail(where, fmt::format("is {}; a whole number is expected", v.dump()));
