@@ -119,3 +119,21 @@ TEST(PlanEngines, SsdStreamingGetsNoVllmCommand) {
   const auto cmds = engine_commands(make_plan(kimi_k3(), s, box, PlanOptions{}));
   for (const auto& c : cmds) EXPECT_EQ(c.engine, "llamacpp");
 }
+
+// The -m comment names the file a synthesized tier needs, with the article its spoken name takes:
+// "an IQ1_S" (eye), "a Q4_K_M" (queue).
+TEST(PlanEngines, LlamaCppModelCommentReadsAsEnglish) {
+  Scenario s;
+  Box box = box_of("RTX 4090");
+  box.ram_bytes = 128'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  const auto notes = [&](const std::string& quant) {
+    s.quant = quant;
+    const auto cmds = engine_commands(make_plan(llama_70b(), s, box, PlanOptions{}));
+    std::string all;
+    for (const auto& n : find(cmds, "llamacpp").notes) all += n + "\n";
+    return all;
+  };
+  EXPECT_TRUE(has(notes("IQ1_S"), "-m: an IQ1_S GGUF of")) << notes("IQ1_S");
+  EXPECT_TRUE(has(notes("Q4_K_M"), "-m: a Q4_K_M GGUF of")) << notes("Q4_K_M");
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <string_view>
 
 #include "core/checked.h"
 #include "core/units.h"
@@ -72,6 +73,11 @@ struct ModelArg {
   std::string note;      // how to get it
 };
 
+// "a" or "an" before a tier name read letter by letter (an IQ1_S, an F16, an MXFP4; a Q4_K_M, a UD-Q2_K_XL).
+std::string indefinite_article(const std::string& tier) {
+  return !tier.empty() && std::string_view("AEFHILMNORSX").find(tier.front()) != std::string_view::npos ? "an" : "a";
+}
+
 ModelArg model_arg(const Plan& p) {
   const Model& m = *p.model;
   const std::string repo = hub_repo(m);
@@ -92,7 +98,7 @@ ModelArg model_arg(const Plan& p) {
     const QuantFormat* f = QuantTable::builtin().find_tier(w.tier);
     const bool ggml = f && (f->kind == "mix" || f->kind == "ggml");
     a.serve = ggml ? a.gguf : repo_or_id;
-    a.note = ggml ? "a " + w.tier + " GGUF of " + repo_or_id + " (llama-quantize, or a published " + w.tier + " build)"
+    a.note = ggml ? indefinite_article(w.tier) + " " + w.tier + " GGUF of " + repo_or_id + " (llama-quantize, or a published " + w.tier + " build)"
                   : "the " + w.tier + " weights of " + repo_or_id + " (a pre-quantized checkpoint, or the engine's own quantization)";
   }
   return a;
