@@ -46,6 +46,10 @@ TEST(PlanServingCommand, VllmCommandSetsEngineSplitAndTheAnswer) {
   EXPECT_EQ(std::get<std::string>(setting(p.engine, "kv_cache_dtype")), "fp8");
   EXPECT_EQ(std::get<uint64_t>(setting(p.engine, "tensor_parallel_size")), 2u);
   EXPECT_EQ(std::get<uint64_t>(setting(p.engine, "max_model_len")), 16384u);
+  // Not given: the settings show what vLLM resolves for a card of 70 GiB and more
+  // (vllm/engine/arg_utils.py defaults: 8,192 batched tokens, 1,024 sequences), not 0.
+  EXPECT_EQ(std::get<uint64_t>(setting(p.engine, "max_num_batched_tokens")), 8192u);
+  EXPECT_EQ(std::get<uint64_t>(setting(p.engine, "max_num_seqs")), 1024u);
   // The decode speed is one rank's reads plus the all-reduce of tensor parallelism.
   EXPECT_TRUE(has(p.decode.formula, "all-reduce (TP 2)")) << p.decode.formula;
 }

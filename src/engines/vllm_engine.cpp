@@ -332,6 +332,10 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   // budget, and its layers join the cache spec (vllm_speculative_budget.h).
   const VllmSpecBudget sb = vllm_budget_speculative(model, bs, drafter ? drafter->input() : VllmSpecInput{});
   const VllmBudget& b = sb.budget;
+  // The batch limits as vLLM resolves them for this card (0 in the request: vLLM's default).
+  for (auto& st : a.settings)
+    if (st.name == "max_num_batched_tokens") st.value = b.max_num_batched_tokens;
+  a.settings.push_back({"max_num_seqs", b.max_num_seqs});
   for (uint64_t i = 0; i < ranks; ++i) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
