@@ -164,3 +164,19 @@ TEST(PlanOffload, TheDefaultHasNoHotExpertCache) {
   EXPECT_GT(q.offload->tiers[0].hit_rate, p.offload->tiers[0].hit_rate);
   EXPECT_GT(q.decode.expected_tok_s, p.decode.expected_tok_s);
 }
+
+// vLLM and SGLang hold every weight in GPU or pinned host memory (--cpu-offload-gb), so the SSD
+// that lets llama.cpp's mmap stream the same build is no tier for them: the plan that fits from
+// SSD above does not fit, and the why says so instead of asking for --ssd-gbps.
+TEST(PlanOffload, EnginesWithoutMmapGetNoSsdTier) {
+  Iq1 k;
+  const Box box = cpu_box(k.e.context_bytes(), 19'000'000'000, 5'000'000'000);
+  OffloadOptions o;
+  o.ssd_streaming = false;
+  o.no_ssd_engine = "vLLM";
+  const OffloadPlan p = offload_plan(k.f, box, o, 8192, 1);
+  EXPECT_FALSE(p.fits);
+  for (const auto& t : p.tiers) EXPECT_NE(t.tier, "SSD");
+  EXPECT_NE(p.why.find("vLLM keeps every weight in GPU or host memory and cannot stream from disk"), std::string::npos) << p.why;
+  EXPECT_EQ(p.why.find("--ssd-gbps"), std::string::npos) << p.why;
+}

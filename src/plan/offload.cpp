@@ -23,6 +23,18 @@ double zipf_mass(uint64_t hot, uint64_t n, double s) {
   return part / all;
 }
 
+namespace {
+
+// What to do about weights that fit in no tier: stream them from disk where the engine can.
+std::string ssd_hint(const Box& box, const OffloadOptions& o) {
+  if (!o.ssd_streaming)
+    return fmt::format(" ({} keeps every weight in GPU or host memory and cannot stream from disk: give more --ram or GPUs, or a smaller tier)",
+                       o.no_ssd_engine.empty() ? "this engine" : o.no_ssd_engine);
+  return box.ssd_bandwidth ? "" : " (give --ssd-gbps to stream weights from disk)";
+}
+
+}  // namespace
+
 OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOptions& o, uint64_t context, uint64_t sequences) {
   if (!(o.skew >= 0 && o.skew <= 4)) throw InputError("--expert-skew", "must be from 0 (uniform) to 4");
   if (o.efficiency_bp == 0 || o.efficiency_bp > 10000) throw InputError("--efficiency", "must be above 0% and at most 100%");
@@ -58,7 +70,7 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
     r.bandwidth = box.ram_bandwidth;
     tiers.push_back(r);
   }
-  if (box.ssd_bandwidth) {
+  if (box.ssd_bandwidth && o.ssd_streaming) {
     TierUse s;
     s.tier = "SSD";
     s.capacity = UINT64_MAX;
@@ -82,7 +94,7 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
       p.fits = false;
       if (p.why.empty()) {
         p.why = fmt::format("{} of {} do not fit in {}", format_bytes(bytes), what, box.gpus.empty() ? "RAM" : "GPU and RAM");
-        if (allow_ssd && !box.ssd_bandwidth) p.why += " (give --ssd-gbps to stream weights from disk)";
+        if (allow_ssd) p.why += ssd_hint(box, o);
         if (!allow_ssd) p.why += " (cache and state stay in memory; give more --ram or GPUs)";
       }
     }
@@ -120,7 +132,7 @@ OffloadPlan offload_plan(const Footprint& f, const Box& box, const OffloadOption
   }
   if (routed_left) {
     p.fits = false;
-    if (p.why.empty()) p.why = fmt::format("{} of routed experts do not fit in GPU and RAM (give --ssd-gbps to stream them from disk)", format_bytes(routed_left));
+    if (p.why.empty()) p.why = fmt::format("{} of routed experts do not fit in GPU and RAM{}", format_bytes(routed_left), ssd_hint(box, o));
   }
   const auto cold_at = place(cold, true, "embeddings and other cold tensors");
 

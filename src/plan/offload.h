@@ -29,6 +29,11 @@ struct OffloadOptions {
   bool hot_cache = false;        // place experts hottest first (false, the default: as if s = 0)
   uint64_t per_device_fixed = 0; // per-process context on each GPU
   uint32_t efficiency_bp = 6000; // achieved share of peak bandwidth for the expected tok/s
+  // Whether weights may be read from SSD at all: llama.cpp (and the rule) mmap the file, so the
+  // page cache can stream what RAM does not hold; vLLM and SGLang hold every weight in GPU or
+  // pinned host memory (--cpu-offload-gb), so for them there is no SSD tier.
+  bool ssd_streaming = true;
+  std::string no_ssd_engine;     // the engine that cannot stream, named in the why ("vLLM")
 };
 
 struct TierUse {

@@ -21,6 +21,9 @@ OffloadOptions offload_options(const PlanOptions& o) {
   oo.hot_cache = o.hot_cache;
   oo.per_device_fixed = o.per_device_fixed;
   oo.efficiency_bp = o.efficiency_bp;
+  // vLLM and SGLang load every weight into GPU or pinned host memory; only mmap'd GGUF streams.
+  oo.ssd_streaming = o.engine != EngineKind::Vllm && o.engine != EngineKind::Sglang;
+  if (!oo.ssd_streaming) oo.no_ssd_engine = o.engine == EngineKind::Vllm ? "vLLM" : "SGLang";
   return oo;
 }
 
