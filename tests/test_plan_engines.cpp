@@ -137,3 +137,24 @@ TEST(PlanEngines, LlamaCppModelCommentReadsAsEnglish) {
   EXPECT_TRUE(has(notes("IQ1_S"), "-m: an IQ1_S GGUF of")) << notes("IQ1_S");
   EXPECT_TRUE(has(notes("Q4_K_M"), "-m: a Q4_K_M GGUF of")) << notes("Q4_K_M");
 }
+
+// With --engine vllm or sglang the figures are that engine's answer, so the command realises the
+// same budget: vLLM at the gpu_memory_utilization the answer used (vLLM's default 0.9 here, not the
+// rule's fraction), SGLang with mem_fraction_static left to SGLang as the answer assumed.
+TEST(PlanEngines, EngineCommandsCarryTheFractionTheirAnswerUsed) {
+  Scenario s;
+  s.context = 32768;
+  PlanOptions o;
+  o.engine = EngineKind::Vllm;
+  const Plan pv = make_plan(*Catalogue::builtin().find("llama-3.1-8b"), s, box_of("RTX 4090"), o);
+  const auto vcmds = engine_commands(pv);
+  EXPECT_TRUE(has(find(vcmds, "vllm").command, "--gpu-memory-utilization 0.90")) << find(vcmds, "vllm").command;
+  o.engine = EngineKind::Sglang;
+  const Plan ps = make_plan(*Catalogue::builtin().find("llama-3.1-8b"), s, box_of("RTX 4090"), o);
+  const auto scmds = engine_commands(ps);
+  const EngineCommand& sg = find(scmds, "sglang");
+  EXPECT_FALSE(has(sg.command, "--mem-fraction-static")) << sg.command;
+  bool noted = false;
+  for (const auto& n : sg.notes) noted = noted || has(n, "SGLang chooses it from the card's memory");
+  EXPECT_TRUE(noted);
+}

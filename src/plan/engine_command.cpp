@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <string_view>
+#include <variant>
 
 #include "core/checked.h"
 #include "core/units.h"
@@ -104,8 +106,18 @@ ModelArg model_arg(const Plan& p) {
   return a;
 }
 
-// The fraction of each device the engine may take: the busiest device's need, rounded up to a
-// hundredth, never below 0.5 nor above 0.98.
+// The fraction of each device the engine's figures above were computed at, when the plan is that
+// engine's answer: the command must realise the same budget. nullopt: not that engine's answer, or
+// the engine chooses the fraction itself (SGLang's mem_fraction_static by card size).
+std::optional<double> answered_fraction(const Plan& p, EngineKind kind, const std::string& setting) {
+  if (p.options.engine != kind || p.engine.engine != kind) return std::nullopt;
+  for (const auto& st : p.engine.settings)
+    if (st.name == setting && std::holds_alternative<double>(st.value)) return std::get<double>(st.value);
+  return std::nullopt;
+}
+
+// The fraction of each device the engine may take under the rule: the busiest device's need,
+// rounded up to a hundredth, never below 0.5 nor above 0.98.
 double memory_fraction(const Plan& p) {
   if (!p.split) return 0.9;
   const auto& b = p.split->devices[p.split->busiest];
@@ -245,7 +257,7 @@ EngineCommand vllm(const Plan& p) {
   if (!par.empty()) par += " ";
   const ModelArg arg = model_arg(p);
   c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", arg.serve, par, s.context, s.sequences,
-                          memory_fraction(p));
+                          answered_fraction(p, EngineKind::Vllm, "gpu_memory_utilization").value_or(memory_fraction(p)));
   if (arg.serve == arg.gguf && !hub_repo(*p.model).empty()) c.command += " --tokenizer " + hub_repo(*p.model);
   c.notes.push_back("model: " + arg.note);
   const std::string kv = vllm_cache_type(s.cache_dtype);
@@ -282,9 +294,16 @@ EngineCommand sglang(const Plan& p) {
   if (p.replicas > 1) par += fmt::format(" --dp-size {}", p.replicas);  // a pasted command's --dp: the plan is one replica's
   if (!par.empty()) par += " ";
   const ModelArg arg = model_arg(p);
-  c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {} --mem-fraction-static {:.2f}", arg.serve,
-                          par, s.context, s.sequences, memory_fraction(p));
+  c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {}", arg.serve, par, s.context,
+                          s.sequences);
   c.notes.push_back("model: " + arg.note);
+  if (const auto f = answered_fraction(p, EngineKind::Sglang, "mem_fraction_static")) {
+    c.command += fmt::format(" --mem-fraction-static {:.3g}", *f);
+  } else if (p.options.engine == EngineKind::Sglang) {
+    c.notes.push_back("--mem-fraction-static: not given, as the figures above assume: SGLang chooses it from the card's memory");
+  } else {
+    c.command += fmt::format(" --mem-fraction-static {:.2f}", memory_fraction(p));
+  }
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + (kv == "fp8" ? std::string("fp8_e4m3") : kv);
   if (const uint64_t cap = pasted_offload_cap(p, EngineKind::Sglang)) c.command += fmt::format(" --cpu-offload-gb {}", cap / 1073741824);  // whole GiB, as pasted
