@@ -1,6 +1,10 @@
 // The engine command lines a plan prints: flags as llama.cpp, vLLM and SGLang document them.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include "engines/engine.h"
+#include "plan/box_inputs.h"
 #include "plan/engine_command.h"
 #include "plan_fixtures.h"
 
@@ -157,4 +161,57 @@ TEST(PlanEngines, EngineCommandsCarryTheFractionTheirAnswerUsed) {
   bool noted = false;
   for (const auto& n : sg.notes) noted = noted || has(n, "SGLang chooses it from the card's memory");
   EXPECT_TRUE(noted);
+}
+
+// vLLM short on two 24 GB cards with 64 GB of RAM: the plan offloads the fewest whole GiB per GPU
+// (--cpu-offload-gb N) with which vLLM's own answer fits, and the command carries that N. Minimal by
+// construction: at N - 1 a GPU of the same answer is over (checked here by asking the engine).
+TEST(PlanEngines, VllmShortOnGpusGetsTheLeastCpuOffloadItsAnswerFitsWith) {
+  const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");  // 30.5B BF16: 61 GB, beyond 2 x 24 GB
+  Scenario s;
+  s.context = 32768;
+  Box box = box_of("3090x2");
+  box.ram_bytes = 64'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  PlanOptions o;
+  o.engine = EngineKind::Vllm;
+  const Plan p = make_plan(m, s, box, o);
+  EXPECT_FALSE(p.fits_on_devices);
+  ASSERT_TRUE(p.serving_offload.has_value());
+  const ServingOffload& so = *p.serving_offload;
+  ASSERT_TRUE(so.fits);
+  const uint64_t gib = so.cap >> 30;
+  ASSERT_EQ(so.cap, gib << 30);  // whole GiB, as the flag is typed
+  ASSERT_GT(gib, 1u);
+  // The same request one GiB lower: some GPU is over, so N is the least.
+  EngineRequest r;
+  r.model = &m;
+  r.scenario = s;
+  r.scenario.engine = EngineKind::Vllm;
+  r.box = box;
+  r.serving_cpu_offload_cap = (gib - 1) << 30;
+  const EngineAnswer lower = run_engine(r);
+  bool some_gpu_over = false;
+  for (const auto& d : lower.devices) some_gpu_over = some_gpu_over || (d.name != "host" && !d.fits.value_or(true));
+  EXPECT_TRUE(some_gpu_over);
+  const auto cmds = engine_commands(p);
+  EXPECT_TRUE(has(find(cmds, "vllm").command, fmt::format("--cpu-offload-gb {}", gib))) << find(cmds, "vllm").command;
+  EXPECT_TRUE(has(p.verdict, fmt::format("--cpu-offload-gb {}, the fewest whole GiB per GPU that fits", gib))) << p.verdict;
+}
+
+// A pasted --cpu-offload-gb is what the figures were computed with: the printed command keeps it
+// rather than the rule's RAM tier.
+TEST(PlanEngines, PastedCpuOffloadStaysInTheCommand) {
+  const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");
+  Scenario s;
+  s.context = 32768;
+  Box box = box_of("3090x2");
+  box.ram_bytes = 64'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  BoxInputs in;
+  in.engine_command = "vllm serve Qwen/Qwen3-30B-A3B -pp 2 --max-model-len 32768 --cpu-offload-gb 4";
+  const Plan p = make_plan(m, s, box, in.to_options());
+  const auto cmds = engine_commands(p);
+  EXPECT_TRUE(has(find(cmds, "vllm").command, "--cpu-offload-gb 4")) << find(cmds, "vllm").command;
+  EXPECT_FALSE(p.serving_offload.has_value());  // the user's offload, not the plan's
 }

@@ -284,6 +284,7 @@ EngineAnswer run_engine(const EngineRequest& r) {
     if (!r.llamacpp_placement->tensor_split.empty()) run.placement.tensor_split = r.llamacpp_placement->tensor_split;
   }
   if (r.command && r.box && !r.box->gpus.empty() && run.vllm.card_bytes == 0) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
+  if (!r.command && r.serving_cpu_offload_cap) run.vllm.cpu_offload_cap = run.sglang.cpu_offload_cap = r.serving_cpu_offload_cap;
   const EngineKind kind = r.command ? r.command->engine : r.scenario.engine;
   // A pasted llama.cpp command without -ts runs on every GPU of the box, as llama.cpp does.
   if (r.command && kind == EngineKind::LlamaCpp && r.box && run.placement.tensor_split.empty()) split_over_the_box(*r.box, run.placement);

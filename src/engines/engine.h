@@ -107,6 +107,8 @@ struct EngineRequest {
   // --swa-full, --cache-ram, -md) under the scenario's context, sequences and cache type: plan
   // varies those (engines/engine.cpp engine_run_for).
   std::optional<EngineRun> llamacpp_flags;
+  // vLLM / SGLang, without `command`: --cpu-offload-gb as bytes (per GPU) the plan's offload chose.
+  uint64_t serving_cpu_offload_cap = 0;
   Companions companions;             // mmproj, draft, adapters beside the model (engines/companions.h)
   LoraSlotSettings lora_slots;       // vLLM --max-loras / --max-lora-rank (engines/vllm_lora.h); max_loras 0: off
 };

@@ -212,9 +212,11 @@ EngineCommand llamacpp(const Plan& p) {
   return c;
 }
 
-// A pasted command's --cpu-offload-gb (bytes; 0: none): the engine figures above were computed with
-// it, so the command that realises them keeps it.
-uint64_t pasted_offload_cap(const Plan& p, EngineKind engine) {
+// The --cpu-offload-gb (bytes per GPU; 0: none) the engine figures above were computed with, so the
+// command that realises them keeps it: a pasted command's, or the one the plan's offload chose for
+// --engine vllm|sglang (plan.cpp solve_serving_offload).
+uint64_t answered_offload_cap(const Plan& p, EngineKind engine) {
+  if (p.serving_offload && p.serving_offload->fits && p.options.engine == engine) return p.serving_offload->cap;
   if (!p.options.command || p.options.command->engine != engine) return 0;
   return engine == EngineKind::Sglang ? p.options.command->sglang.cpu_offload_cap : p.options.command->vllm.cpu_offload_cap;
 }
@@ -263,12 +265,18 @@ EngineCommand vllm(const Plan& p) {
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + kv;
   const uint64_t off_gpu = p.offload && p.offload->tiers.size() > 1 ? p.offload->tiers[1].experts + p.offload->tiers[1].weights : 0;
-  if (p.offload && off_gpu) {
-    c.command += fmt::format(" --cpu-offload-gb {}", std::llround(std::ceil(static_cast<double>(off_gpu) / 1e9)));
-    c.notes.push_back("--cpu-offload-gb: vLLM streams those weights from RAM over PCIe every step, with no hot-expert cache");
+  if (const uint64_t cap = answered_offload_cap(p, EngineKind::Vllm)) {
+    c.command += fmt::format(" --cpu-offload-gb {:g}", static_cast<double>(cap) / 1073741824.0);  // the value the figures above assume
+    c.command += pasted_vllm_offload_flags(p);
+    if (p.serving_offload)
+      c.notes.push_back("--cpu-offload-gb: the fewest whole GiB per GPU with which vLLM's answer above fits; vLLM reads those weights from pinned RAM "
+                        "over the host link every step, with no hot-expert cache");
+  } else if (p.offload && off_gpu) {
+    // The rule's RAM tier over the GPUs: vLLM's flag counts GiB per GPU (vllm/config/offload.py).
+    const uint64_t gpus = std::max<uint64_t>(1, p.box.device_count());
+    c.command += fmt::format(" --cpu-offload-gb {}", (off_gpu / gpus + (1ull << 30) - 1) >> 30);
+    c.notes.push_back("--cpu-offload-gb: GiB per GPU; vLLM streams those weights from RAM over PCIe every step, with no hot-expert cache");
   } else {
-    if (const uint64_t cap = pasted_offload_cap(p, EngineKind::Vllm))
-      c.command += fmt::format(" --cpu-offload-gb {:g}", static_cast<double>(cap) / 1073741824.0);  // the pasted value, which the figures above assume
     c.command += pasted_vllm_offload_flags(p);
   }
   // A pasted --limit-mm-per-prompt: the encoder's profile above assumes it (vllm_encoder.h).
@@ -306,7 +314,10 @@ EngineCommand sglang(const Plan& p) {
   }
   const std::string kv = vllm_cache_type(s.cache_dtype);
   if (kv != "auto") c.command += " --kv-cache-dtype " + (kv == "fp8" ? std::string("fp8_e4m3") : kv);
-  if (const uint64_t cap = pasted_offload_cap(p, EngineKind::Sglang)) c.command += fmt::format(" --cpu-offload-gb {}", cap / 1073741824);  // whole GiB, as pasted
+  if (const uint64_t cap = answered_offload_cap(p, EngineKind::Sglang)) {
+    c.command += fmt::format(" --cpu-offload-gb {}", cap / 1073741824);  // whole GiB, as pasted or chosen
+    if (p.serving_offload) c.notes.push_back("--cpu-offload-gb: the fewest whole GiB per GPU with which SGLang's answer above fits");
+  }
   if (p.box.nodes > 1) c.command += fmt::format(" --nnodes {} --node-rank 0 --dist-init-addr HEAD:5000", p.box.nodes), c.notes.push_back("run once per node with its --node-rank");
   return c;
 }

@@ -75,10 +75,25 @@ void apply_engine_speed(Plan& p, const Model& model) {
     }
     if (const DeviceAllocation* host = llamacpp_speed_host(p)) s.paged_out = host->paged_out();
   } else {
-    if (!p.fits_on_devices && !p.box.gpus.empty()) return;  // the plan spilling vLLM/SGLang weights to RAM is not modelled (a pasted --cpu-offload-gb is, below): the rule's figures stay
+    // Short on the GPUs: the engine's speed where its own offload holds the rest (a pasted
+    // --cpu-offload-gb, or the one the plan chose); otherwise the rule's offload figures stay.
+    const bool offload_fits = p.serving_offload && p.serving_offload->fits;
+    if (!p.fits_on_devices && !p.box.gpus.empty() && !offload_fits) return;
     s.tensor_parallel = p.options.split == SplitMode::Tensor ? static_cast<uint32_t>(std::max<std::size_t>(1, p.box.gpus.size())) : 1;
-    if (p.options.command && is_serving_command(*p.options.command)) {
-      const EngineRun& run = *p.options.command;
+    std::optional<EngineRun> chosen;  // the run the plan's own offload answers for
+    if (offload_fits && !p.options.command) {
+      EngineRequest r;
+      r.model = &model;
+      r.scenario = p.estimate.scenario;
+      r.box = p.box;
+      r.split = p.options.split;
+      chosen = engine_run_for(r);
+      chosen->vllm.cpu_offload_cap = chosen->sglang.cpu_offload_cap = p.serving_offload->cap;
+      chosen->sglang.tensor_parallel = chosen->vllm.kv.tensor_parallel;  // engine_run_for fills vLLM's degrees, which SGLang's answer reads too
+      chosen->sglang.pipeline_parallel = chosen->vllm.kv.pipeline_parallel;
+    }
+    if ((p.options.command && is_serving_command(*p.options.command)) || chosen) {
+      const EngineRun& run = chosen ? *chosen : *p.options.command;
       s.tensor_parallel = static_cast<uint32_t>(command_tensor_parallel(run));
       // --cpu-offload-gb (and vLLM's prefetch offloader): what the offloader moves of a rank's layers
       // crosses its host link every forward pass (engines/serving_cpu_offload.h; speed/token_reads.h).

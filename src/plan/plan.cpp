@@ -6,6 +6,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
+#include "engines/engine_tiers.h"
 #include "engines/llamacpp_fit.h"
 #include "engines/llamacpp_profile.h"
 #include "plan/engine_speed.h"
@@ -14,6 +15,8 @@
 
 namespace vc {
 namespace {
+
+constexpr uint64_t kGiB = 1ull << 30;  // --cpu-offload-gb counts GiB (vLLM: N x 1024**3)
 
 OffloadOptions offload_options(const PlanOptions& o) {
   OffloadOptions oo;
@@ -249,6 +252,32 @@ std::optional<LlamaCppOffload> solve_llamacpp_offload(const EngineRequest& base,
   return o;
 }
 
+// vLLM's and SGLang's offload for a box whose GPUs cannot hold everything: --cpu-offload-gb, the
+// fewest whole GiB per GPU with which every GPU of the engine's answer holds its share (more
+// offload only moves more to the host, so the GPUs' verdict is monotone in it). nullopt: even
+// every weight of a rank offloaded leaves a GPU short. At that cap the host must hold the pinned
+// weights too; if it does not, a larger cap does not help.
+std::optional<ServingOffload> solve_serving_offload(const EngineRequest& base, uint64_t weight_bytes) {
+  auto answer = [&](uint64_t gib) {
+    EngineRequest r = base;
+    r.serving_cpu_offload_cap = checked_mul(gib, kGiB);
+    return run_engine(r);
+  };
+  const uint64_t most = weight_bytes / kGiB + 1;  // every weight of one rank, and more
+  auto holds = [&](uint64_t gib) { return gpus_hold(answer(gib)); };
+  if (!holds(most)) return std::nullopt;
+  uint64_t lo = 0, hi = most;  // holds(hi); lo: not known to hold (0: no offload, which did not)
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (holds(mid) ? hi : lo) = mid;
+  }
+  ServingOffload o;
+  o.cap = checked_mul(hi, kGiB);
+  o.answer = answer(hi);
+  o.fits = o.answer.fits().value_or(false);
+  return o;
+}
+
 }  // namespace
 
 namespace {
@@ -448,6 +477,11 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
       p.llamacpp_offload = o;  // p.engine stays the answer with every layer on the GPUs (the one estimate gives)
     }
   }
+  // vLLM / SGLang short on their GPUs, with RAM to hold what they offload and no pasted command
+  // (whose --cpu-offload-gb is the user's): the least --cpu-offload-gb that makes their answer fit.
+  const bool serving = options.engine == EngineKind::Vllm || options.engine == EngineKind::Sglang;
+  if (serving && !box.gpus.empty() && !p.fits_on_devices && !options.command && box.ram_bytes > 0 && !gguf_only_tier(model, scenario.quant))
+    p.serving_offload = solve_serving_offload(plan_engine_request(model, scenario, box, options), p.estimate.weights.bytes);
   if (p.split && options.engine == EngineKind::Rule) {  // an engine explains its own per-device lines
     const DeviceShare& b = p.split->devices[p.split->busiest];
     Line l;
@@ -559,6 +593,18 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
                          ? fmt::format(" Offload does not rescue it: with {} the host needs {} of {} RAM.", how, format_bytes(host->total_bytes), format_bytes(*host->capacity))
                          : fmt::format(" Offload does not rescue it: even with {} a GPU is over its memory.", how);
       }
+    } else if (p.serving_offload && !p.fits_on_devices) {
+      const auto& so = *p.serving_offload;
+      const std::string flag = fmt::format("--cpu-offload-gb {}", so.cap / kGiB);
+      const DeviceAllocation* host = nullptr;
+      for (const auto& d : so.answer.devices) {
+        if (d.name == "host") host = &d;
+      }
+      p.verdict += so.fits ? fmt::format(" With {}'s CPU offload ({}, the fewest whole GiB per GPU that fits): every GPU holds its share and the host "
+                                         "holds {} in pinned RAM, read over the host link every step.",
+                                         to_string(options.engine), flag, format_bytes(host ? host->total_bytes : 0))
+                           : fmt::format(" Offload does not rescue it: with {} the host needs {} of {} RAM (pinned, so it cannot page).", flag,
+                                         format_bytes(host ? host->total_bytes : 0), format_bytes(host && host->capacity ? *host->capacity : 0));
     } else if (!p.fits_on_devices && p.offload) {
       const auto& o = *p.offload;
       const bool all_on_gpu = o.fits && p.footprint.moe_layers() > 0 && o.tiers.front().tier == "GPU" &&

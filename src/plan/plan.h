@@ -59,6 +59,14 @@ struct LlamaCppOffload {
   EngineAnswer answer;                    // llama.cpp's per-device answer with this placement
 };
 
+// vLLM or SGLang short on its GPUs: the fewest whole GiB of --cpu-offload-gb per GPU with which the
+// engine's own answer fits (both keep the offloaded weights in pinned host memory).
+struct ServingOffload {
+  uint64_t cap = 0;     // bytes per GPU: a whole number of GiB
+  EngineAnswer answer;  // the engine's answer at that cap
+  bool fits = false;    // every GPU and the host hold their share
+};
+
 struct Plan {
   const Model* model = nullptr;
   Estimate estimate;
@@ -72,6 +80,7 @@ struct Plan {
   bool fits_on_devices = false;           // every device's shard fits
   std::optional<OffloadPlan> offload;     // when the devices are short, or there are none
   std::optional<LlamaCppOffload> llamacpp_offload;  // --engine llamacpp when the GPUs alone are short
+  std::optional<ServingOffload> serving_offload;    // --engine vllm|sglang when the GPUs alone are short
   Speed decode;
   Speed prefill;
   std::vector<Line> lines;                // explained figures (busiest device, speeds, rules)

@@ -59,6 +59,11 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
       out += fmt::format("\nWith llama.cpp's offload ({}), what it allocates per device:\n", llamacpp_offload_flags(*p.llamacpp_offload));
       out += engine_text(p.llamacpp_offload->answer, explain, u);
     }
+    if (p.serving_offload) {
+      out += fmt::format("\nWith {}'s CPU offload (--cpu-offload-gb {}), what it allocates per device:\n", to_string(p.options.engine),
+                         p.serving_offload->cap >> 30);
+      out += engine_text(p.serving_offload->answer, explain, u);
+    }
   } else {
     out += fmt::format("Estimate total {} (weights {}, cache and state {}, overhead {}); devices {} in aggregate.\n\n", format_bytes(p.estimate.total_bytes, u),
                        format_bytes(p.estimate.weights.bytes, u), format_bytes(p.estimate.context_bytes(), u), format_bytes(p.estimate.overhead_bytes, u),
@@ -67,7 +72,7 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
     out += "\nEngine: rule (the default: the table above; --engine llamacpp|vllm|sglang for what an engine allocates per device)\n";
   }
   out += "\n" + p.verdict + "\n";
-  if (p.offload && !p.llamacpp_offload) {  // llama.cpp's offload is in its device table above
+  if (p.offload && !p.llamacpp_offload && !(p.serving_offload && p.serving_offload->fits)) {  // an engine's own offload is in its device table above
     const auto& o = *p.offload;
     if (p.options.engine == EngineKind::Rule)
       out += o.hot_cache ? fmt::format("\nOffload ({} experts per MoE layer, hot-expert cache on: Zipf skew {}, hottest first):\n", o.experts, o.skew)
@@ -134,6 +139,10 @@ nlohmann::json plan_json(const Plan& p, const PlanSolved& solved) {
     const auto& lo = *p.llamacpp_offload;
     j["llamacpp_offload"] = {{"flags", llamacpp_offload_flags(lo)}, {"n_gpu_layers", lo.n_gpu_layers ? nlohmann::json(*lo.n_gpu_layers) : nlohmann::json(nullptr)},
                              {"n_cpu_moe", lo.n_cpu_moe}, {"layers", lo.layers}, {"given", lo.given}, {"fitted", lo.fitted}, {"fits", lo.fits}, {"engine", engine_json(lo.answer)}};
+  }
+  if (p.serving_offload) {
+    const auto& so = *p.serving_offload;
+    j["serving_offload"] = {{"cpu_offload_gb", so.cap >> 30}, {"cap_bytes", so.cap}, {"fits", so.fits}, {"engine", engine_json(so.answer)}};
   }
   if (p.split) {
     const auto& s = *p.split;
