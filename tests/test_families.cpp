@@ -301,6 +301,233 @@ TEST(Families, Phi2ParallelBlockWithBiases) {
   EXPECT_EQ(m.layers[0].feed_forward.up_rows(10240), 10240u);
 }
 
+// The non-gated families (starcoder2, gpt_neox, falcon, gpt2, gpt_bigcode): before their mappers
+// they fell to the generic reading, a gated MLP of three matrices, 50% too many MLP weights.
+// Published exact counts: the Hub API's safetensors.total as llmfit's hf_models.json @ a3e0eb27
+// records it (tests/data/hub-parameter-counts.json says how it is read), and Pythia's model card.
+
+// bigcode/starcoder2-3b (tests/data/configs/starcoder2-3b.json: hidden 3,072, 30 layers, 24 heads of
+// 128, 2 KV heads, MLP 12,288, vocabulary 49,152, use_bias, tied). By hand after transformers'
+// Starcoder2ForCausalLM: per layer q 3,072^2 + 3,072, k and v 2 x (3,072 x 256 + 256), o 3,072^2 +
+// 3,072 = 20,453,888; c_fc 3,072 x 12,288 + 12,288 and c_proj 12,288 x 3,072 + 3,072 = 75,512,832;
+// two LayerNorms 4 x 3,072 = 12,288: 95,979,008 x 30 = 2,879,370,240; embedding 49,152 x 3,072 =
+// 150,994,944; final LayerNorm 6,144. In all 3,030,371,328, the Hub's safetensors.total exactly.
+// Cache: 30 layers x 2 x 2 heads x 128 x 2 B = 30,720 B a token (every layer full: see the mapper).
+TEST(Families, StarCoder2NonGatedWithBiases) {
+  const Model m = from_published("starcoder2-3b.json");
+  EXPECT_EQ(m.family, "starcoder2");
+  EXPECT_EQ(m.params.derived_total, 3'030'371'328u);
+  EXPECT_EQ(m.layers[0].param_count(), 95'979'008u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 30'720u);
+  EXPECT_EQ(m.layer_count(AttentionKind::Full), 30u);
+  EXPECT_EQ(m.max_context, 16'384u);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+  EXPECT_FALSE(m.layers[0].feed_forward.gated);
+  EXPECT_EQ(m.layers[0].feed_forward.up_rows(12288), 12288u);
+  // The generic reading it replaces counted gate, up and down without biases: 3 x 3,072 x 12,288
+  // = 113,246,208 a layer against 75,512,832.
+  EXPECT_EQ(m.layers[0].params.at(ParamClass::DenseMlp), 75'512'832u);
+}
+
+// EleutherAI/pythia-1.4b (hidden 2,048, 24 layers, 16 heads of 128, MLP 8,192, vocabulary 50,304,
+// untied). By hand after transformers' GPTNeoXForCausalLM: per layer two LayerNorms 4 x 2,048 =
+// 8,192; query_key_value 2,048 x 6,144 + 6,144 = 12,589,056; dense 2,048^2 + 2,048 = 4,196,352;
+// dense_h_to_4h 2,048 x 8,192 + 8,192 = 16,785,408; dense_4h_to_h 8,192 x 2,048 + 2,048 =
+// 16,779,264: 50,358,272 x 24 = 1,208,598,528, + final LayerNorm 4,096 = 1,208,602,624 (the model
+// card's non-embedding count); embed_in and embed_out 2 x 50,304 x 2,048 = 206,045,184. In all
+// 1,414,647,808: Pythia's model card ("Naming convention and parameter count",
+// https://huggingface.co/EleutherAI/pythia-1.4b) and the Hub's safetensors.total of pythia-1.4b-deduped.
+// Pythia-1B (16 layers of 8 heads, the same widths): 16 x 50,358,272 + 4,096 + 206,045,184 =
+// 1,011,781,632, the card's figure. Cache: 24 x 2 x 2,048 x 2 B = 196,608 B a token.
+TEST(Families, GptNeoxPythiaMatchesTheModelCard) {
+  const Model m = from_text(vc::testing::pythia_1_4b().dump());
+  EXPECT_EQ(m.family, "gpt_neox");
+  EXPECT_EQ(m.params.derived_total, 1'414'647'808u);
+  EXPECT_EQ(m.params.derived_total - param(m, ParamClass::Embedding) - param(m, ParamClass::OutputHead), 1'208'602'624u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 196'608u);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+  EXPECT_FALSE(m.layers[0].feed_forward.gated);
+  auto one_b = vc::testing::pythia_1_4b();
+  one_b["num_hidden_layers"] = 16;
+  one_b["num_attention_heads"] = 8;
+  EXPECT_EQ(from_text(one_b.dump()).params.derived_total, 1'011'781'632u);
+  // Heads that do not divide the width name the key.
+  auto bad = vc::testing::pythia_1_4b();
+  bad["num_attention_heads"] = 15;
+  try {
+    from_text(bad.dump());
+    FAIL() << "accepted 15 heads over 2,048";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.subject().find("num_attention_heads"), std::string::npos) << e.what();
+  }
+}
+
+// tiiuae/falcon-7b (tests/data/configs/falcon-7b.json: hidden 4,544, 32 layers, 71 heads of 64,
+// multi_query, parallel_attn, no bias, vocabulary 65,024, tied). By hand after transformers'
+// FalconForCausalLM: per layer input_layernorm 2 x 4,544 = 9,088; query_key_value 4,544 x (4,544 +
+// 2 x 64) = 21,229,568; dense 4,544^2 = 20,647,936; dense_h_to_4h and dense_4h_to_h 2 x 4,544 x
+// 18,176 = 165,183,488: 207,070,080 x 32 = 6,626,242,560; word_embeddings 65,024 x 4,544 =
+// 295,469,056; ln_f 9,088. Loaded: 6,921,720,704. The checkpoint also stores lm_head.weight, the
+// tied head's copy: + 295,469,056 = 7,217,189,760, the Hub's safetensors.total. Cache: one KV head,
+// 32 x 2 x 64 x 2 B = 8,192 B a token.
+// falcon-40b (new_decoder_architecture, 8 KV heads, 60 layers of 8,192, 128 heads): per layer
+// ln_attn and ln_mlp 4 x 8,192 = 32,768; qkv 8,192 x (128 + 16) x 64 = 75,497,472; dense 8,192^2 =
+// 67,108,864; MLP 2 x 8,192 x 32,768 = 536,870,912: 679,510,016 x 60 = 40,770,600,960; + 65,024 x
+// 8,192 = 532,676,608 + ln_f 16,384 = 41,303,293,952 loaded; + the head's copy 532,676,608 =
+// 41,835,970,560, the Hub's count. Cache 60 x 2 x 8 x 64 x 2 B = 122,880 B a token.
+// falcon-180B (80 layers of 14,848, 232 heads, 8 KV heads): per layer 4 x 14,848 + 14,848 x 248 x
+// 64 + 14,848^2 + 2 x 14,848 x 59,392 = 2,219,894,784; x 80 + 65,024 x 14,848 + 29,696 =
+// 178,557,088,768 loaded; + 965,476,352 = 179,522,565,120, the Hub's count. Cache 163,840 B a token.
+TEST(Families, FalconMultiQueryAndGroupedKv) {
+  const Model f7 = from_published("falcon-7b.json");
+  EXPECT_EQ(f7.family, "falcon");
+  EXPECT_EQ(f7.params.derived_total, 6'921'720'704u);
+  EXPECT_EQ(f7.params.derived_total + f7.vocab * f7.hidden, 7'217'189'760u);
+  EXPECT_EQ(f7.layers[0].attention.kv_heads, 1u);
+  EXPECT_EQ(growing_f16_bytes_per_token(f7), 8'192u);
+  EXPECT_FALSE(f7.layers[0].feed_forward.gated);
+  EXPECT_EQ(f7.layers[0].feed_forward.dense_width, 18'176u);
+  EXPECT_TRUE(f7.warnings.empty()) << f7.warnings.front();
+
+  const Model f40 = from_text(vc::testing::falcon_40b().dump());
+  EXPECT_EQ(f40.params.derived_total, 41'303'293'952u);
+  EXPECT_EQ(f40.params.derived_total + f40.vocab * f40.hidden, 41'835'970'560u);
+  EXPECT_EQ(growing_f16_bytes_per_token(f40), 122'880u);
+  const Model f180 = from_text(vc::testing::falcon_180b().dump());
+  EXPECT_EQ(f180.params.derived_total, 178'557'088'768u);
+  EXPECT_EQ(f180.params.derived_total + f180.vocab * f180.hidden, 179'522'565'120u);
+  EXPECT_EQ(growing_f16_bytes_per_token(f180), 163'840u);
+
+  // The first (RefinedWeb-era) key names read the same.
+  auto old = nlohmann::json::parse(R"({"model_type":"falcon","n_embed":8192,"n_layer":60,"n_head":128,"n_head_kv":8,
+    "new_decoder_architecture":true,"vocab_size":65024})");
+  EXPECT_EQ(from_text(old.dump()).params.derived_total, 41'303'293'952u);
+  // Bad values name their key and what is accepted.
+  auto bad = vc::testing::falcon_40b();
+  bad["num_kv_heads"] = 7;
+  try {
+    from_text(bad.dump());
+    FAIL() << "accepted 7 KV heads for 128 heads";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.subject().find("num_kv_heads"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("divisor"), std::string::npos) << e.what();
+  }
+  bad = vc::testing::falcon_40b();
+  bad["num_ln_in_parallel_attn"] = 3;
+  EXPECT_THROW(from_text(bad.dump()), InputError);
+}
+
+// bigcode/gpt_bigcode-santacoder (tests/data/configs/gpt_bigcode-santacoder.json: n_embd 2,048, 24
+// layers, 16 heads of 128, multi_query, n_inner 8,192, 2,048 positions, vocabulary 49,280). By hand
+// after transformers' GPTBigCodeForCausalLM: per layer ln_1 and ln_2 4 x 2,048 = 8,192; c_attn 2,048
+// x (2,048 + 2 x 128) + 2,304 = 4,720,896; c_proj 2,048^2 + 2,048 = 4,196,352; c_fc 2,048 x 8,192 +
+// 8,192 = 16,785,408; mlp c_proj 8,192 x 2,048 + 2,048 = 16,779,264: 42,490,112 x 24 =
+// 1,019,762,688; wte 49,280 x 2,048 = 100,925,440; wpe 2,048 x 2,048 = 4,194,304; ln_f 4,096. In all
+// 1,124,886,528, the Hub's safetensors.total exactly. Cache: 24 x 2 x 128 x 2 B = 12,288 B a token.
+// bigcode/starcoder (n_embd 6,144, 40 layers, 48 heads, n_inner 24,576, 8,192 positions, vocabulary
+// 49,152): per layer 24,576 + 6,144 x 6,400 + 6,400 + 6,144^2 + 6,144 + 2 x 6,144 x 24,576 + 24,576
+// + 6,144 = 379,128,064; x 40 + 49,152 x 6,144 + 8,192 x 6,144 + 12,288 = 15,517,456,384 loaded;
+// the checkpoint's lm_head copy + 301,989,888 = 15,819,446,272, the Hub's count.
+// openai-community/gpt2 (768 wide, 12 layers of 12 heads, 1,024 positions, vocabulary 50,257, n_inner
+// absent: 3,072): per layer 3,072 + 768 x 2,304 + 2,304 + 768^2 + 768 + 768 x 3,072 + 3,072 + 3,072 x
+// 768 + 768 = 7,087,872; x 12 + 50,257 x 768 + 1,024 x 768 + 1,536 = 124,439,808. The Hub's
+// 137,022,720 adds the 12 causal-mask buffers h.N.attn.bias the checkpoint stores, 1,024^2 each.
+TEST(Families, GptBigCodeAndGpt2LearnedPositions) {
+  const Model sc = from_published("gpt_bigcode-santacoder.json");
+  EXPECT_EQ(sc.family, "gpt_bigcode");
+  EXPECT_EQ(sc.params.derived_total, 1'124'886'528u);
+  EXPECT_EQ(sc.layers[0].attention.kv_heads, 1u);
+  EXPECT_FALSE(sc.layers[0].attention.rotary);
+  EXPECT_EQ(growing_f16_bytes_per_token(sc), 12'288u);
+  EXPECT_EQ(sc.max_context, 2'048u);
+  EXPECT_FALSE(sc.layers[0].feed_forward.gated);
+  EXPECT_TRUE(sc.warnings.empty()) << sc.warnings.front();
+
+  const Model star = from_text(vc::testing::starcoder().dump());
+  EXPECT_EQ(star.params.derived_total, 15'517'456'384u);
+  EXPECT_EQ(star.params.derived_total + star.vocab * star.hidden, 15'819'446'272u);
+  EXPECT_EQ(growing_f16_bytes_per_token(star), 20'480u);  // 40 x 2 x 128 x 2 B
+
+  const Model g2 = from_text(vc::testing::gpt2().dump());
+  EXPECT_EQ(g2.family, "gpt2");
+  EXPECT_EQ(g2.params.derived_total, 124'439'808u);
+  EXPECT_EQ(g2.params.derived_total + 12u * 1024 * 1024, 137'022'720u);
+  EXPECT_EQ(g2.layers[0].attention.kv_heads, 12u);
+  EXPECT_EQ(growing_f16_bytes_per_token(g2), 36'864u);  // 12 x 2 x 768 x 2 B
+  EXPECT_FALSE(g2.layers[0].feed_forward.gated);
+
+  try {
+    from_text(R"({"model_type":"gpt2","n_layer":2,"n_head":2,"n_positions":16,"vocab_size":10})");
+    FAIL() << "accepted a GPT-2 config without a width";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.subject().find("n_embd"), std::string::npos) << e.what();
+  }
+}
+
+// Families the generic reading got wrong by a whole head or by norms, now mapped (the layouts:
+// docs/readers.md). google/gemma-2b (tests/data/configs/gemma-2b.json: hidden 2,048, 18 layers, 8
+// heads and 1 KV head of 256, MLP 16,384, vocabulary 256,000) leaves tie_word_embeddings out, and
+// GemmaConfig ties by default; the generic reading added an untied head of 524,288,000. By hand: per
+// layer q and o 2 x 2,048 x 2,048, k and v 2 x 2,048 x 256, gate, up and down 3 x 2,048 x 16,384, two
+// norms 4,096: 110,104,576 x 18 = 1,981,882,368; embedding 524,288,000; final norm 2,048. In all
+// 2,506,172,416, the Hub's safetensors.total of google/gemma-2b. Cache 18 x 2 x 256 x 2 B = 18,432.
+TEST(Families, GemmaTiesItsHeadByDefault) {
+  const Model m = from_published("gemma-2b.json");
+  EXPECT_EQ(m.family, "gemma");
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.params.derived_total, 2'506'172'416u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 18'432u);
+  EXPECT_TRUE(m.layers[0].feed_forward.gated);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+}
+
+// CohereForAI/c4ai-command-r-08-2024 (tests/data/configs/c4ai-command-r-08-2024.json: hidden 8,192,
+// 40 layers, 64 heads and 8 KV heads of 128, MLP 24,576, vocabulary 256,000, use_qk_norm false, no
+// tie_word_embeddings key: CohereConfig ties). By hand after CohereForCausalLM: per layer q and o 2 x
+// 8,192^2, k and v 2 x 8,192 x 1,024 = 150,994,944; gate, up, down 3 x 8,192 x 24,576 = 603,979,776;
+// input_layernorm 8,192 (one, a weight without a bias): 754,982,912 x 40 = 30,199,316,480; embedding
+// 2,097,152,000; final norm 8,192. In all 32,296,476,672, the figure the Hub gives for
+// CohereLabs/aya-expanse-32b, a model of this geometry. With use_qk_norm (Command R+): + 40 x (64 + 8)
+// x 128 = 368,640. Cache 40 x 2 x 8 x 128 x 2 B = 163,840 B a token.
+TEST(Families, CohereParallelBlockTiedHead) {
+  const Model m = from_published("c4ai-command-r-08-2024.json");
+  EXPECT_EQ(m.family, "cohere");
+  EXPECT_EQ(m.params.derived_total, 32'296'476'672u);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 163'840u);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+  auto qk = nlohmann::json::parse(vc::testing::test_config_text("c4ai-command-r-08-2024.json"));
+  qk["use_qk_norm"] = true;
+  EXPECT_EQ(from_text(qk.dump()).params.derived_total, 32'296'476'672u + 368'640u);
+}
+
+// allenai/OLMo-2-1124-7B's published config.json (https://huggingface.co/allenai/OLMo-2-1124-7B/blob/main/config.json:
+// hidden 4,096, 32 layers of 32 heads (MHA, 128), MLP 11,008, vocabulary 100,352, untied). By hand after
+// Olmo2ForCausalLM: per layer q, k, v, o 4 x 4,096^2 = 67,108,864; q_norm and k_norm 2 x 4,096; gate,
+// up, down 3 x 4,096 x 11,008 = 135,266,304; post-attention and post-feed-forward norms 8,192:
+// 202,391,552 x 32 = 6,476,529,664; embedding and head 2 x 100,352 x 4,096 = 822,083,584; final norm
+// 4,096. In all 7,298,617,344, the Hub's safetensors.total of allenai/OLMo-2-1124-7B-Instruct (the
+// generic reading, without the q/k norms, was 262,144 short).
+// ibm-granite/granite-3.3-8b-instruct (tests/data/engine-logs.json's config: hidden 4,096, 40 layers,
+// 32 heads, 8 KV heads, MLP 12,800, vocabulary 49,159, tied): per layer 2 x 4,096^2 + 2 x 4,096 x 1,024
+// + 3 x 4,096 x 12,800 + 8,192 = 199,237,632; x 40 + 49,159 x 4,096 + 4,096 = 8,170,864,640, the Hub's
+// count; read by the Llama mapper now, without the generic reading's warnings.
+TEST(Families, Olmo2QkNormsAndGraniteAsLlama) {
+  const Model o = from_text(R"({"architectures": ["Olmo2ForCausalLM"], "attention_bias": false, "hidden_act": "silu", "hidden_size": 4096,
+    "intermediate_size": 11008, "max_position_embeddings": 4096, "model_type": "olmo2", "num_attention_heads": 32, "num_hidden_layers": 32,
+    "num_key_value_heads": 32, "rms_norm_eps": 1e-06, "rope_theta": 500000, "tie_word_embeddings": false, "torch_dtype": "float32",
+    "vocab_size": 100352})");
+  EXPECT_EQ(o.family, "olmo2");
+  EXPECT_EQ(o.params.derived_total, 7'298'617'344u);
+  EXPECT_EQ(growing_f16_bytes_per_token(o), 524'288u);  // 32 x 2 x 4,096 x 2 B
+  EXPECT_TRUE(o.warnings.empty()) << o.warnings.front();
+  const Model g = from_text(R"({"model_type": "granite", "hidden_size": 4096, "intermediate_size": 12800, "num_hidden_layers": 40,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 49159, "max_position_embeddings": 131072, "tie_word_embeddings": true,
+    "torch_dtype": "bfloat16"})");
+  EXPECT_EQ(g.family, "granite");
+  EXPECT_EQ(g.params.derived_total, 8'170'864'640u);
+  EXPECT_TRUE(g.warnings.empty()) << g.warnings.front();
+}
+
 // google/gemma-3-4b-it's published config.json names only hidden 2560, width 10240 and 34 layers in
 // its text_config: transformers' Gemma3TextConfig defaults give 8 query heads, 4 KV heads and
 // head_dim 256. By hand: layers 5, 11, 17, 23, 29 are global (5 of 34), each keeps K and V of

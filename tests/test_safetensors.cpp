@@ -133,6 +133,33 @@ TEST(Safetensors, ClassifierKnowsTheMajorFamilies) {
   EXPECT_EQ(classify_gguf_tensor("blk.3.ssm_conv1d.weight"), ParamClass::Attention);
 }
 
+// GPT-2 / GPT-NeoX names: wpe and embed_in are lookups, embed_out the head; the causal masks
+// (h.0.attn.bias [1, 1, 8, 8] F32, 256 B; attention.bias [1, 1, 8, 8] BOOL, 64 B), masked_bias (a
+// scalar, 4 B) and rotary inv_freq ([4] F32, 16 B) are buffers engines skip, in no total; a real bias
+// (c_attn.bias [48] F32) is a parameter. Parameters: wte 16 x 16 + wpe 8 x 16 + c_attn.bias 48 +
+// embed_in 256 + embed_out 256 = 944.
+TEST(Safetensors, BuffersAreNotParametersAndLearnedPositionsAreEmbeddings) {
+  SafetensorsWriter w;
+  w.tensor("transformer.wte.weight", "F32", {16, 16}, 1024);
+  w.tensor("transformer.wpe.weight", "F32", {8, 16}, 512);
+  w.tensor("transformer.h.0.attn.bias", "F32", {1, 1, 8, 8}, 256);
+  w.tensor("transformer.h.0.attn.masked_bias", "F32", {}, 4);
+  w.tensor("transformer.h.0.attn.c_attn.bias", "F32", {48}, 192);
+  w.tensor("gpt_neox.embed_in.weight", "F32", {16, 16}, 1024);
+  w.tensor("gpt_neox.layers.0.attention.bias", "BOOL", {1, 1, 8, 8}, 64);
+  w.tensor("gpt_neox.layers.0.attention.rotary_emb.inv_freq", "F32", {4}, 16);
+  w.tensor("embed_out.weight", "F32", {16, 16}, 1024);
+  MemorySource src(w.whole());
+  TensorTally t = tally_safetensors({read_safetensors(src)}, 1);
+  EXPECT_EQ(t.params, 944u);
+  EXPECT_EQ(t.params_by_class.at(ParamClass::Embedding), 256u + 128u + 256u);
+  EXPECT_EQ(t.params_by_class.at(ParamClass::OutputHead), 256u);
+  EXPECT_EQ(t.params_by_class.at(ParamClass::Attention), 48u);
+  EXPECT_EQ(t.buffer_tensors, 4u);
+  EXPECT_EQ(t.buffer_bytes, 256u + 4u + 64u + 16u);
+  EXPECT_EQ(t.bytes, 1024u + 512u + 192u + 1024u + 1024u);
+}
+
 // The folder path: geometry from config.json, weights = the exact summed tensor bytes.
 // Active = 20,800 - embedding 2,048 - MTP 8,192 - half the routed 3,072 (2 of 4 used) = 9,024.
 TEST(Safetensors, ModelFolderGivesMeasuredCheckpoint) {

@@ -60,8 +60,11 @@ ParamClass classify_hf_tensor(const std::string& n) {
     return ParamClass::Vision;
   }
   if (has(n, "mtp") || has(n, "nextn")) return ParamClass::Mtp;
-  if (has(n, "embed_tokens") || has(n, "wte.") || has(n, "word_embeddings") || has(n, "tok_embeddings")) return ParamClass::Embedding;
-  if (starts(n, "lm_head") || n == "output.weight") return ParamClass::OutputHead;
+  // wpe: GPT-2 / GPT-BigCode's learned positions, a lookup as the token embedding is; embed_in and
+  // embed_out: GPT-NeoX's embedding and untied head (modeling_gpt_neox.py).
+  if (has(n, "embed_tokens") || has(n, "wte.") || has(n, "wpe.") || has(n, "word_embeddings") || has(n, "tok_embeddings") || has(n, "embed_in."))
+    return ParamClass::Embedding;
+  if (starts(n, "lm_head") || n == "output.weight" || starts(n, "embed_out.")) return ParamClass::OutputHead;
   if (has(n, "norm") || has(n, "ln_")) return ParamClass::Norms;
   if (has(n, "shared_expert")) return ParamClass::SharedExperts;
   if (has(n, ".experts.") || has(n, ".experts_")) return ParamClass::RoutedExperts;

@@ -23,6 +23,10 @@ struct TensorTally {
   std::map<ParamClass, uint64_t> params_by_class;
   std::map<ParamClass, uint64_t> bytes_by_class;
   std::map<std::string, DtypeTally> by_dtype;
+  // Non-parameter buffers a checkpoint saved beside the weights (causal masks, rotary inv_freq),
+  // which engines skip on load: in no total above, counted here.
+  uint64_t buffer_tensors = 0;
+  uint64_t buffer_bytes = 0;
 
   void add(ParamClass c, const std::string& dtype, uint64_t params, uint64_t bytes);
   // Removes class `c` from the parameter and byte totals (by_dtype keeps describing the files) and

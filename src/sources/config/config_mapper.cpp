@@ -25,6 +25,10 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"llama", families::map_llama},
       {"mistral", families::map_llama},
       {"phi3", families::map_llama},  // Phi-3 / Phi-4: Llama's layout with fused qkv and gate_up (same counts)
+      {"granite", families::map_llama},  // Granite 3.x dense: Llama's tensors (its multipliers weigh nothing)
+      {"gemma", families::map_gemma},
+      {"cohere", families::map_cohere},
+      {"olmo2", families::map_olmo2},
       {"qwen2", families::map_qwen2},
       {"qwen2_moe", families::map_qwen2},
       {"qwen2_vl", families::map_qwen2},         // Qwen2-VL's language model: Qwen2 dense
@@ -53,6 +57,11 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"gpt_oss", families::map_gpt_oss},
       {"gemma2", families::map_gemma2},
       {"phi", families::map_phi},
+      {"starcoder2", families::map_starcoder2},
+      {"gpt_neox", families::map_gpt_neox},
+      {"falcon", families::map_falcon},
+      {"gpt2", families::map_gpt2},
+      {"gpt_bigcode", families::map_gpt_bigcode},
       {"gemma3", families::map_gemma3},
       {"gemma3_text", families::map_gemma3},
       {"mixtral", families::map_mixtral},

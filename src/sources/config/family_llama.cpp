@@ -1,5 +1,9 @@
 // Llama and Mistral (model_type llama, mistral): a stack of identical layers, grouped-query
 // attention and a gated MLP. head_dim defaults to hidden / heads (Llama 3.1 has no head_dim key).
+// Granite 3.x (granite, GraniteForCausalLM: Llama's tensors; its embedding, residual, attention and
+// logit multipliers weigh nothing) and Gemma 1 (gemma, GemmaForCausalLM: the same tensors, a GeGLU
+// gate_proj / up_proj / down_proj, the head tied to the embedding by default: GemmaConfig
+// tie_word_embeddings=True, which google/gemma-2b's config.json leaves out) read the same way.
 // Mistral's sliding_window makes every layer a window layer (v0.1: 4096); null (v0.3) means full
 // attention. Formulas: reference/architectures.md sections 1 and 2; transformers LlamaConfig.
 #include "core/checked.h"
@@ -9,10 +13,12 @@
 
 namespace vc::families {
 
-void map_llama(ConfigView& cfg) {
+namespace {
+
+void map_llama_layout(ConfigView& cfg, bool tied_default, const char* mapper) {
   Model& m = cfg.model();
   ParamTally tally;
-  read_embeddings(cfg, tally);
+  read_embeddings(cfg, tally, tied_default);
   const uint64_t hidden = m.hidden;
   const uint64_t layers = cfg.u64("num_hidden_layers", limits::kLayers);
   const GqaGeometry g = read_gqa(cfg, hidden);
@@ -36,7 +42,12 @@ void map_llama(ConfigView& cfg) {
     layer.params = tally.end_layer();
     m.layers.push_back(std::move(layer));
   }
-  tally.write_to(m.params, cfg.label() + " geometry (Llama mapper)");
+  tally.write_to(m.params, cfg.label() + " geometry (" + mapper + " mapper)");
 }
+
+}  // namespace
+
+void map_llama(ConfigView& cfg) { map_llama_layout(cfg, false, "Llama"); }
+void map_gemma(ConfigView& cfg) { map_llama_layout(cfg, true, "Gemma"); }
 
 }  // namespace vc::families

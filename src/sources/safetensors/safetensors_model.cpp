@@ -35,6 +35,21 @@ uint64_t safetensors_tensor_params(const SafetensorsTensor& t, bool has_scale_si
   return t.elements;
 }
 
+namespace {
+
+// A module buffer saved with the weights, not a parameter: GPT-2's causal mask h.N.attn.bias
+// ([1, 1, n_positions, n_positions]) and masked_bias (a scalar), GPT-NeoX's attention.bias and
+// attention.masked_bias, and rotary inv_freq. vLLM skips them on load (models/gpt2.py load_weights:
+// ".attn.bias" and ".attn.masked_bias"; rotary_emb.inv_freq in its other loaders). A real bias is one
+// dimension, so only a 4-dimensional ...attn.bias / ...attention.bias is a mask.
+bool is_non_parameter_buffer(const SafetensorsTensor& t) {
+  const std::string& n = t.name;
+  if (ends(n, "rotary_emb.inv_freq") || ends(n, ".masked_bias")) return true;
+  return (ends(n, ".attn.bias") || ends(n, ".attention.bias")) && t.shape.size() == 4;
+}
+
+}  // namespace
+
 TensorTally tally_safetensors(const std::vector<SafetensorsFile>& files, uint64_t decoder_layers) {
   std::set<std::string> names;
   for (const auto& f : files) for (const auto& t : f.tensors) names.insert(t.name);
@@ -43,6 +58,11 @@ TensorTally tally_safetensors(const std::vector<SafetensorsFile>& files, uint64_
     for (const auto& t : f.tensors) {
       // U8 weights with a scale or bitsandbytes state beside them are packed 4-bit (2 per byte).
       const bool scaled = names.count(t.name + "_scale") > 0 || names.count(t.name + ".absmax") > 0;
+      if (is_non_parameter_buffer(t)) {
+        ++tally.buffer_tensors;
+        tally.buffer_bytes = checked_add(tally.buffer_bytes, t.bytes());
+        continue;
+      }
       ParamClass c = classify_hf_tensor(t.name);
       if (decoder_layers && c != ParamClass::Vision) {
         auto il = tensor_layer_index(t.name);
@@ -111,6 +131,9 @@ Model model_from_checkpoint(const nlohmann::json& config, const std::string& con
     m.native.copy_bytes = copy_bytes;
     m.provenance["params.stored_copies"] = "lm_head.weight in the files beside tie_word_embeddings true: a copy of the embedding, loaded once";
   }
+  if (tally.buffer_tensors)
+    m.provenance["params.buffers"] = fmt::format("the files also hold {} non-parameter buffers (causal masks, rotary inv_freq), {} B, which engines "
+                                                 "skip on load: not counted", tally.buffer_tensors, tally.buffer_bytes);
   const std::string what = files.size() == 1 ? files.front().label : fmt::format("{} and {} more shards", files.front().label, files.size() - 1);
   // The config's stated figures stay beside; the derived ones now come from the real tensors.
   tally.write_params(m.params, experts, used, "safetensors headers (" + what + ")");
