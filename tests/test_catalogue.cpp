@@ -368,6 +368,42 @@ TEST(CatalogueAudit, DerivedTotalsAreTheHubsCheckpointCounts) {
   EXPECT_GE(exact, 40u);
 }
 
+TEST(CatalogueAudit, Qwen25OnePointFiveBCountsItsTiedCheckpointToTheByte) {
+  // Qwen2.5-1.5B-Instruct's published config by hand: 28 layers x (q 1536 x 1536 + 1536 bias,
+  // k and v 1536 x 256 + 256 bias each, o 1536 x 1536, MLP 3 x 1536 x 8960, two norms 2 x 1536)
+  // = 28 x 46,797,824 = 1,310,339,072 (the card's "1.31B non-embedding"), plus the tied embedding
+  // 151,936 x 1,536 = 233,373,696 and the final norm 1,536: 1,543,714,304, the Hub's count of the
+  // checkpoint (tests/data/hub-parameter-counts.json). Its model.safetensors holds 3,087,428,608
+  // bytes of BF16 tensor data and no lm_head.weight (github.com/Kasamix/redline-llm
+  // docs/MODEL_SPEC.md, from the header at revision 989aa798): 2 bytes x that count, no stored copy.
+  const Model& m = model("qwen2.5-1.5b");
+  ASSERT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.params.derived_total, 1'543'714'304u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Embedding), 233'373'696u);
+  EXPECT_EQ(m.params.by_class.count(ParamClass::OutputHead), 0u);
+  EXPECT_EQ(m.params.active_by_class.at(ParamClass::OutputHead), 233'373'696u);  // decode reads the tied matrix
+  EXPECT_EQ(m.params.stored_copies, 0u);
+  EXPECT_EQ(m.native.bytes, 3'087'428'608u);
+  EXPECT_EQ(m.native.download_bytes(), 3'087'428'608u);
+}
+
+TEST(CatalogueAudit, Qwen25HalfBCountsItsTiedCheckpointToTheByte) {
+  // Qwen2.5-0.5B-Instruct's published config (the file here is that file byte for byte: 659 bytes,
+  // git blob 0dbb1612 at revision 7ae55760) by hand: 24 layers x (q 896 x 896 + 896 bias, k and v
+  // 896 x 128 + 128 bias each, o 896 x 896, MLP 3 x 896 x 4864, two norms 2 x 896) = 24 x 14,912,384
+  // = 357,897,216 (the card's "0.36B non-embedding"), plus the tied embedding 151,936 x 896 =
+  // 136,134,656 and the final norm 896: 494,032,768, the Hub's count of the checkpoint. Its
+  // model.safetensors is 988,097,824 bytes (the Hub's blob listing at that revision): 2 x 494,032,768
+  // = 988,065,536 of BF16 tensor data and a 32,288-byte header, so no lm_head copy is stored.
+  const Model& m = model("qwen2.5-0.5b");
+  ASSERT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.params.derived_total, 494'032'768u);
+  EXPECT_EQ(m.params.by_class.at(ParamClass::Embedding), 136'134'656u);
+  EXPECT_EQ(m.params.stored_copies, 0u);
+  EXPECT_EQ(m.native.bytes, 988'065'536u);
+  EXPECT_LT(988'097'824u - m.native.download_bytes(), 151'936u * 896u * 2u);  // less than a head copy's bytes
+}
+
 TEST(CatalogueMtp, EmbeddingAndHeadCopiesAreCountedWhereTheCheckpointStoresThem) {
   // GLM-4.5 and GLM-4.6 share one geometry (92 layers, hidden 5,120, vocab 151,552, one MTP layer);
   // only GLM-4.5's checkpoint stores model.layers.92.embed_tokens and shared_head.head (vLLM PR
