@@ -1,6 +1,6 @@
-// vLLM's profile of the dynamic-resolution Qwen2-VL / Qwen2.5-VL vision towers on their dummy batch
-// (src/engines/vllm_qwen_vl_encoder.cpp), worked by hand from vLLM's qwen2_vl.py / qwen2_5_vl.py
-// and the published configs.
+// vLLM's profile of the dynamic-resolution Qwen2-VL / Qwen2.5-VL / Qwen3-VL vision towers on their
+// dummy batch (src/engines/vllm_qwen_vl_encoder.cpp), worked by hand from vLLM's qwen2_vl.py /
+// qwen2_5_vl.py / qwen3_vl.py and the published configs.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalogue/catalogue.h"
 #include "cli_runner.h"
 #include "engines/vllm_budget.h"
 #include "engines/vllm_encoder.h"
@@ -168,4 +169,100 @@ TEST(VllmQwenVlEncoder, VllmSkipsTheTowerWhenImagesAndVideosAreOff) {
   // Qwen2-VL's class builds `visual` the same way.
   const Model q2 = model_from_config(qwen2_vl_7b(), "config.json");
   EXPECT_TRUE(vllm_tower_skip(q2, resolve_weights(q2, "native"), "auto", both_off).skipped());
+}
+
+namespace {
+const Model& catalogue_model(const char* id) {
+  const Model* m = Catalogue::builtin().find(id);
+  if (!m) throw std::runtime_error(std::string("catalogue lacks ") + id);
+  return *m;
+}
+}  // namespace
+
+TEST(VllmQwenVlEncoder, Qwen3Vl8bProfilesTheLargestImageWithItsDeepStackOutputs) {
+  // Qwen/Qwen3-VL-8B-Instruct's vision_config: hidden 1,152, intermediate 4,304, patch 16, in_channels 3,
+  // temporal_patch 2, spatial_merge 2, out_hidden_size 4,096, deepstack_visual_indexes [8, 16, 24].
+  const Model& m = catalogue_model("qwen3-vl-8b");
+  ASSERT_TRUE(m.vision_encoder);
+  const VisionEncoderSpec& t = *m.vision_encoder;
+  EXPECT_EQ(t.kind, "Qwen3-VL");
+  EXPECT_EQ(t.text_hidden, 4096u);
+  EXPECT_EQ(t.deepstack, 3u);
+  EXPECT_TRUE(vllm_qwen_vl_modelled(t));
+  // smart_resize of a 9,999,999 px square with longest_edge 16,777,216 (= 4,096^2), factor 16 x 2 = 32:
+  // beta = 9,999,999 / 4,096, floor(4,096 / 32) = 128 a side: 128 x 128 = 16,384 tokens (65,536 patches).
+  // A video's N frames share the video processor's 25,165,824 px (N x h x w), in ceil(N / 2) pairs: with 4+ frames at
+  // most 25,165,824 / (2 x 32^2) x 5/4 = 15,360 tokens, fewer than the image's 16,384. At max_model_len 262,144 (>= 16,384)
+  // a video gets min(~524,287 frames / 999, _MAX_FRAMES_PER_VIDEO) >= 4 frames (999 <= 262,144 / 4), so the image is profiled.
+  const VllmQwenVlDummy d = vllm_qwen_vl_dummy(t, 262144, {});
+  EXPECT_EQ(d.image_tokens, 16384u);
+  EXPECT_EQ(d.video_token_bound, 15360u);
+  EXPECT_EQ(d.modality, "image");
+  EXPECT_EQ(d.tokens_per_item, 16384u);
+  EXPECT_EQ(d.limit, 999u);
+  // vLLM serve defaults on an 80 GB card (8,192 batched tokens, 1,024 sequences), max_model_len 262,144, TP 1:
+  // items min(max(8,192, 16,384) / 16,384 = 1, 1,024 x min(999, 262,144 / 16,384 = 16)) = 1.
+  const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2);
+  EXPECT_EQ(p.items, 1u);
+  EXPECT_EQ(p.tokens_per_item, 16384u);
+  EXPECT_EQ(p.pixel_bytes, 201'326'592u);   // 65,536 patches x (3 x 2 x 16^2 = 1,536) x 2 B
+  EXPECT_EQ(p.output_bytes, 536'870'912u);  // 16,384 tokens x (1 + 3 DeepStack) x 4,096 x 2 B
+  // Encoding: 65,536 patches x (2 x 1,152 + 2 x 4,304 = 10,912) x 2 B = 1,430,257,664 (linear_fc1's output and its
+  // GELU), plus the pixels and the three DeepStack outputs held past block 24: 16,384 x 3 x 4,096 x 2 B = 402,653,184.
+  EXPECT_EQ(p.encoder_peak, 2'034'237'440u);
+  EXPECT_NE(p.formula.find("vLLM profiles the image"), std::string::npos) << p.formula;
+  EXPECT_NE(p.formula.find("(1 + 3 DeepStack) x 4096"), std::string::npos) << p.formula;
+  EXPECT_NE(p.note.find("max_pixels 16777216"), std::string::npos) << p.note;
+  EXPECT_NE(p.source.find("qwen3_vl.py"), std::string::npos) << p.source;
+  EXPECT_NE(p.source.find("video_preprocessor_config.json"), std::string::npos) << p.source;
+  // TP 2 splits linear_fc1: 65,536 x (2,304 + 2 x 2,152) x 2 B = 866,123,776 + 201,326,592 + 402,653,184.
+  EXPECT_EQ(vllm_encoder_profile(m, 8192, 1024, 262144, 2, 2).encoder_peak, 1'470'103'552u);
+  // Video off changes nothing (the image was profiled); image off leaves the video, whose frames are not
+  // modelled: no term; so does max_model_len 8,192, below the image's 16,384 tokens, where a 1-frame video (the
+  // image's tokens, winning the tie) may be profiled; both off: no encoder batch.
+  VllmMmLimits no_video, no_image, none;
+  read_vllm_mm_limits(no_video, "--limit-mm-per-prompt", "video=0");
+  read_vllm_mm_limits(no_image, "--limit-mm-per-prompt", "image=0");
+  read_vllm_mm_limits(none, "--limit-mm-per-prompt", "image=0,video=0");
+  EXPECT_EQ(vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2, no_video).encoder_peak, 2'034'237'440u);
+  const VllmEncoderProfile v = vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2, no_image);
+  EXPECT_EQ(v.items, 0u);
+  EXPECT_EQ(v.encoder_peak, 0u);
+  EXPECT_NE(v.note.find("dummy video"), std::string::npos) << v.note;
+  const VllmEncoderProfile short_context = vllm_encoder_profile(m, 8192, 1024, 8192, 1, 2);
+  EXPECT_EQ(short_context.items, 0u);
+  EXPECT_NE(short_context.note.find("max_model_len 8192"), std::string::npos) << short_context.note;
+  const VllmEncoderProfile off = vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2, none);
+  EXPECT_EQ(off.items, 0u);
+  EXPECT_NE(off.note.find("image and video 0"), std::string::npos) << off.note;
+}
+
+TEST(VllmQwenVlEncoder, Qwen35HasTheQwen3VlTowerWithoutDeepStack) {
+  // Qwen3.5-27B's vision_config is Qwen3-VL's tower (1,152 / 4,304, patch 16) with no deepstack_visual_indexes and
+  // out_hidden_size 5,120; vLLM builds it with Qwen3_VisionTransformer (qwen3_5.py).
+  const Model& m = catalogue_model("qwen3.5-27b");
+  ASSERT_TRUE(m.vision_encoder);
+  EXPECT_EQ(m.vision_encoder->kind, "Qwen3-VL");
+  EXPECT_EQ(m.vision_encoder->deepstack, 0u);
+  const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2);
+  EXPECT_EQ(p.items, 1u);
+  EXPECT_EQ(p.output_bytes, 167'772'160u);  // 16,384 x 5,120 x 2 B
+  // 1,430,257,664 + pixels 201,326,592, nothing held for DeepStack.
+  EXPECT_EQ(p.encoder_peak, 1'631'584'256u);
+}
+
+TEST(VllmQwenVlEncoder, TheQwen3Vl8bActivationLineCountsTheEncoderPass) {
+  const CliResult r = run_cli("estimate qwen3-vl-8b --engine vllm --gpu h100-sxm --context 32K --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output);
+  nlohmann::json line;
+  for (const auto& l : j["engine"]["devices"][0]["lines"])
+    if (l["kind"] == "activation") line = l;
+  ASSERT_TRUE(line.is_object()) << r.output;
+  // At 32K context (max_model_len 32,768 >= 16,384; 999 <= 32,768 / 4): items min(max(8,192, 16,384) / 16,384 = 1,
+  // 1,024 x min(999, 32,768 / 16,384 = 2)) = 1, so the pass and the held batch are as worked above (held: 201,326,592 +
+  // 536,870,912).
+  const std::string formula = line["formula"];
+  EXPECT_NE(formula.find("encoder pass 2034237440 B, encoder batch held 738197504 B"), std::string::npos) << formula;
+  EXPECT_EQ(line["assumption"].get<std::string>().find("left out"), std::string::npos) << line["assumption"];
 }

@@ -98,7 +98,7 @@ VllmEncoderProfile vllm_encoder_profile(const Model& m, uint64_t max_num_batched
   // The modality profiled: audio for an audio encoder without a vision tower (Qwen2-Audio), else
   // the tower's images (the image-only towers modelled below; the others are not modelled).
   const bool audio_only = audio && !tower_from_config(m);
-  // Qwen2-VL / Qwen2.5-VL (not the Omni models, whose thinker profiles its own way): image or
+  // Qwen2-VL / Qwen2.5-VL / Qwen3-VL (not the Omni models, whose thinker profiles its own way): image or
   // video, whichever has more tokens an item, each with its own limit.
   if (!audio && m.vision_encoder && vllm_qwen_vl_modelled(*m.vision_encoder))
     return vllm_qwen_vl_encoder_profile(*m.vision_encoder, max_num_batched_tokens, max_num_seqs, max_model_len, tp, value_bytes, limits);

@@ -8,9 +8,9 @@
 // encoder cache size both default to max_num_batched_tokens (vllm/multimodal/encoder_budget.py,
 // vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget; 999: the default
 // --limit-mm-per-prompt). Modelled for towers of a fixed image size (Gemma 3's SigLIP) of catalogue
-// entries (catalogue/catalogue_tower.h), and for the dynamic-resolution Qwen2-VL / Qwen2.5-VL
-// towers of any config (vllm_qwen_vl_encoder.h: the largest image from the published processor
-// bounds; the other dynamic towers are not modelled). An audio-only model (Qwen2-Audio) is profiled on a batch of
+// entries (catalogue/catalogue_tower.h), and for the dynamic-resolution Qwen2-VL / Qwen2.5-VL /
+// Qwen3-VL (and Qwen3.5) towers of any config (vllm_qwen_vl_encoder.h: the largest image from the
+// published processor bounds; the other dynamic towers are not modelled). An audio-only model (Qwen2-Audio) is profiled on a batch of
 // 30 s clips (vllm_audio_encoder.h). vLLM profiles one modality, the one with the most tokens per
 // item (vllm/multimodal/encoder_budget.py get_modality_with_max_tokens): for the Omni models
 // (vision and audio) that is the dynamic-resolution vision tower's image or video, so their audio

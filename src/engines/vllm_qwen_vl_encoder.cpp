@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "core/checked.h"
 #include "core/units.h"
@@ -16,6 +17,34 @@ constexpr uint64_t kMaxFramesPerVideo = 14;
 // get_image_size_with_most_features asks smart_resize for a 9,999,999 px square.
 constexpr uint64_t kHugeSide = 9999999;
 
+// What differs between the towers in vLLM's profile, a row a kind (the processor's pixel bounds
+// are estimate/qwen_image_tokens.h's qwen_image_processor).
+struct TowerFacts {
+  std::string_view kind;
+  uint64_t mlp_tensors;  // ffn / tp wide tensors live at a block's MLP
+  std::string_view source;
+};
+constexpr TowerFacts kTowers[] = {
+    {"Qwen2-VL", 2,
+     "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_vl.py (Qwen2VLProcessingInfo."
+     "get_image_size_with_most_features, get_num_frames_with_most_features, Qwen2VisionMLP: fc1, QuickGELU, fc2)"},
+    {"Qwen2.5-VL", 3,
+     "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_vl.py (Qwen2VLProcessingInfo."
+     "get_image_size_with_most_features, get_num_frames_with_most_features); "
+     "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_5_vl.py (Qwen2_5_VisionMLP: gate_up, SiLU-and-mul, down)"},
+    {"Qwen3-VL", 2,
+     "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen3_vl.py (Qwen3VLProcessingInfo._get_vision_info, "
+     "Qwen3_VisionMLP: linear_fc1, GELU, linear_fc2; Qwen3_VisionTransformer.forward: the DeepStack mergers' outputs concatenated "
+     "to the merger's); https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen3_5.py (Qwen3.5 builds "
+     "Qwen3_VisionTransformer with Qwen3VLProcessingInfo)"},
+};
+
+const TowerFacts* tower_facts(const std::string& kind) {
+  for (const TowerFacts& f : kTowers)
+    if (f.kind == kind) return &f;
+  return nullptr;
+}
+
 // Frame pairs (grid_t) of `frames` frames: padded to a multiple of temporal_patch_size as
 // _get_vision_info does (frames + frames % T), at least one.
 uint64_t grid_t(uint64_t frames, uint64_t temporal_patch) { return std::max<uint64_t>(1, (frames + frames % temporal_patch) / temporal_patch); }
@@ -23,16 +52,42 @@ uint64_t grid_t(uint64_t frames, uint64_t temporal_patch) { return std::max<uint
 }  // namespace
 
 bool vllm_qwen_vl_modelled(const VisionEncoderSpec& t) {
-  return (t.kind == "Qwen2-VL" || t.kind == "Qwen2.5-VL") && t.hidden && t.ffn && t.patch && t.channels && t.temporal_patch && t.spatial_merge &&
-         t.text_hidden;
+  return tower_facts(t.kind) && t.hidden && t.ffn && t.patch && t.channels && t.temporal_patch && t.spatial_merge && t.text_hidden;
 }
 
 VllmQwenVlDummy vllm_qwen_vl_dummy(const VisionEncoderSpec& t, uint64_t max_model_len, const VllmMmLimits& limits) {
   VllmQwenVlDummy d;
-  const QwenImageTokens largest = qwen_image_tokens(qwen_image_processor(t.kind, t.patch, t.spatial_merge), {kHugeSide, kHugeSide});
+  const QwenImageProcessor processor = qwen_image_processor(t.kind, t.patch, t.spatial_merge);
+  const QwenImageTokens largest = qwen_image_tokens(processor, {kHugeSide, kHugeSide});
   d.image_tokens = largest.tokens;
   d.image_formula = largest.formula;
   const uint64_t image_limit = limits.of("image"), video_limit = limits.of("video");
+  if (processor.video_max_pixels > 0) {
+    // Qwen3-VL: N frames x h x w <= longest_edge (video_smart_resize), and N frames are
+    // ceil(N / T) pairs, so a video of N >= 4 frames is at most longest_edge / (T x f^2) x 5/4 tokens
+    // (15,360 for Qwen3-VL: fewer than the image's 16,384). It has that many when
+    // get_num_frames_with_most_features gives it 4 or more: with max_model_len at least the image's
+    // tokens, every video of 2+ frames fits it until the frames shrink to one f x f square, so
+    // _get_max_video_frames counts at least 2 x max_model_len - 1 frames and a video gets
+    // min(that / video limit, _MAX_FRAMES_PER_VIDEO) >= 4 of them when the limit is at most
+    // max_model_len / 4. Otherwise a video of 1 frame (sized by the image processor, as many tokens as
+    // the image: video wins the tie) or 2-3 frames may be profiled, whose rules have changed between
+    // vLLM releases: not modelled.
+    const uint64_t f2 = checked_product({t.patch, t.spatial_merge, t.patch, t.spatial_merge});
+    d.video_token_bound = checked_mul(processor.video_max_pixels, 5) / checked_product({4, t.temporal_patch, f2});
+    const bool image_wins = image_limit > 0 && d.image_tokens > d.video_token_bound &&
+                            (video_limit == 0 || (max_model_len >= d.image_tokens && video_limit <= max_model_len / 4));
+    if (image_wins) {
+      d.modality = "image";
+      d.tokens_per_item = d.image_tokens;
+      d.limit = image_limit;
+    } else if (image_limit > 0 || video_limit > 0) {
+      d.modality = "video";
+      d.video_modelled = false;
+      d.limit = video_limit;
+    }
+    return d;
+  }
   if (video_limit > 0 && d.image_tokens > 0) {
     // _get_max_video_frames: the most frames (from 1) whose tokens stay within max_model_len; only
     // up to 14 x the limit matters, as frames a video = min(total / limit, 14).
@@ -58,9 +113,10 @@ VllmQwenVlDummy vllm_qwen_vl_dummy(const VisionEncoderSpec& t, uint64_t max_mode
 VllmEncoderProfile vllm_qwen_vl_encoder_profile(const VisionEncoderSpec& t, uint64_t max_num_batched_tokens, uint64_t max_num_seqs, uint64_t max_model_len,
                                                 uint64_t tp, uint64_t value_bytes, const VllmMmLimits& limits) {
   VllmEncoderProfile p;
+  const TowerFacts* f = tower_facts(t.kind);
   if (!vllm_qwen_vl_modelled(t) || tp == 0) {
-    p.note = fmt::format("vLLM also profiles the {} encoder on a dummy batch of its largest images; modelled for Qwen2-VL and Qwen2.5-VL, so that term "
-                         "is left out",
+    p.note = fmt::format("vLLM also profiles the {} encoder on a dummy batch of its largest images; modelled for Qwen2-VL, Qwen2.5-VL and Qwen3-VL "
+                         "(Qwen3.5), so that term is left out",
                          t.kind);
     return p;
   }
@@ -68,6 +124,15 @@ VllmEncoderProfile vllm_qwen_vl_encoder_profile(const VisionEncoderSpec& t, uint
   if (d.modality.empty()) {
     p.note = "--limit-mm-per-prompt gives image and video 0: vLLM profiles no encoder batch (the model runs text-only, "
              "vllm/multimodal/registry.py supports_multimodal_inputs)";
+    return p;
+  }
+  const QwenImageProcessor processor = qwen_image_processor(t.kind, t.patch, t.spatial_merge);
+  if (!d.video_modelled) {
+    p.note = fmt::format("vLLM may profile the {} encoder on a dummy video here (images {}, max_model_len {} against the largest image's {} tokens, "
+                         "video limit {}): its frames share the video processor's budget of {} px and how many it has is not modelled, so that "
+                         "term is left out; it is modelled with images on, max_model_len at least {} and a video limit at most max_model_len / 4 ({})",
+                         t.kind, limits.of("image") > 0 ? "on" : "off", max_model_len, d.image_tokens, limits.of("video"), processor.video_max_pixels,
+                         d.image_tokens, processor.video_source);
     return p;
   }
   p.tokens_per_item = d.tokens_per_item;
@@ -78,28 +143,42 @@ VllmEncoderProfile vllm_qwen_vl_encoder_profile(const VisionEncoderSpec& t, uint
   const uint64_t patch_values = checked_product({t.channels, t.temporal_patch, t.patch, t.patch});
   // pixel_values (or pixel_values_videos): one row of C x T x P^2 values a patch.
   p.pixel_bytes = checked_product({p.items, patches_per_item, patch_values, value_bytes});
-  p.output_bytes = checked_product({p.items, d.tokens_per_item, t.text_hidden, value_bytes});
+  // The tower's output a token: the merger's text_hidden, and one more per DeepStack merger.
+  const uint64_t tokens = checked_mul(p.items, d.tokens_per_item);
+  p.output_bytes = checked_product({tokens, checked_add(1, t.deepstack), t.text_hidden, value_bytes});
+  const uint64_t deepstack_bytes = checked_product({tokens, t.deepstack, t.text_hidden, value_bytes});
   const uint64_t patches = checked_mul(p.items, patches_per_item);
-  const uint64_t mlp_tensors = t.kind == "Qwen2.5-VL" ? 3 : 2;
-  p.encoder_peak = vllm_encoder_pass_peak(p.pixel_bytes, patches, t.hidden, t.ffn, tp, value_bytes, mlp_tensors);
+  p.encoder_peak = vllm_encoder_pass_peak(checked_add(p.pixel_bytes, deepstack_bytes), patches, t.hidden, t.ffn, tp, value_bytes, f->mlp_tensors);
   const std::string item = d.modality == "video" ? fmt::format("{}-frame videos", d.video_frames) : std::string("images");
+  const std::string choice =
+      d.video_token_bound > 0
+          ? fmt::format("image {} tokens, a video of 4+ frames at most {} (the video processor's {} px over {} x {}^2, x 5/4 for an odd frame "
+                        "padded): the image",
+                        d.image_tokens, d.video_token_bound, processor.video_max_pixels, t.temporal_patch, t.patch * t.spatial_merge)
+          : fmt::format("image {} tokens, video of {} frame(s) {} tokens: the larger, video on a tie", d.image_tokens, d.video_frames, d.video_tokens);
+  const std::string width = t.deepstack ? fmt::format("(1 + {} DeepStack) x {}", t.deepstack, t.text_hidden) : fmt::format("{}", t.text_hidden);
+  const std::string deepstack_held =
+      t.deepstack ? fmt::format(" + DeepStack outputs {} x {} x {} x {} B = {} B", tokens, t.deepstack, t.text_hidden, value_bytes, format_count(deepstack_bytes))
+                  : "";
   p.formula = fmt::format(
-      "the largest image: {}; vLLM profiles the {} (image {} tokens, video of {} frame(s) {} tokens: the larger, video on a tie); "
+      "the largest image: {}; vLLM profiles the {} ({}); "
       "{} dummy {} of {} tokens (min(max({}, {}) / {}, {} seqs x {} a prompt)) held: pixels {} x {} patches x ({} x {} x {}^2) x {} B = {} B + "
-      "encoder outputs {} x {} tokens x {} x {} B = {} B; encoding: {} patches x (2 x {} + {} x {}) x {} B + pixels = {} B",
-      d.image_formula, d.modality, d.image_tokens, d.video_frames, d.video_tokens, p.items, item, d.tokens_per_item, max_num_batched_tokens,
-      d.tokens_per_item, d.tokens_per_item, max_num_seqs, n.per_prompt, p.items, format_count(patches_per_item), t.channels, t.temporal_patch, t.patch,
-      value_bytes, format_count(p.pixel_bytes), p.items, d.tokens_per_item, t.text_hidden, value_bytes, format_count(p.output_bytes), format_count(patches),
-      t.hidden, mlp_tensors, t.ffn / tp, value_bytes, format_count(p.encoder_peak));
+      "encoder outputs {} x {} tokens x {} x {} B = {} B; encoding: {} patches x (2 x {} + {} x {}) x {} B + pixels{} = {} B",
+      d.image_formula, d.modality, choice, p.items, item, d.tokens_per_item, max_num_batched_tokens, d.tokens_per_item, d.tokens_per_item, max_num_seqs,
+      n.per_prompt, p.items, format_count(patches_per_item), t.channels, t.temporal_patch, t.patch, value_bytes, format_count(p.pixel_bytes), p.items,
+      d.tokens_per_item, width, value_bytes, format_count(p.output_bytes), format_count(patches), t.hidden, f->mlp_tensors, t.ffn / tp, value_bytes,
+      deepstack_held, format_count(p.encoder_peak));
+  const std::string qwen3_image =
+      d.video_token_bound > 0 ? "; vLLM's qwen3_vl.py of late 2025 sized the image through _get_vision_info's default of 2 frames, i.e. the video "
+                                "processor (3,520^2 px, 12,100 tokens); its 2026 startup logs show the 4,096^2 image of 16,384 tokens "
+                                "(https://github.com/vllm-project/vllm/pull/53225), as modelled"
+                              : "";
   p.note = fmt::format("the largest image is {}'s published max_pixels {} (preprocessor_config.json; a checkpoint's own processor config and "
-                       "--mm-processor-kwargs are not read); the attention runs without a score matrix (flash attention), and at TP > 1 its "
+                       "--mm-processor-kwargs are not read){}; the attention runs without a score matrix (flash attention), and at TP > 1 its "
                        "all-gathered qkv (3 x {} a patch) is not counted beside the MLP",
-                       t.kind, qwen_image_processor(t.kind, t.patch, t.spatial_merge).max_pixels, t.hidden);
-  p.source = std::string(kVllmEncoderBudgetSource) +
-             "; https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_vl.py (Qwen2VLProcessingInfo."
-             "get_image_size_with_most_features, get_num_frames_with_most_features, Qwen2VisionMLP); "
-             "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_5_vl.py (Qwen2_5_VisionMLP); " +
-             qwen_image_processor(t.kind, t.patch, t.spatial_merge).source;
+                       t.kind, processor.max_pixels, qwen3_image, t.hidden);
+  p.source = std::string(kVllmEncoderBudgetSource) + "; " + std::string(f->source) + "; " + processor.source +
+             (processor.video_source.empty() ? "" : "; " + processor.video_source);
   return p;
 }
 

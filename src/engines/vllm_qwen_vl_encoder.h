@@ -1,25 +1,42 @@
 #pragma once
-// vLLM's profile run of the dynamic-resolution Qwen2-VL and Qwen2.5-VL vision towers. The dummy
-// item is an image (or a video) of the largest size the image processor allows:
-// Qwen2VLProcessingInfo.get_image_size_with_most_features runs smart_resize on a 9,999,999 px
-// square, so the item is max_pixels' worth of patches (the published preprocessor_config.json:
-// 12,845,056 px = 128 x 128 merged tokens of 28 x 28 px, estimate/qwen_image_tokens.h), and
+// vLLM's profile run of the dynamic-resolution Qwen vision towers: Qwen2-VL, Qwen2.5-VL and
+// Qwen3-VL (whose classes Qwen3.5 / Qwen3.6 build too: qwen3_5.py imports Qwen3_VisionTransformer and
+// Qwen3VLProcessingInfo). The dummy item is an image (or a video) of the largest size the image
+// processor allows: get_image_size_with_most_features runs smart_resize on a 9,999,999 px square,
+// so the item is max_pixels' worth of patches (the published preprocessor_config.json, from
+// estimate/qwen_image_tokens.h: Qwen2/2.5-VL 12,845,056 px = 128 x 128 merged tokens of 28 x 28 px;
+// Qwen3-VL longest_edge 16,777,216 px = 128 x 128 tokens of 32 x 32 px), and
 //   tokens a frame pair = (h / patch) x (w / patch) / merge^2.
 // Both modalities pass through the tower; vLLM profiles the one with the most tokens per item
 // (MultiModalBudget.get_modality_with_max_tokens: max by (tokens, name), so video wins a tie).
-// A dummy video has max(1, min(max_total_frames / video limit, 14)) frames, max_total_frames the
-// most frames whose tokens fit max_model_len (Qwen2VLProcessingInfo.get_num_frames_with_most_features,
-// _MAX_FRAMES_PER_VIDEO = 14); frames are padded to temporal_patch_size, so a video holds
-// max(1, (frames + frames % T) / T) frame pairs of the image's tokens. With the default limits
-// (999 each) that is one frame: 16,384 tokens, image and video alike, and the video is profiled.
+// Qwen2/2.5-VL: a dummy video has max(1, min(max_total_frames / video limit, 14)) frames,
+// max_total_frames the most frames whose tokens fit max_model_len
+// (Qwen2VLProcessingInfo.get_num_frames_with_most_features, _MAX_FRAMES_PER_VIDEO = 14); frames are
+// padded to temporal_patch_size, so a video holds max(1, (frames + frames % T) / T) frame pairs of
+// the image's tokens. With the default limits (999 each) that is one frame: 16,384 tokens, image
+// and video alike, and the video is profiled.
+// Qwen3-VL: its video processor resizes a whole video within one pixel budget (frames x h x w <=
+// video_preprocessor_config.json's longest_edge, video_smart_resize in Qwen3VLProcessingInfo
+// ._get_vision_info), so a video of 4 or more frames is at most longest_edge / (T x (patch x
+// merge)^2) x 5/4 = 15,360 tokens: fewer than the largest image's 16,384, so the image is profiled
+// when every video gets 4+ frames (images on, max_model_len >= the image's tokens, video limit <=
+// max_model_len / 4; the reasoning in the .cpp). Otherwise a short video may be profiled, whose
+// frame count is not modelled: the term is left out with a note.
 // The batch's items follow vllm_encoder_items; each item's pixel values are its patches x
 // (channels x temporal_patch_size x patch^2) values. The pass: the widest moment of one block over
-// every patch (vllm_encoder_pass_peak): Qwen2.5-VL's gated MLP holds gate_up's output (2 x ffn / tp)
-// and its SiLU-and-mul (ffn / tp), Qwen2-VL's fc1 output and its QuickGELU (2 x ffn / tp).
+// every patch (vllm_encoder_pass_peak), the MLP's tensors per kind (one table in the .cpp):
+// Qwen2.5-VL's gated MLP holds gate_up's output (2 x ffn / tp) and its SiLU-and-mul (ffn / tp);
+// Qwen2-VL's fc1 output and its QuickGELU, Qwen3-VL's linear_fc1 output and its GELU (2 x ffn / tp).
+// Qwen3-VL's DeepStack mergers (one per deepstack_visual_indexes entry) each add text_hidden a token
+// to the tower's output (Qwen3_VisionTransformer.forward concatenates them: (1 + deepstack) x
+// text_hidden a token, what the encoder cache holds), and their outputs stay alive through the
+// blocks after their layer, so they sit beside the block's peak.
 // Sources: https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_vl.py
 // (Qwen2VLProcessingInfo, Qwen2VLDummyInputsBuilder, Qwen2VisionMLP),
 // https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_5_vl.py
-// (Qwen2_5_VisionMLP, Qwen2_5_VisionTransformer.forward).
+// (Qwen2_5_VisionMLP, Qwen2_5_VisionTransformer.forward),
+// https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen3_vl.py
+// (Qwen3VLProcessingInfo, Qwen3_VisionMLP, Qwen3_VisionPatchMerger, Qwen3_VisionTransformer.forward).
 #include <cstdint>
 #include <string>
 
@@ -28,18 +45,20 @@
 
 namespace vc {
 
-// Whether `tower` is one this profile models (Qwen2-VL, Qwen2.5-VL).
+// Whether `tower` is one this profile models (Qwen2-VL, Qwen2.5-VL, Qwen3-VL).
 bool vllm_qwen_vl_modelled(const VisionEncoderSpec& tower);
 
 // The dummy item vLLM profiles for `tower` at `max_model_len` under `limits`.
 struct VllmQwenVlDummy {
-  std::string modality;        // "video", "image", or "" when both limits are 0
-  uint64_t image_tokens = 0;   // tokens of the largest image (one frame pair)
-  uint64_t video_frames = 0;   // frames of the dummy video (0: video limit 0)
-  uint64_t video_tokens = 0;   // its tokens
+  std::string modality;          // "video", "image", or "" when both limits are 0
+  uint64_t image_tokens = 0;     // tokens of the largest image (one frame pair)
+  uint64_t video_frames = 0;     // frames of the dummy video (0: video limit 0, or not modelled)
+  uint64_t video_tokens = 0;     // its tokens (0: not modelled)
+  uint64_t video_token_bound = 0;  // Qwen3-VL: the most tokens a video of 4+ frames has under the video processor's budget; 0 otherwise
+  bool video_modelled = true;    // false: a video may be profiled and its size is not modelled (Qwen3-VL)
   uint64_t tokens_per_item = 0;
-  uint64_t limit = 0;          // the profiled modality's --limit-mm-per-prompt
-  std::string image_formula;   // the largest image, resized
+  uint64_t limit = 0;            // the profiled modality's --limit-mm-per-prompt
+  std::string image_formula;     // the largest image, resized
 };
 VllmQwenVlDummy vllm_qwen_vl_dummy(const VisionEncoderSpec& tower, uint64_t max_model_len, const VllmMmLimits& limits);
 

@@ -53,6 +53,9 @@ QwenImageProcessor qwen_image_processor(const std::string& family, uint64_t patc
     p.min_pixels = 65536;
     p.max_pixels = 16777216;
     p.source = "https://huggingface.co/Qwen/Qwen3-VL-8B-Instruct/blob/main/preprocessor_config.json (size.shortest_edge, size.longest_edge)";
+    // video size: {shortest_edge: 4,096, longest_edge: 25,165,824 = 24,576 x 32^2}, frames x h x w
+    p.video_max_pixels = 25165824;
+    p.video_source = "https://huggingface.co/Qwen/Qwen3-VL-8B-Instruct/blob/main/video_preprocessor_config.json (size.longest_edge)";
   } else {
     // Qwen2-VL and Qwen2.5-VL: min_pixels 56^2, max_pixels 12,845,056
     p.min_pixels = 3136;

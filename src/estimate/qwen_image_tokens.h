@@ -28,6 +28,12 @@ struct QwenImageProcessor {
   uint64_t patch = 0, merge = 0;
   uint64_t min_pixels = 0, max_pixels = 0;
   std::string source;  // the preprocessor_config.json the pixel bounds come from
+  // Qwen3-VL's video processor (video_preprocessor_config.json size.longest_edge): one budget of
+  // pixels for a whole video, frames x h x w, so a video is at most
+  // video_max_pixels / (temporal_patch x factor^2) tokens however many frames it has. 0: Qwen2-VL and
+  // Qwen2.5-VL resize every frame within max_pixels alone.
+  uint64_t video_max_pixels = 0;
+  std::string video_source;
 };
 
 // The processor of a tower family ("Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL") with the tower's patch and merge.

@@ -211,7 +211,7 @@ struct AudioEncoderSpec {
 };
 
 // A vision tower counted from config.json's vision_config, with the geometry an engine's profile
-// run needs (config_tower.cpp writes it; vLLM's profile of the Qwen2-VL / Qwen2.5-VL towers reads it).
+// run needs (config_tower.cpp writes it; vLLM's profile of the Qwen2-VL / Qwen2.5-VL / Qwen3-VL towers reads it).
 struct VisionEncoderSpec {
   std::string kind;             // TowerSpec::kind: "Qwen2.5-VL", "Qwen2-VL", "SigLIP", ...
   uint64_t hidden = 0;          // the encoder's width
@@ -222,6 +222,7 @@ struct VisionEncoderSpec {
   uint64_t temporal_patch = 0;  // frames one patch spans (Qwen-VL: temporal_patch_size); 0 otherwise
   uint64_t spatial_merge = 0;   // Qwen-VL: patches per side merged into one token; 0 otherwise
   uint64_t text_hidden = 0;     // the projector's output width
+  uint64_t deepstack = 0;       // Qwen3-VL: DeepStack mergers; the tower's output is (1 + deepstack) x text_hidden a token
 };
 
 struct Model {

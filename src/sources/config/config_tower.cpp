@@ -183,6 +183,7 @@ TowerSpec qwen_vl(Keys& k, uint64_t text_hidden, bool qwen3) {
   proj.add(fmt::format("merger: {} {}, {} x {} + bias, {} x {} + bias", qwen3 ? "LayerNorm" : "RMSNorm", t.hidden, merged, merged, merged, t.text_hidden),
            checked_add(merger_linears, qwen3 ? 2 * t.hidden : t.hidden));
   const uint64_t deepstack = qwen3 ? k.list("deepstack_visual_indexes", limits::kLayers).size() : 0;
+  t.deepstack = deepstack;
   if (deepstack) {
     proj.add(fmt::format("{} DeepStack mergers x (LayerNorm {} + the same linears)", deepstack, merged),
              checked_mul(deepstack, checked_add(merger_linears, 2 * merged)));
@@ -453,7 +454,8 @@ void count_config_tower(ConfigView& cfg) {
   }
   m.params.by_class[ParamClass::Vision] = checked_add(m.params.by_class[ParamClass::Vision], t->params());
   m.params.derived_total = checked_add(m.params.derived_total, t->params());
-  m.vision_encoder = VisionEncoderSpec{t->kind, t->hidden, t->ffn, t->layers, t->patch, t->channels, t->temporal_patch, t->spatial_merge, t->text_hidden};
+  m.vision_encoder = VisionEncoderSpec{t->kind, t->hidden, t->ffn, t->layers, t->patch, t->channels, t->temporal_patch, t->spatial_merge, t->text_hidden,
+                                       t->deepstack};
   m.provenance["vision_config"] = fmt::format("{} vision_config: {} encoder, {} layers, and its projector", cfg.label(), t->kind, t->layers);
   m.provenance["params.vision"] = fmt::format("{} vision_config ({}): {}; layout: {}", cfg.label(), t->kind, t->formula, t->source);
 }

@@ -24,6 +24,7 @@ struct TowerSpec {
   uint64_t spatial_merge = 0;     // Qwen-VL (dynamic resolution): patches per side merged into one token; 0 otherwise
   uint64_t temporal_patch = 0;    // Qwen-VL: frames one patch spans (temporal_patch_size); 0 otherwise
   uint64_t text_hidden = 0;       // the projector's output width
+  uint64_t deepstack = 0;         // Qwen3-VL: DeepStack mergers (deepstack_visual_indexes), each a further text_hidden a token; 0 otherwise
   uint64_t positions = 0;         // audio (Qwen2-Audio): the encoder's positions per 30 s clip (max_source_positions); 0 otherwise
   std::string formula;            // the count, term by term
   std::string source;             // the module layout it follows
