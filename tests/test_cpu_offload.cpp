@@ -120,8 +120,9 @@ TEST(CpuOffload, VllmAnswerMovesWeightsToTheHost) {
   ASSERT_NE(gpu, nullptr);
   ASSERT_NE(host, nullptr);
   EXPECT_EQ(off.devices[0].bytes(AllocKind::Weights) - gpu->bytes(AllocKind::Weights), 4'362'223'616u);
-  // 16,060,522,496 B (8,030,261,248 parameters x 2 B) - 4,362,223,616 B.
-  EXPECT_EQ(gpu->bytes(AllocKind::Weights), 11'698'298'880u);
+  // 16,060,522,496 B (8,030,261,248 parameters x 2 B) - 4,362,223,616 B, + the RoPE table the
+  // offloader does not move (a buffer, not a parameter: 131,072 x 128 x 2 = 33,554,432 B, vllm_rope.h).
+  EXPECT_EQ(gpu->bytes(AllocKind::Weights), 11'698'298'880u + 33'554'432u);
   EXPECT_EQ(gpu->bytes(AllocKind::Kv) - off.devices[0].bytes(AllocKind::Kv), 4'362'223'616u);
   EXPECT_EQ(host->total_bytes, 4'362'223'616u);
   EXPECT_GT(*on.kv_tokens, *off.kv_tokens);
@@ -259,7 +260,7 @@ TEST(CpuOffload, VllmParamsFilterMovesOnlyTheMlp) {
   const DeviceAllocation* host = device(on, "host");
   ASSERT_NE(gpu, nullptr);
   ASSERT_NE(host, nullptr);
-  EXPECT_EQ(gpu->bytes(AllocKind::Weights), 11'597'783'040u);
+  EXPECT_EQ(gpu->bytes(AllocKind::Weights), 11'597'783'040u + 33'554'432u);  // + the RoPE table, as above
   EXPECT_EQ(gpu->bytes(AllocKind::Kv) - off.devices[0].bytes(AllocKind::Kv), 4'462'739'456u);
   EXPECT_EQ(host->total_bytes, 4'462'739'456u);
   // A segment no parameter has: nothing moves, and a note says so.
@@ -323,7 +324,7 @@ TEST(CpuOffload, VllmPrefetchBackendMovesGroupsAndKeepsStaging) {
     else if (l.kind == AllocKind::Weights) weights += l.bytes;
   }
   EXPECT_EQ(staging, 436'224'000u);
-  EXPECT_EQ(weights, 12'570'730'496u);
+  EXPECT_EQ(weights, 12'570'730'496u + 33'554'432u);  // + the RoPE table (131,072 x 128 x 2 B), not offloaded
   EXPECT_EQ(gpu->bytes(AllocKind::Kv) - off.devices[0].bytes(AllocKind::Kv), 3'053'568'000u);
   const Model& m = llama8b();
   OffloadRule rule;

@@ -8,6 +8,7 @@
 #include "engines/serving_dtype.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_graphs.h"
+#include "engines/vllm_rope.h"
 #include "engines/vllm_speculative_budget.h"
 
 namespace vc {
@@ -101,6 +102,9 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   b.requested = static_cast<uint64_t>(std::floor(s.gpu_memory_utilization * static_cast<double>(s.card_bytes)));
   const uint64_t tp = s.kv.tensor_parallel, pp = s.kv.pipeline_parallel;
   b.weights = rank0_weights(model, vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization), tp, pp, serving_dtype_bytes(s.kv.dtype));
+  // The rotary tables the rank's layers build with the model, whole on every TP rank (vllm_rope.h).
+  b.rope = vllm_rope(model, pp == 1 ? model.layers.size() : ceil_div(model.layers.size(), pp), serving_dtype_bytes(s.kv.dtype));
+  b.weights = checked_add(b.weights, b.rope.bytes);
   b.weights -= std::min(b.weights, s.cpu_offloaded);  // in pinned host memory (serving_cpu_offload.h)
 
   // Profile run (fitted on the fitted part of tests/data/engine-logs.json; docs/accuracy.md):

@@ -11,6 +11,7 @@
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_lora.h"
 #include "engines/vllm_profile.h"
+#include "engines/vllm_rope.h"
 #include "model/model.h"
 
 namespace vc {
@@ -34,7 +35,9 @@ struct VllmBudgetSettings {
 struct VllmBudget {
   uint64_t requested = 0;        // "requested memory": utilization x card
   uint64_t weights = 0;          // rank 0: a TP share; with pipeline stages the embedding + the first stage's layers;
-                                 // less what --cpu-offload-gb moved to host memory ("Model loading took" counts the GPU only)
+                                 // less what --cpu-offload-gb moved to host memory ("Model loading took" counts the GPU only);
+                                 // the rotary tables (`rope`) included
+  VllmRope rope;                 // the rotary cos/sin tables built with the model, whole on the rank (vllm_rope.h)
   LoraSlots lora;                // LoRA slots on rank 0, allocated with the weights (0 B without --enable-lora)
   uint64_t max_num_batched_tokens = 0;  // as resolved (given, or the card's default)
   uint64_t max_num_seqs = 0;

@@ -20,6 +20,7 @@
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_graphs.h"
 #include "engines/vllm_lora_adapters.h"
+#include "engines/vllm_rope.h"
 #include "engines/vllm_speculative_budget.h"
 #include "engines/vllm_tower_skip.h"
 #include "estimate/checkpoint_tower.h"
@@ -98,6 +99,15 @@ void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_byt
   d.add({AllocKind::Weights, "Weights on this rank (language model)", rank_bytes - tower_bytes, formula + " - the vision tower's share", "", kBudgetSource});
   d.add({AllocKind::Weights, tower->label + " on this rank", tower_bytes, fmt::format("{} / tp {}", format_count(tower->bytes), tp),
          "vLLM loads the checkpoint's tower with its weights", tower->source});
+}
+
+// The rotary cos/sin tables (vllm_rope.h): buffers the model builds on the GPU, counted in "Model
+// loading took" with the weights, whole on every TP rank.
+void add_rope_line(DeviceAllocation& d, const VllmRope& rope) {
+  if (rope.bytes == 0) return;
+  d.add({AllocKind::Weights, "RoPE cos/sin tables (built with the model)", rope.bytes, rope.formula(),
+         "one table per distinct rotary embedding (get_rope shares it over the layers), whole on every TP rank; vLLM counts it in \"Model loading took\"",
+         kVllmRopeSource});
 }
 
 constexpr const char* kLoraSource = "https://github.com/vllm-project/vllm/blob/main/vllm/lora/layers/base_linear.py (create_lora_weights)";
@@ -312,6 +322,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
         weights.formula += cpu_offload_moved_suffix(offload);
       }
       d.add(std::move(weights));
+      add_rope_line(d, b.rope);
       add_staging_line(d, offload);
       if (drafter) add_draft_weight_line(d, *drafter, tp);
       add_lora_line(d, b, bs);
@@ -340,7 +351,8 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
-    add_weight_lines(d, model, b.weights, w, tp, pp, offload, skip);
+    add_weight_lines(d, model, b.weights - std::min(b.weights, b.rope.bytes), w, tp, pp, offload, skip);
+    add_rope_line(d, b.rope);
     add_staging_line(d, offload);
     if (drafter) add_draft_weight_line(d, *drafter, tp);
     add_lora_line(d, b, bs);

@@ -225,6 +225,19 @@ struct VisionEncoderSpec {
   uint64_t deepstack = 0;       // Qwen3-VL: DeepStack mergers; the tower's output is (1 + deepstack) x text_hidden a token
 };
 
+// Rotary position embedding as config.json gives it (rope_scaling, or transformers v5's
+// rope_parameters, and partial_rotary_factor), for engines that build a cos/sin table from it
+// (vLLM's get_rope: engines/vllm_rope.h). Defaults: no scaling, every head dimension rotated.
+struct RopeSpec {
+  std::string type = "default";     // rope_type (or type): default, linear, dynamic, yarn, llama3, longrope, ...
+  double factor = 1.0;              // the scaling factor, where the type has one
+  uint64_t original_positions = 0;  // original_max_position_embeddings (0: not given)
+  double partial_rotary_factor = 1.0;
+  // Gemma 3: the sliding-window layers rotate with their own base (rope_local_base_freq) and no
+  // scaling, so they need a table of their own beside the global layers'.
+  bool sliding_own_table = false;
+};
+
 struct Model {
   std::string id;            // catalogue id, "kimi-k3.1-pro"
   std::string name;          // "Kimi K3.1 Pro"
@@ -237,7 +250,8 @@ struct Model {
   Params params;
   Checkpoint native;
   std::vector<Build> builds;
-  uint64_t max_context = 0;
+  uint64_t max_context = 0;  // max_position_embeddings (GGUF: context_length)
+  RopeSpec rope;
   std::vector<std::string> inputs;      // "text", "image"
   std::optional<AudioEncoderSpec> audio_encoder;  // counted from audio_config; nullopt: none
   std::optional<VisionEncoderSpec> vision_encoder;  // counted from vision_config; nullopt: none, or a tower a catalogue entry states

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "sources/config/config_omni.h"
 #include "sources/config/config_omni3.h"
+#include "sources/config/config_rope.h"
 #include "sources/config/config_tower.h"
 #include "sources/config/families.h"
 #include "sources/config/native_checkpoint.h"
@@ -113,6 +114,7 @@ static Model map_config(const nlohmann::json& whole, const std::string& whole_la
   if (it == table.end()) it = table.find(outer);
   model.architecture = outer;
   ConfigView cfg(config, label, model, stored);
+  read_rope(cfg);  // before the mapper, which may refine it (Gemma 3's sliding layers)
   if (it == table.end()) {  // unknown: the generic reading, which warns about every guess
     model.family = "generic";
     families::map_generic(cfg);

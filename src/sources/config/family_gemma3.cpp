@@ -6,7 +6,9 @@
 // head_dim (128 for 27B, not hidden/heads = 168). The published configs omit what
 // Gemma3TextConfig defaults: vocab_size, tie_word_embeddings and max_position_embeddings (262,208;
 // tied; 131,072) in all, and the 4B's also its heads (8 query, 4 KV, head_dim 256), so an absent key
-// takes the transformers default. q/k norms (head_dim each).
+// takes the transformers default. q/k norms (head_dim each). Its sliding layers rotate with
+// rope_local_base_freq (default 10,000) and no scaling, its global ones with rope_theta (1,000,000)
+// and rope_scaling: Model::rope.sliding_own_table when the two differ.
 // Gemma 2 (model_type gemma2): window sliding_window (4096) on every other layer, the first local
 // (transformers' Gemma2DecoderLayer: is_sliding = not bool(layer_idx % 2); layer_types in newer
 // configs says the same), so layer i is global iff (i + 1) % 2 == 0; no q/k norms; Gemma2Config's
@@ -14,6 +16,8 @@
 // The SigLIP vision tower is not in the config's geometry (config_tower.cpp counts it).
 // Reference: architectures.md sections 2 and 10.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "core/checked.h"
 #include "sources/config/families.h"
@@ -29,6 +33,7 @@ struct GemmaVariant {
   GqaGeometry heads;
   bool qk_norms;
   const char* mapper;
+  double theta = 10000, local_base = 0;  // rope_theta and rope_local_base_freq defaults; local_base 0: one base for every layer
 };
 
 void map_gemma(ConfigView& cfg, const GemmaVariant& v) {
@@ -74,12 +79,23 @@ void map_gemma(ConfigView& cfg, const GemmaVariant& v) {
     m.layers.push_back(std::move(layer));
   }
   tally.write_to(m.params, cfg.label() + " geometry (" + v.mapper + ")");
+  // Gemma 3 rotates its sliding layers with rope_local_base_freq (Gemma3TextConfig default 10,000)
+  // and no scaling, its global layers with rope_theta (1,000,000) and rope_scaling: two tables
+  // wherever the two differ (Gemma 2 rotates every layer alike).
+  if (v.local_base) {
+    auto number = [&](const char* key, double fallback) {
+      const nlohmann::json* x = cfg.raw(key);
+      return x && x->is_number() ? x->get<double>() : fallback;
+    };
+    const bool any_sliding = std::find(global.begin(), global.end(), false) != global.end();
+    m.rope.sliding_own_table = any_sliding && (number("rope_local_base_freq", v.local_base) != number("rope_theta", v.theta) || m.rope.type != "default" || m.rope.factor != 1.0);
+  }
 }
 
 }  // namespace
 
 void map_gemma3(ConfigView& cfg) {
-  map_gemma(cfg, {"Gemma3TextConfig", 262208, 131072, 4096, 6, {8, 4, 256}, true, "Gemma 3 mapper"});
+  map_gemma(cfg, {"Gemma3TextConfig", 262208, 131072, 4096, 6, {8, 4, 256}, true, "Gemma 3 mapper", 1e6, 1e4});
 }
 
 void map_gemma2(ConfigView& cfg) {
