@@ -11,6 +11,7 @@
 #include "engines/engine_run.h"
 #include "engines/vllm_budget.h"
 #include "engines/vllm_rope.h"
+#include "published_configs.h"
 #include "sources/config/config_mapper.h"
 
 using namespace vc;
@@ -126,4 +127,18 @@ TEST(ConfigRope, ReadsScalingParametersAndPartialRotary) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("rope_scaling.factor"), std::string::npos) << e.what();
   }
+}
+
+// GPT-NeoX names its partial rotary rotary_pct. Pythia-1.4B (published config: hidden 2,048 over 16
+// heads = 128 a head, rotary_pct 0.25, 2,048 positions): one table of 2,048 x 32 x 2 B = 131,072 B.
+// GPT-2 rotates nothing (learned positions, wpe): no table.
+TEST(VllmRope, GptNeoxRotaryPctAndGpt2WithoutRotary) {
+  const Model pythia = model_from_config(vc::testing::pythia_1_4b(), "config.json");
+  EXPECT_DOUBLE_EQ(pythia.rope.partial_rotary_factor, 0.25);
+  EXPECT_EQ(vllm_rope(pythia, all_layers(pythia), 2).bytes, 131'072u);
+  nlohmann::json no_pct = vc::testing::pythia_1_4b();
+  no_pct.erase("rotary_pct");  // GPTNeoXConfig's default is 0.25 too
+  EXPECT_DOUBLE_EQ(model_from_config(no_pct, "config.json").rope.partial_rotary_factor, 0.25);
+  const Model g2 = model_from_config(vc::testing::gpt2(), "config.json");
+  EXPECT_EQ(vllm_rope(g2, all_layers(g2), 2).bytes, 0u);
 }

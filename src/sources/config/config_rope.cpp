@@ -50,6 +50,8 @@ void read_rope(ConfigView& cfg) {
   }
   if (const nlohmann::json* p = cfg.raw("partial_rotary_factor"); p && !p->is_null())
     r.partial_rotary_factor = positive_number(cfg, p, "partial_rotary_factor", 1.0, 1.0);
+  else if (const nlohmann::json* pct = cfg.raw("rotary_pct"); pct && !pct->is_null())  // GPT-NeoX's name for it
+    r.partial_rotary_factor = positive_number(cfg, pct, "rotary_pct", 1.0, 1.0);
 }
 
 }  // namespace vc

@@ -28,6 +28,8 @@ void map_gpt_neox(ConfigView& cfg) {
   tally_output_head(tally, m);                                        // embed_out
   tally.add_always_active(ParamClass::Norms, 2 * hidden);             // final_layer_norm, weight and bias
   m.max_context = cfg.u64_or("max_position_embeddings", 2048, uint64_t{1} << 34, "transformers GPTNeoXConfig default");
+  // rotary_pct (read with the rope, config_rope.cpp) defaults to 0.25 in GPTNeoXConfig.
+  if (!cfg.has("rotary_pct") && !cfg.has("partial_rotary_factor")) m.rope.partial_rotary_factor = 0.25;
 
   const uint64_t layers = cfg.u64("num_hidden_layers", limits::kLayers);
   GqaGeometry g;
