@@ -117,6 +117,22 @@ FeedForwardSpec dense_spec(uint64_t width) {
   return f;
 }
 
+void add_non_gated_layers(ParamTally& tally, Model& m, uint64_t layers, const GqaGeometry& g, uint64_t width, const NonGatedLayer& each) {
+  for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
+    LayerConfig layer;
+    layer.attention = full_attention(g);
+    layer.attention.rotary = each.rotary;
+    layer.feed_forward = dense_spec(width);
+    layer.feed_forward.gated = false;
+    tally.add_always_active(ParamClass::Attention, each.attention);
+    tally.add_always_active(ParamClass::DenseMlp, each.mlp);
+    tally.add_always_active(ParamClass::Norms, each.norms);
+    layer.params = tally.end_layer();
+    m.layers.push_back(std::move(layer));
+  }
+}
+
 void tally_glu_moe(ParamTally& tally, uint64_t hidden, const MoeGeometry& g, bool router_bias) {
   const uint64_t one = glu_params(hidden, g.expert_width);
   tally.add(ParamClass::RoutedExperts, checked_mul(g.experts, one), checked_mul(g.top_k, one));

@@ -55,6 +55,17 @@ void check_moe(ConfigView& cfg, const MoeGeometry& g, const std::string& top_k_k
 FeedForwardSpec moe_spec(const MoeGeometry& g);
 FeedForwardSpec dense_spec(uint64_t width);
 
+// The layers of a plain decoder with a non-gated MLP (Phi, GPT-2, GPT-NeoX, StarCoder2, Falcon):
+// `layers` alike, each full attention of `g` (rotary or not) and a two-matrix MLP of `width` (up,
+// activation, down: FeedForwardSpec::gated false), with each layer's parameters given whole.
+struct NonGatedLayer {
+  uint64_t attention = 0;  // q, k, v, o and their biases
+  uint64_t mlp = 0;        // up and down and their biases
+  uint64_t norms = 0;      // the layer's norms
+  bool rotary = true;      // false: learned absolute positions (GPT-2) or ALiBi (some Falcons)
+};
+void add_non_gated_layers(ParamTally& tally, Model& m, uint64_t layers, const GqaGeometry& g, uint64_t width, const NonGatedLayer& each);
+
 // A gated (SwiGLU) MoE layer: all experts in the total, k of them active; shared experts and the
 // router (n x hidden, + n when `router_bias`) always active.
 void tally_glu_moe(ParamTally& tally, uint64_t hidden, const MoeGeometry& g, bool router_bias);

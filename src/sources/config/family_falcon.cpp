@@ -71,19 +71,8 @@ void map_falcon(ConfigView& cfg) {
 
   const uint64_t attn = checked_add(gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, bias), bias ? hidden : 0);
   const uint64_t mlp = checked_add(mlp2_params(hidden, width), bias ? checked_add(width, hidden) : 0);
-  for (uint64_t il = 0; il < layers; ++il) {
-    tally.begin_layer();
-    LayerConfig layer;
-    layer.attention = full_attention(g);
-    layer.attention.rotary = !alibi;
-    layer.feed_forward = dense_spec(width);
-    layer.feed_forward.gated = false;  // FalconMLP: dense_h_to_4h, gelu, dense_4h_to_h (no gate)
-    tally.add_always_active(ParamClass::Attention, attn);
-    tally.add_always_active(ParamClass::DenseMlp, mlp);
-    tally.add_always_active(ParamClass::Norms, checked_product({norms_per_layer, 2, hidden}));  // LayerNorms, weight and bias
-    layer.params = tally.end_layer();
-    m.layers.push_back(std::move(layer));
-  }
+  // FalconMLP: dense_h_to_4h, gelu, dense_4h_to_h (no gate); its LayerNorms, weight and bias; ALiBi in place of rotary when alibi.
+  add_non_gated_layers(tally, m, layers, g, width, {attn, mlp, checked_product({norms_per_layer, 2, hidden}), !alibi});
   tally.write_to(m.params, cfg.label() + " geometry (Falcon mapper)");
 }
 

@@ -48,19 +48,8 @@ void map_gpt2_layout(ConfigView& cfg, bool bigcode) {
   // c_attn (q, k, v with biases) and c_proj (with its bias); c_fc and the MLP's c_proj with theirs.
   const uint64_t attn = checked_add(gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, true), hidden);
   const uint64_t mlp = checked_add(mlp2_params(hidden, width), checked_add(width, hidden));
-  for (uint64_t il = 0; il < layers; ++il) {
-    tally.begin_layer();
-    LayerConfig layer;
-    layer.attention = full_attention(g);
-    layer.attention.rotary = false;  // learned absolute positions (wpe), added to the input
-    layer.feed_forward = dense_spec(width);
-    layer.feed_forward.gated = false;  // c_fc, activation, c_proj (no gate)
-    tally.add_always_active(ParamClass::Attention, attn);
-    tally.add_always_active(ParamClass::DenseMlp, mlp);
-    tally.add_always_active(ParamClass::Norms, 4 * hidden);  // ln_1 and ln_2, weight and bias
-    layer.params = tally.end_layer();
-    m.layers.push_back(std::move(layer));
-  }
+  // c_fc, activation, c_proj (no gate); ln_1 and ln_2, weight and bias; learned absolute positions (wpe), no rotary.
+  add_non_gated_layers(tally, m, layers, g, width, {attn, mlp, 4 * hidden, false});
   tally.write_to(m.params, cfg.label() + (bigcode ? " geometry (GPT-BigCode mapper)" : " geometry (GPT-2 mapper)"));
 }
 

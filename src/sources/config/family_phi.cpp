@@ -32,18 +32,8 @@ void map_phi(ConfigView& cfg) {
   const uint64_t attn = checked_add(checked_add(gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, true), hidden),
                                     qk_norms ? 4 * g.head_dim : 0);
   const uint64_t mlp = checked_add(mlp2_params(hidden, width), checked_add(width, hidden));  // fc1, fc2 and their biases
-  for (uint64_t il = 0; il < layers; ++il) {
-    tally.begin_layer();
-    LayerConfig layer;
-    layer.attention = full_attention(g);
-    layer.feed_forward = dense_spec(width);
-    layer.feed_forward.gated = false;  // PhiMLP: fc1, activation, fc2 (no gate)
-    tally.add_always_active(ParamClass::Attention, attn);
-    tally.add_always_active(ParamClass::DenseMlp, mlp);
-    tally.add_always_active(ParamClass::Norms, 2 * hidden);  // input_layernorm, weight and bias
-    layer.params = tally.end_layer();
-    m.layers.push_back(std::move(layer));
-  }
+  // PhiMLP: fc1, activation, fc2 (no gate); input_layernorm, weight and bias.
+  add_non_gated_layers(tally, m, layers, g, width, {attn, mlp, 2 * hidden});
   tally.write_to(m.params, cfg.label() + " geometry (Phi mapper)");
 }
 

@@ -43,18 +43,8 @@ void map_starcoder2(ConfigView& cfg) {
   // q, k, v (+ their biases), o_proj (+ its bias).
   const uint64_t attn = checked_add(gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, bias), bias ? hidden : 0);
   const uint64_t mlp = checked_add(mlp2_params(hidden, width), bias ? checked_add(width, hidden) : 0);  // c_fc, c_proj
-  for (uint64_t il = 0; il < layers; ++il) {
-    tally.begin_layer();
-    LayerConfig layer;
-    layer.attention = full_attention(g);
-    layer.feed_forward = dense_spec(width);
-    layer.feed_forward.gated = false;  // Starcoder2MLP: c_fc, activation, c_proj (no gate)
-    tally.add_always_active(ParamClass::Attention, attn);
-    tally.add_always_active(ParamClass::DenseMlp, mlp);
-    tally.add_always_active(ParamClass::Norms, 4 * hidden);  // input_layernorm and post_attention_layernorm, weight and bias
-    layer.params = tally.end_layer();
-    m.layers.push_back(std::move(layer));
-  }
+  // Starcoder2MLP: c_fc, activation, c_proj (no gate); input_layernorm and post_attention_layernorm, weight and bias.
+  add_non_gated_layers(tally, m, layers, g, width, {attn, mlp, 4 * hidden});
   tally.write_to(m.params, cfg.label() + " geometry (StarCoder2 mapper)");
 }
 
