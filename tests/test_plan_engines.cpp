@@ -17,6 +17,13 @@ const EngineCommand& find(const std::vector<EngineCommand>& cmds, const std::str
   throw std::runtime_error("no command for " + engine);
 }
 bool has(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+// Two 24 GB cards and 64 GB of RAM at 80 GB/s: short for a 61 GB BF16 model, room to offload it.
+Box two_3090s_and_64gb() {
+  Box box = box_of("3090x2");
+  box.ram_bytes = 64'000'000'000;
+  box.ram_bandwidth = 80'000'000'000;
+  return box;
+}
 }  // namespace
 
 TEST(PlanEngines, TensorParallelAcrossTwoNodes) {
@@ -170,9 +177,7 @@ TEST(PlanEngines, VllmShortOnGpusGetsTheLeastCpuOffloadItsAnswerFitsWith) {
   const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");  // 30.5B BF16: 61 GB, beyond 2 x 24 GB
   Scenario s;
   s.context = 32768;
-  Box box = box_of("3090x2");
-  box.ram_bytes = 64'000'000'000;
-  box.ram_bandwidth = 80'000'000'000;
+  const Box box = two_3090s_and_64gb();
   PlanOptions o;
   o.engine = EngineKind::Vllm;
   const Plan p = make_plan(m, s, box, o);
@@ -202,12 +207,10 @@ TEST(PlanEngines, VllmShortOnGpusGetsTheLeastCpuOffloadItsAnswerFitsWith) {
 // A pasted --cpu-offload-gb is what the figures were computed with: the printed command keeps it
 // rather than the rule's RAM tier.
 TEST(PlanEngines, PastedCpuOffloadStaysInTheCommand) {
-  const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");
+  const Model& m = *Catalogue::builtin().find("qwen3-30b-a3b");  // 30.5B BF16: 61 GB, beyond 2 x 24 GB
   Scenario s;
   s.context = 32768;
-  Box box = box_of("3090x2");
-  box.ram_bytes = 64'000'000'000;
-  box.ram_bandwidth = 80'000'000'000;
+  const Box box = two_3090s_and_64gb();
   BoxInputs in;
   in.engine_command = "vllm serve Qwen/Qwen3-30B-A3B -pp 2 --max-model-len 32768 --cpu-offload-gb 4";
   const Plan p = make_plan(m, s, box, in.to_options());
