@@ -16,13 +16,8 @@ namespace vc::families {
 void map_cohere(ConfigView& cfg) {
   Model& m = cfg.model();
   ParamTally tally;
-  m.hidden = cfg.u64("hidden_size", limits::kHidden);
-  m.vocab = cfg.u64("vocab_size", limits::kVocab);
-  m.tied_embeddings = cfg.flag("tie_word_embeddings", true);
+  read_embeddings(cfg, tally, true);  // tied by CohereConfig's default; the final norm a weight, no bias
   const uint64_t hidden = m.hidden;
-  tally.add(ParamClass::Embedding, checked_mul(m.vocab, hidden), 0);
-  tally_output_head(tally, m);
-  tally.add_always_active(ParamClass::Norms, hidden);  // norm: a weight, no bias
 
   const uint64_t layers = cfg.u64("num_hidden_layers", limits::kLayers);
   const GqaGeometry g = read_gqa(cfg, hidden);
@@ -31,16 +26,7 @@ void map_cohere(ConfigView& cfg) {
   const bool qk_norm = cfg.flag("use_qk_norm", false);
   uint64_t attn = checked_add(gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, bias), bias ? hidden : 0);
   if (qk_norm) attn = checked_add(attn, checked_mul(g.heads + g.kv_heads, g.head_dim));
-  for (uint64_t il = 0; il < layers; ++il) {
-    tally.begin_layer();
-    LayerConfig layer;
-    layer.attention = full_attention(g);
-    tally.add_always_active(ParamClass::Attention, attn);
-    layer.feed_forward = glu_feed_forward(tally, hidden, false, MoeGeometry{}, width, false);
-    tally.add_always_active(ParamClass::Norms, hidden);  // input_layernorm alone: attention and MLP in parallel
-    layer.params = tally.end_layer();
-    m.layers.push_back(std::move(layer));
-  }
+  add_dense_glu_layers(tally, m, layers, g, width, attn, hidden);  // norms: input_layernorm alone, attention and MLP in parallel
   tally.write_to(m.params, cfg.label() + " geometry (Cohere mapper)");
 }
 

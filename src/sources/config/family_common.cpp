@@ -117,6 +117,19 @@ FeedForwardSpec dense_spec(uint64_t width) {
   return f;
 }
 
+void add_dense_glu_layers(ParamTally& tally, Model& m, uint64_t layers, const GqaGeometry& g, uint64_t width, uint64_t attention, uint64_t norms) {
+  for (uint64_t il = 0; il < layers; ++il) {
+    tally.begin_layer();
+    LayerConfig layer;
+    layer.attention = full_attention(g);
+    tally.add_always_active(ParamClass::Attention, attention);
+    layer.feed_forward = glu_feed_forward(tally, m.hidden, false, MoeGeometry{}, width, false);
+    tally.add_always_active(ParamClass::Norms, norms);
+    layer.params = tally.end_layer();
+    m.layers.push_back(std::move(layer));
+  }
+}
+
 void add_non_gated_layers(ParamTally& tally, Model& m, uint64_t layers, const GqaGeometry& g, uint64_t width, const NonGatedLayer& each) {
   for (uint64_t il = 0; il < layers; ++il) {
     tally.begin_layer();

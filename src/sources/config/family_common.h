@@ -64,6 +64,9 @@ struct NonGatedLayer {
   uint64_t norms = 0;      // the layer's norms
   bool rotary = true;      // false: learned absolute positions (GPT-2) or ALiBi (some Falcons)
 };
+// The layers of a plain decoder with a gated (GLU) dense MLP of `width` (Cohere, OLMo 2): each full
+// attention of `g` with `attention` parameters and `norms` of its own.
+void add_dense_glu_layers(ParamTally& tally, Model& m, uint64_t layers, const GqaGeometry& g, uint64_t width, uint64_t attention, uint64_t norms);
 void add_non_gated_layers(ParamTally& tally, Model& m, uint64_t layers, const GqaGeometry& g, uint64_t width, const NonGatedLayer& each);
 
 // A gated (SwiGLU) MoE layer: all experts in the total, k of them active; shared experts and the

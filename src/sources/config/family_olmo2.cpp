@@ -22,16 +22,7 @@ void map_olmo2(ConfigView& cfg) {
   const bool bias = cfg.flag("attention_bias", false);
   const uint64_t attn = checked_add(checked_add(gqa_params(hidden, g.heads, g.kv_heads, g.head_dim, g.head_dim, bias), bias ? hidden : 0),
                                     checked_mul(g.heads + g.kv_heads, g.head_dim));  // + q_norm and k_norm
-  for (uint64_t il = 0; il < layers; ++il) {
-    tally.begin_layer();
-    LayerConfig layer;
-    layer.attention = full_attention(g);
-    tally.add_always_active(ParamClass::Attention, attn);
-    layer.feed_forward = glu_feed_forward(tally, hidden, false, MoeGeometry{}, width, false);
-    tally.add_always_active(ParamClass::Norms, 2 * hidden);  // post_attention_layernorm, post_feedforward_layernorm
-    layer.params = tally.end_layer();
-    m.layers.push_back(std::move(layer));
-  }
+  add_dense_glu_layers(tally, m, layers, g, width, attn, 2 * hidden);  // norms: post_attention_layernorm, post_feedforward_layernorm
   tally.write_to(m.params, cfg.label() + " geometry (OLMo 2 mapper)");
 }
 
