@@ -556,8 +556,10 @@ TEST(Engines, ServingEnginesPickTiersTheyLoad) {
 // `builds --engine`: each row's card count is the fewest on which the engine's answer fits (one
 // fewer does not), and vLLM takes gpu_memory_utilization 0.9 (its default) of each card: Qwen3 8B's
 // native BF16 weights on one 128 GB card leave vLLM's budget 0.9 x 128 GB = 115,200,000,000 B, and
-// its CUDA graphs (216 MiB + (51 + 51 capture sizes) x 36 layers x 174 KiB = 880,754,688 B, worked
-// by hand from vllm_cuda_graphs) are captured after it, in the 10% left.
+// its CUDA graphs are captured after it, in the 10% left. The ladder's one sequence is the
+// --max-num-seqs 1 its command passes, so the capture sizes go up to min(2 x 1, 512) = 2: [1, 2]
+// piecewise and [1] full; 216 MiB + (2 + 1) x 36 layers x 174 KiB = 226,492,416 + 19,243,008 =
+// 245,735,424 B (worked by hand from vllm_cuda_graphs).
 TEST(Engines, BuildsWithAnEngineCountCardsFromItsAnswer) {
   const Model& m = cat("qwen3-8b");
   Scenario s;
@@ -578,7 +580,7 @@ TEST(Engines, BuildsWithAnEngineCountCardsFromItsAnswer) {
   const auto vllm = engine_ladder(m, s, EngineKind::Vllm);
   const auto native = std::find_if(vllm.begin(), vllm.end(), [](const EngineLadderRow& r) { return r.quant.empty(); });
   ASSERT_NE(native, vllm.end());
-  EXPECT_EQ(native->options.front().answer->devices.front().total_bytes, 115'200'000'000ull + 880'754'688ull);
+  EXPECT_EQ(native->options.front().answer->devices.front().total_bytes, 115'200'000'000ull + 245'735'424ull);
   // Kimi K3 with llama.cpp: one card fewer than the ladder's count does not hold the build.
   const Model& k3 = cat("kimi-k3");
   for (const auto& r : engine_ladder(k3, Scenario{}, EngineKind::LlamaCpp)) {

@@ -5,6 +5,7 @@
 
 #include "engines/engine.h"
 #include "plan/box_inputs.h"
+#include "plan/check.h"
 #include "plan/engine_command.h"
 #include "plan_fixtures.h"
 
@@ -217,4 +218,98 @@ TEST(PlanEngines, PastedCpuOffloadStaysInTheCommand) {
   const auto cmds = engine_commands(p);
   EXPECT_TRUE(has(find(cmds, "vllm").command, "--cpu-offload-gb 4")) << find(cmds, "vllm").command;
   EXPECT_FALSE(p.serving_offload.has_value());  // the user's offload, not the plan's
+}
+
+namespace {
+const Model& entry(const char* id) { return *Catalogue::builtin().find(id); }
+std::optional<SettingValue> setting(const EngineAnswer& a, const std::string& name) {
+  for (const auto& st : a.settings)
+    if (st.name == name) return st.value;
+  return std::nullopt;
+}
+}  // namespace
+
+// vLLM's answer in a plan is made for the command the plan prints: --max-num-seqs is the plan's
+// sequences, and so is the max_num_seqs its profile uses. Qwen3-8B (36 layers) on an H100 at 3
+// sequences: CUDA graph capture sizes up to min(2 x 3, 512, 8,192) = 6, so [1, 2, 4] piecewise
+// and the full decode graphs of sizes up to 3, [1, 2] (vllm/config/vllm.py _set_cudagraph_sizes;
+// cudagraph_dispatcher.py): 216 MiB + (3 + 2) x 36 layers x 174 KiB = 226,492,416 + 32,071,680 =
+// 258,564,096 B (the constants of engines/vllm_graphs.h). vLLM's default of 1,024 would capture 67.
+TEST(PlanEngines, VllmAnswerUsesTheCommandsMaxNumSeqs) {
+  Scenario s;
+  s.context = 8192;
+  s.sequences = 3;
+  PlanOptions o;
+  o.engine = EngineKind::Vllm;
+  const Plan p = make_plan(entry("qwen3-8b"), s, box_of("H100 SXM"), o);
+  ASSERT_EQ(setting(p.engine, "max_num_seqs"), SettingValue(uint64_t{3}));
+  EXPECT_TRUE(has(find(engine_commands(p), "vllm").command, "--max-num-seqs 3 ")) << find(engine_commands(p), "vllm").command;
+  ASSERT_FALSE(p.engine.devices.empty());
+  EXPECT_EQ(p.engine.devices.front().bytes(AllocKind::CudaGraphs), 258'564'096u);
+}
+
+// SGLang under plan's ep split runs DP attention on every rank, as the command it prints says
+// (--tp 4 --dp 4 --ep 4 --enable-dp-attention), for a class SGLang builds on the attention group
+// (models/qwen3_moe.py). Qwen3-30B-A3B then keeps all 4 KV heads on each rank: 48 layers x 4 heads
+// x 128 x (K + V) x 2 B = 98,304 B a token in its pool, against 24,576 with the heads over TP 4.
+// Each of the 4 schedulers takes max_running_requests // 4 requests (model_runner.py), so 2
+// sequences ask --max-running-requests 4 (1 a scheduler), not 2 (0 each).
+TEST(PlanEngines, SglangExpertSplitRunsDpAttentionAsItsCommandSays) {
+  Scenario s;
+  s.context = 8192;
+  s.sequences = 2;
+  PlanOptions o;
+  o.engine = EngineKind::Sglang;
+  o.split = SplitMode::Expert;
+  const Plan p = make_plan(entry("qwen3-30b-a3b"), s, box_of("H100 SXMx4"), o);
+  EXPECT_EQ(setting(p.engine, "enable_dp_attention"), SettingValue(std::string("true")));
+  EXPECT_EQ(setting(p.engine, "dp_size"), SettingValue(uint64_t{4}));
+  EXPECT_EQ(setting(p.engine, "max_running_requests"), SettingValue(uint64_t{4}));
+  ASSERT_TRUE(p.engine.kv_tokens.has_value());
+  ASSERT_GT(*p.engine.kv_tokens, 0u);
+  EXPECT_EQ(p.engine.devices.front().bytes(AllocKind::Kv), *p.engine.kv_tokens * 98'304u);
+  const std::string cmd = find(engine_commands(p), "sglang").command;
+  EXPECT_TRUE(has(cmd, "--tp 4 --dp 4 --ep 4 --enable-dp-attention")) << cmd;
+  EXPECT_TRUE(has(cmd, "--max-running-requests 4")) << cmd;
+}
+
+// Mixtral's class keeps its attention on the whole TP group (models/mixtral.py MixtralAttention), so
+// the ep split on SGLang is experts over the TP ranks: no --enable-dp-attention in the command and
+// none in the answer, whose pool holds 32 layers x 8 KV heads / 4 ranks x 128 x 2 x 2 B = 32,768 B a token.
+TEST(PlanEngines, SglangExpertSplitWithoutDpAttentionClassKeepsTensorParallelAttention) {
+  Scenario s;
+  s.context = 8192;
+  PlanOptions o;
+  o.engine = EngineKind::Sglang;
+  o.split = SplitMode::Expert;
+  const Plan p = make_plan(entry("mixtral-8x7b"), s, box_of("H100 SXMx4"), o);
+  EXPECT_FALSE(setting(p.engine, "enable_dp_attention").has_value());
+  ASSERT_TRUE(p.engine.kv_tokens.has_value());
+  EXPECT_EQ(p.engine.devices.front().bytes(AllocKind::Kv), *p.engine.kv_tokens * 32'768u);
+  const std::string cmd = find(engine_commands(p), "sglang").command;
+  EXPECT_TRUE(has(cmd, "--tp 4 --ep 4 ")) << cmd;
+  EXPECT_FALSE(has(cmd, "--enable-dp-attention")) << cmd;
+  EXPECT_TRUE(has(cmd, "--max-running-requests 1")) << cmd;
+}
+
+// `check --engine vllm` on a box whose GPUs are short decides the offload row the way `plan` does:
+// Qwen3-30B-A3B in BF16 (61 GB) on two 24 GB cards with 64 GB of RAM fits only with vLLM's
+// --cpu-offload-gb, the least whole GiB plan's search finds; the row carries that answer.
+TEST(PlanEngines, CheckOffloadRowIsThePlansVllmCpuOffload) {
+  const Model& m = entry("qwen3-30b-a3b");
+  Scenario s;
+  s.context = 32768;
+  s.quant = "BF16";
+  const Box box = two_3090s_and_64gb();
+  PlanOptions o;
+  o.engine = EngineKind::Vllm;
+  const CheckRow row = check_model(m, box, o, s);
+  ASSERT_EQ(row.fit, FitKind::Offload) << row.note;
+  ASSERT_TRUE(row.engine.has_value());
+  const Plan p = make_plan(m, s, box, o);
+  ASSERT_TRUE(p.serving_offload.has_value());
+  ASSERT_TRUE(p.serving_offload->fits);
+  EXPECT_EQ(row.engine->total_bytes, p.serving_offload->answer.total_bytes);
+  EXPECT_EQ(row.kv_tokens, p.serving_offload->answer.kv_tokens);
+  EXPECT_EQ(row.decode_tok_s, p.decode.expected_tok_s);
 }

@@ -119,8 +119,9 @@ TEST(ServingSpeculative, VllmDraftModelTakesItsWeightsAndAShareOfEveryToken) {
   EXPECT_EQ(plain["kv_tokens"].get<uint64_t>(), available / (kTargetTokenBytes * 16) * 16);
   EXPECT_EQ(spec["kv_tokens"].get<uint64_t>(), with_draft / ((kTargetTokenBytes + kDraftTokenBytes) * 16) * 16);
   EXPECT_EQ(spec["settings"]["speculative_method"], "draft_model");
-  // The CLI's own --speculative-config with --engine vllm gives the same answer.
-  const json flags = engine_of(R"(--gpu-memory 80GB --engine vllm --context 8192 --speculative-config '{"model": "llama-3.2-1b", "num_speculative_tokens": 5}')");
+  // The CLI's own --speculative-config with --engine vllm gives the same answer, at the 1,024
+  // sequences that are vLLM's default max_num_seqs on this card (the pasted command leaves it out).
+  const json flags = engine_of(R"(--gpu-memory 80GB --engine vllm --context 8192 --seqs 1024 --speculative-config '{"model": "llama-3.2-1b", "num_speculative_tokens": 5}')");
   EXPECT_EQ(flags["kv_tokens"], spec["kv_tokens"]);
   // A draft TP other than the target's is refused, as vLLM v1 does.
   const CliResult tp = run_cli(std::string("estimate llama-3.1-8b ") + kVllm +

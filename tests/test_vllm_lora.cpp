@@ -312,8 +312,10 @@ TEST(VllmLora, TheEngineAnswerShowsTheSlotsAndTheCacheShrinksByThem) {
     return uint64_t{0};
   };
   EXPECT_EQ(kv(a) - kv(b), kQwen3_06bFourSlotsRank16);
-  // The same slots from the CLI's own flags (and the API's parameters of the same names).
-  const CliResult flags = run_cli("estimate qwen3-0.6b --json --gpu-memory 24GB --engine vllm --context 8192 --max-loras 4 --max-lora-rank 16");
+  // The same slots from the CLI's own flags (and the API's parameters of the same names), at the
+  // 256 sequences that are vLLM's default max_num_seqs on a card under 70 GiB (the pasted command
+  // leaves it out; the scenario's sequences are the --max-num-seqs plan's command passes).
+  const CliResult flags = run_cli("estimate qwen3-0.6b --json --gpu-memory 24GB --engine vllm --context 8192 --seqs 256 --max-loras 4 --max-lora-rank 16");
   ASSERT_EQ(flags.exit_code, 0) << flags.output;
   EXPECT_EQ(kv(json::parse(flags.output)["engine"]), kv(b));
   const CliResult bad = run_cli("estimate qwen3-0.6b --engine vllm --max-lora-rank 24");

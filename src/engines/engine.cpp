@@ -11,6 +11,8 @@
 #include "core/units.h"
 #include "engines/engine_impl.h"
 #include "engines/llamacpp_fit.h"
+#include "engines/sglang_profile.h"
+#include "engines/sglang_weights.h"
 #include "engines/vllm_profile.h"
 #include "model/quant.h"
 #include "sources/remote/hub_builds.h"
@@ -189,6 +191,19 @@ EngineRun engine_run_for(const EngineRequest& r) {
   if (r.box && !r.box->gpus.empty()) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
   if (r.card_bytes) run.vllm.card_bytes = r.card_bytes;
   run.vllm.lora = r.lora_slots;
+  // plan's ep split on SGLang: DP attention over every rank where the class allows it (sglang_weights.h).
+  if (s.engine == EngineKind::Sglang && r.model && sglang_ep_split_runs_dp_attention(*r.model, r.split, tp)) {
+    run.parallel.data_parallel = tp;
+    run.parallel.dp_attention = true;
+    run.parallel.expert_parallel = true;
+    run.parallel.expert_parallel_size = tp;
+  }
+  // The scenario's sequences are the concurrency cap the command plan writes passes (vLLM
+  // --max-num-seqs, SGLang --max-running-requests), so the profile is that command's: vLLM's dummy
+  // sampler runs over max_num_seqs rows and its CUDA graphs go up to it; SGLang's request map holds
+  // max_running_requests rows of the context.
+  run.vllm.max_num_seqs = s.sequences;
+  run.sglang.max_running_requests = sglang_running_requests_for(s.sequences, run.parallel.dp_attention ? run.parallel.data_parallel : 1);
   return run;
 }
 

@@ -111,6 +111,7 @@ EngineAnswer sglang(const EngineRequest& r, const EngineRun& run) {
     a.settings.push_back({"dp_size", dp});
     a.settings.push_back({"enable_dp_attention", std::string("true")});
   }
+  if (ss.max_running_requests) a.settings.push_back({"max_running_requests", *ss.max_running_requests});
   if (ss.moe_dense_tp_size) a.settings.push_back({"moe_dense_tp_size", ss.moe_dense_tp_size});
   if (ss.lora.max_loras_per_batch) {
     a.settings.push_back({"max_loras_per_batch", ss.lora.max_loras_per_batch});

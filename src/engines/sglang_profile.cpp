@@ -143,6 +143,11 @@ PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_
 
 }  // namespace
 
+uint64_t sglang_running_requests_for(uint64_t sequences, uint64_t dp) {
+  dp = std::max<uint64_t>(1, dp);
+  return checked_mul(ceil_div(std::max<uint64_t>(1, sequences), dp), dp);
+}
+
 uint64_t sglang_kv_dtype_bytes(const std::string& kv, const std::string& dtype) {
   if (kv == "auto") return serving_dtype_bytes(dtype);
   if (kv == "bf16" || kv == "bfloat16") return 2;

@@ -121,4 +121,8 @@ uint64_t sglang_kv_dtype_bytes(const std::string& kv_cache_dtype, const std::str
 
 SglangProfile sglang_profile(const Model& model, const SglangSettings& settings);
 
+// The --max-running-requests with which each of `dp` DP-attention schedulers takes ceil(sequences /
+// dp) requests (each takes max_running_requests // dp_size, model_runner.py): dp x ceil(sequences / dp).
+uint64_t sglang_running_requests_for(uint64_t sequences, uint64_t dp);
+
 }  // namespace vc

@@ -349,6 +349,19 @@ bool sglang_lays_out_gated_delta_net(const Model& m, const AttentionSpec& a) {
 
 }  // namespace
 
+bool sglang_dp_attention_read(const Model& m) {
+  // The classes named in sglang_attention_on_dp_group below, with the files read for each.
+  static const char* const kOnGroup[] = {"qwen2_moe", "qwen3_moe", "qwen3", "glm4_moe", "minimax_m2", "gpt_oss", "qwen3_next"};
+  if (deepseek_v2_class(m) || llama_class(m)) return true;
+  for (const char* a : kOnGroup)
+    if (m.architecture == a) return true;
+  return false;
+}
+
+bool sglang_ep_split_runs_dp_attention(const Model& m, SplitMode split, uint64_t ranks) {
+  return split == SplitMode::Expert && ranks > 1 && sglang_dp_attention_read(m);
+}
+
 bool sglang_attention_on_dp_group(const Model& m) {
   // models/deepseek_v2.py, models/qwen2_moe.py, models/qwen3_moe.py, models/qwen3.py
   // (Qwen3Attention: tp_rank=attn_tp_rank, tp_size=attn_tp_size; sglang PR #7681) and models/llama.py
@@ -367,10 +380,7 @@ bool sglang_attention_on_dp_group(const Model& m) {
   // VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled()); the MoE (Qwen2MoeSparseMoeBlock)
   // on the whole TP group. Its recurrent state follows the group too (configs/qwen3_next.py
   // mamba2_cache_params: Mamba2StateShape.create(tp_world_size=attn_tp_size)). Added 2026-12-06.
-  static const char* const kOnGroup[] = {"qwen2_moe", "qwen3_moe", "qwen3", "glm4_moe", "minimax_m2", "gpt_oss", "qwen3_next"};
-  if (deepseek_v2_class(m) || llama_class(m)) return true;
-  for (const char* a : kOnGroup)
-    if (m.architecture == a) return true;
+  if (sglang_dp_attention_read(m)) return true;
   // Qwen3.5 / Qwen3.6 (models/qwen3_5.py): the language model is read: Qwen3_5GatedDeltaNet and
   // Qwen3_5AttentionDecoderLayer (qkv_proj with the output gate's rows, o_proj) on attn_tp_rank /
   // attn_tp_size, the embedding "VocabParallelEmbedding(config.vocab_size, config.hidden_size,

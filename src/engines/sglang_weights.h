@@ -56,6 +56,7 @@
 
 #include "engines/serving_cpu_offload.h"
 #include "model/model.h"
+#include "plan/split.h"
 
 namespace vc {
 
@@ -80,6 +81,16 @@ struct SglangRankWeights {
 // --enable-dp-attention (true); InputError naming --enable-dp-attention and the classes accepted for
 // a class not read or not written for it.
 bool sglang_attention_on_dp_group(const Model& model);
+
+// The same question without the refusal: whether the class was read as building its attention on the
+// attention-TP group.
+bool sglang_dp_attention_read(const Model& model);
+
+// plan's ep split on SGLang over `ranks` GPUs (more than one): DP attention over every rank (--dp N
+// --enable-dp-attention, attention whole on each) for a class read for it; false otherwise, where
+// the experts go over the TP ranks (--ep N) with attention on TP. The engine's answer
+// (engines/engine.cpp engine_run_for) and plan's command (plan/engine_command.cpp) both follow it.
+bool sglang_ep_split_runs_dp_attention(const Model& model, SplitMode split, uint64_t ranks);
 
 // For a class on the attention-TP group: whether its embedding follows that group
 // (VocabParallelEmbedding(use_attn_tp_group=is_dp_attention_enabled())), or is whole on every rank

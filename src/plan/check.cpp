@@ -135,6 +135,12 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
     // its CPU answer decides, judged on every GPU and the host. Streaming from SSD stays the rule's.
     const bool by_llamacpp_offload = pass == 1 && o.engine == EngineKind::LlamaCpp;
     if (by_llamacpp_offload && b.ram_bytes == 0) continue;  // no --ram: nothing to offload to (as the rule's offload)
+    // vLLM / SGLang in RAM: their --cpu-offload-gb as plan solves it (the least whole GiB per GPU
+    // with which their answer fits), judged on every GPU and the host; they stream nothing from SSD.
+    const bool serving = o.engine == EngineKind::Vllm || o.engine == EngineKind::Sglang;
+    const bool by_serving_offload = pass == 1 && serving && !o.command;
+    if (serving && pass == 2) continue;
+    if (by_serving_offload && (b.ram_bytes == 0 || b.gpus.empty())) continue;
     const uint64_t memory = checked_add(b.vram_bytes(), b.ram_bytes);
     const bool fastest = prefer == CheckPreference::Speed || (prefer == CheckPreference::Balanced && offload);
     std::optional<Plan> best;
@@ -158,6 +164,13 @@ CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, c
         request = plan_engine_request(model, st, b, ot);
         answer = run_engine(*request);
         if (!answer->fits().value_or(false)) continue;
+      } else if (by_serving_offload) {
+        if (loaded_bytes_floor(model, bytes) > memory) continue;  // the weights alone exceed the GPUs and the RAM
+        plan = make_plan(model, st, b, ot);
+        if (!plan->serving_offload || !plan->serving_offload->fits) continue;
+        request = plan_engine_request(model, st, b, ot);
+        request->serving_cpu_offload_cap = plan->serving_offload->cap;
+        answer = plan->serving_offload->answer;
       } else if (by_llamacpp_offload) {
         if (loaded_bytes_floor(model, bytes) > memory) continue;  // the weights alone exceed the GPUs and the RAM
         plan = make_plan(model, st, b, ot);

@@ -12,6 +12,8 @@
 #include "core/checked.h"
 #include "core/units.h"
 #include "engines/engine_tiers.h"
+#include "engines/sglang_profile.h"
+#include "engines/sglang_weights.h"
 #include "plan/engine_speed.h"
 #include "model/quant.h"
 
@@ -104,6 +106,15 @@ ModelArg model_arg(const Plan& p) {
                   : "the " + w.tier + " weights of " + repo_or_id + " (a pre-quantized checkpoint, or the engine's own quantization)";
   }
   return a;
+}
+
+// A whole-number setting of the engine's answer (vLLM's max_num_seqs, SGLang's
+// max_running_requests) when the plan is that engine's answer: the command passes the same.
+std::optional<uint64_t> answered_count(const Plan& p, EngineKind kind, const std::string& setting) {
+  if (p.options.engine != kind || p.engine.engine != kind) return std::nullopt;
+  for (const auto& st : p.engine.settings)
+    if (st.name == setting && std::holds_alternative<uint64_t>(st.value)) return std::get<uint64_t>(st.value);
+  return std::nullopt;
 }
 
 // The fraction of each device the engine's figures above were computed at, when the plan is that
@@ -258,8 +269,8 @@ EngineCommand vllm(const Plan& p) {
   if (p.replicas > 1) par += fmt::format(" --data-parallel-size {}", p.replicas);  // a pasted command's -dp: the plan is one replica's
   if (!par.empty()) par += " ";
   const ModelArg arg = model_arg(p);
-  c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", arg.serve, par, s.context, s.sequences,
-                          answered_fraction(p, EngineKind::Vllm, "gpu_memory_utilization").value_or(memory_fraction(p)));
+  c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", arg.serve, par, s.context,
+                          answered_count(p, EngineKind::Vllm, "max_num_seqs").value_or(s.sequences), answered_fraction(p, EngineKind::Vllm, "gpu_memory_utilization").value_or(memory_fraction(p)));
   if (arg.serve == arg.gguf && !hub_repo(*p.model).empty()) c.command += " --tokenizer " + hub_repo(*p.model);
   c.notes.push_back("model: " + arg.note);
   const std::string kv = vllm_cache_type(s.cache_dtype);
@@ -291,19 +302,26 @@ EngineCommand sglang(const Plan& p) {
   c.engine = "sglang";
   const auto& s = p.estimate.scenario;
   const uint64_t count = std::max<uint64_t>(1, p.box.device_count());
+  uint64_t dp = 1;  // DP-attention groups
   std::string par;
   switch (p.options.split) {
     case SplitMode::Layer:
     case SplitMode::Pipeline: par = count > 1 ? fmt::format("--pp-size {}", count) : ""; break;
     case SplitMode::Tensor: par = fmt::format("--tp {}", p.box.gpus.size()) + (p.box.nodes > 1 ? fmt::format(" --pp-size {}", p.box.nodes) : ""); break;
-    case SplitMode::Expert: par = fmt::format("--tp {} --dp {} --ep {} --enable-dp-attention", count, count, count); break;
+    case SplitMode::Expert:
+      dp = sglang_ep_split_runs_dp_attention(*p.model, p.options.split, count) ? count : 1;
+      par = dp > 1 ? fmt::format("--tp {} --dp {} --ep {} --enable-dp-attention", count, count, count) : fmt::format("--tp {} --ep {}", count, count);
+      if (dp == 1) c.notes.push_back("--ep without --enable-dp-attention: SGLang's class for this model was not read as building its attention on the "
+                                     "attention group, so attention stays split over the TP ranks");
+      break;
     case SplitMode::TensorExpert: par = fmt::format("--tp {} --ep {}", count, count); break;
   }
   if (p.replicas > 1) par += fmt::format(" --dp-size {}", p.replicas);  // a pasted command's --dp: the plan is one replica's
   if (!par.empty()) par += " ";
   const ModelArg arg = model_arg(p);
+  // Each DP-attention scheduler takes max_running_requests // dp: the cap the answer above was made for.
   c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {}", arg.serve, par, s.context,
-                          s.sequences);
+                          answered_count(p, EngineKind::Sglang, "max_running_requests").value_or(sglang_running_requests_for(s.sequences, dp)));
   c.notes.push_back("model: " + arg.note);
   if (const auto f = answered_fraction(p, EngineKind::Sglang, "mem_fraction_static")) {
     c.command += fmt::format(" --mem-fraction-static {:.3g}", *f);
