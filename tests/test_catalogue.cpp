@@ -232,6 +232,28 @@ TEST(CatalogueAudit, Qwen3VlCountsItsVisionTowerToThePublishedByte) {
   EXPECT_EQ(m.native.bytes, 17'534'247'392u);
 }
 
+TEST(CatalogueAudit, Qwen3VlSmallSizesTieTheirHeadAndCountTheNarrowTower) {
+  // Qwen3-VL-4B and -2B share one 1024-wide tower (vision_config: 24 blocks, MLP 4096, output
+  // width the language model's). By hand: patch 3 x 2 x 16^2 x 1024 + 1024 = 1,573,888,
+  // positions 2304 x 1024 = 2,359,296, 24 blocks x (4 x 1024 norms + 1024 x 3072 + 3072 +
+  // 1024^2 + 1024 + 1024 x 4096 + 4096 + 4096 x 1024 + 1024 = 12,596,224) = 302,309,376, then
+  // the merger 2 x 1024 + 4096^2 + 4096 + 4096 x out + out and 3 DeepStack mergers of
+  // 2 x 4096 + 4096^2 + 4096 + 4096 x out + out. For the 4B (out 2560): 27,271,680 and
+  // 3 x 27,277,824, 415,347,712 in all; for the 2B (out 2048): 25,174,016 and 3 x 25,180,160,
+  // 406,957,056. Language models with one tied matrix: 4B 151,936 x 2560 + 36 x 100,930,816 +
+  // 2560 = 4,022,468,096; 2B 151,936 x 2048 + 28 x 50,336,000 + 2048 = 1,720,574,976. The sums,
+  // 4,437,815,808 and 2,127,532,032, are the Hub's counts of the two checkpoints
+  // (tests/data/hub-parameter-counts.json); an untied head would add 388,956,160 and 311,164,928.
+  const Model& b4 = model("qwen3-vl-4b");
+  const Model& b2 = model("qwen3-vl-2b");
+  ASSERT_TRUE(b4.tied_embeddings);
+  ASSERT_TRUE(b2.tied_embeddings);
+  EXPECT_EQ(b4.params.by_class.at(ParamClass::Vision), 415'347'712u);
+  EXPECT_EQ(b2.params.by_class.at(ParamClass::Vision), 406'957'056u);
+  EXPECT_EQ(b4.params.derived_total, 4'022'468'096ull + 415'347'712ull);
+  EXPECT_EQ(b2.params.derived_total, 1'720'574'976ull + 406'957'056ull);
+}
+
 TEST(CatalogueAudit, EveryBuildSizeIsAPlausibleBitsPerParameter) {
   // A file size read off a listing is the Hub's 3-digit print; a slip of a digit would put a
   // build outside any GGUF tier. Over the derived total every listed build lies between the
