@@ -191,15 +191,26 @@ TEST(VllmQwenVlEncoder, Qwen3Vl8bProfilesTheLargestImageWithItsDeepStackOutputs)
   EXPECT_TRUE(vllm_qwen_vl_modelled(t));
   // smart_resize of a 9,999,999 px square with longest_edge 16,777,216 (= 4,096^2), factor 16 x 2 = 32:
   // beta = 9,999,999 / 4,096, floor(4,096 / 32) = 128 a side: 128 x 128 = 16,384 tokens (65,536 patches).
-  // A video's N frames share the video processor's 25,165,824 px (N x h x w), in ceil(N / 2) pairs: with 4+ frames at
-  // most 25,165,824 / (2 x 32^2) x 5/4 = 15,360 tokens, fewer than the image's 16,384. At max_model_len 262,144 (>= 16,384)
-  // a video gets min(~524,287 frames / 999, _MAX_FRAMES_PER_VIDEO) >= 4 frames (999 <= 262,144 / 4), so the image is profiled.
+  // The dummy video (vLLM main, Qwen3VLDummyInputsBuilder.get_dummy_mm_data): 2 frames, each the largest image within
+  // video_preprocessor_config.json's longest_edge 25,165,824 / temporal_patch_size 2 = 12,582,912 px:
+  // 12,582,912 / 32^2 = 12,288 merged tokens, closest factor pair: isqrt 110, the largest divisor of 12,288 = 2^12 x 3
+  // up to 110 is 96, so 96 x 128 (3,072 x 4,096 px; 128 / 96 <= 200). video_smart_resize over 2 frames:
+  // 2 x 3,072 x 4,096 = 25,165,824 <= longest_edge, kept. One frame pair: 96 x 128 = 12,288 tokens, whatever max_model_len.
+  // Image 16,384 > video 12,288: the image is profiled.
   const VllmQwenVlDummy d = vllm_qwen_vl_dummy(t, 262144, {});
   EXPECT_EQ(d.image_tokens, 16384u);
-  EXPECT_EQ(d.video_token_bound, 15360u);
+  EXPECT_EQ(d.video_frames, 2u);
+  EXPECT_EQ(d.video_grid_h, 96u);
+  EXPECT_EQ(d.video_grid_w, 128u);
+  EXPECT_EQ(d.video_tokens, 12288u);
   EXPECT_EQ(d.modality, "image");
   EXPECT_EQ(d.tokens_per_item, 16384u);
   EXPECT_EQ(d.limit, 999u);
+  // The same at a short context and with one video a prompt: the Qwen3-VL dummy video does not grow with either.
+  VllmMmLimits one_video;
+  read_vllm_mm_limits(one_video, "--limit-mm-per-prompt", "video=1");
+  EXPECT_EQ(vllm_qwen_vl_dummy(t, 8192, {}).video_tokens, 12288u);
+  EXPECT_EQ(vllm_qwen_vl_dummy(t, 262144, one_video).modality, "image");
   // vLLM serve defaults on an 80 GB card (8,192 batched tokens, 1,024 sequences), max_model_len 262,144, TP 1:
   // items min(max(8,192, 16,384) / 16,384 = 1, 1,024 x min(999, 262,144 / 16,384 = 16)) = 1.
   const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2);
@@ -217,21 +228,28 @@ TEST(VllmQwenVlEncoder, Qwen3Vl8bProfilesTheLargestImageWithItsDeepStackOutputs)
   EXPECT_NE(p.source.find("video_preprocessor_config.json"), std::string::npos) << p.source;
   // TP 2 splits linear_fc1: 65,536 x (2,304 + 2 x 2,152) x 2 B = 866,123,776 + 201,326,592 + 402,653,184.
   EXPECT_EQ(vllm_encoder_profile(m, 8192, 1024, 262144, 2, 2).encoder_peak, 1'470'103'552u);
-  // Video off changes nothing (the image was profiled); image off leaves the video, whose frames are not
-  // modelled: no term; so does max_model_len 8,192, below the image's 16,384 tokens, where a 1-frame video (the
-  // image's tokens, winning the tie) may be profiled; both off: no encoder batch.
+  // Video off changes nothing (the image was profiled); so does max_model_len 8,192, below the image's 16,384 tokens:
+  // the budget max(8,192, 16,384) still takes one image and a prompt at least one item.
   VllmMmLimits no_video, no_image, none;
   read_vllm_mm_limits(no_video, "--limit-mm-per-prompt", "video=0");
   read_vllm_mm_limits(no_image, "--limit-mm-per-prompt", "image=0");
   read_vllm_mm_limits(none, "--limit-mm-per-prompt", "image=0,video=0");
   EXPECT_EQ(vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2, no_video).encoder_peak, 2'034'237'440u);
-  const VllmEncoderProfile v = vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2, no_image);
-  EXPECT_EQ(v.items, 0u);
-  EXPECT_EQ(v.encoder_peak, 0u);
-  EXPECT_NE(v.note.find("dummy video"), std::string::npos) << v.note;
   const VllmEncoderProfile short_context = vllm_encoder_profile(m, 8192, 1024, 8192, 1, 2);
-  EXPECT_EQ(short_context.items, 0u);
-  EXPECT_NE(short_context.note.find("max_model_len 8192"), std::string::npos) << short_context.note;
+  EXPECT_EQ(short_context.items, 1u);
+  EXPECT_EQ(short_context.encoder_peak, 2'034'237'440u);
+  // Image off: the 2-frame video of 12,288 tokens. Items min(max(8,192, 12,288) / 12,288 = 1, 1,024 x min(999, 262,144 /
+  // 12,288 = 21)) = 1; 12,288 x 2^2 = 49,152 patches; pixels 49,152 x 1,536 x 2 B = 150,994,944; outputs 12,288 x (1 + 3) x
+  // 4,096 x 2 B = 402,653,184; encoding 49,152 x 10,912 x 2 B = 1,072,693,248 + pixels + DeepStack outputs 12,288 x 3 x
+  // 4,096 x 2 B = 301,989,888: 1,525,678,080.
+  const VllmEncoderProfile v = vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2, no_image);
+  EXPECT_EQ(v.items, 1u);
+  EXPECT_EQ(v.tokens_per_item, 12288u);
+  EXPECT_EQ(v.pixel_bytes, 150'994'944u);
+  EXPECT_EQ(v.output_bytes, 402'653'184u);
+  EXPECT_EQ(v.encoder_peak, 1'525'678'080u);
+  EXPECT_NE(v.formula.find("1 dummy 2-frame videos of 12288 tokens"), std::string::npos) << v.formula;
+  EXPECT_NE(v.formula.find("96 x 128 tokens a frame pair"), std::string::npos) << v.formula;
   const VllmEncoderProfile off = vllm_encoder_profile(m, 8192, 1024, 262144, 1, 2, none);
   EXPECT_EQ(off.items, 0u);
   EXPECT_NE(off.note.find("image and video 0"), std::string::npos) << off.note;

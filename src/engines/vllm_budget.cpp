@@ -6,6 +6,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "engines/serving_dtype.h"
+#include "engines/vllm_deepstack.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_graphs.h"
 #include "engines/vllm_rope.h"
@@ -106,6 +107,10 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   b.rope = vllm_rope(model, pp == 1 ? model.layers.size() : ceil_div(model.layers.size(), pp), serving_dtype_bytes(s.kv.dtype));
   b.weights = checked_add(b.weights, b.rope.bytes);
   b.weights -= std::min(b.weights, s.cpu_offloaded);  // in pinned host memory (serving_cpu_offload.h)
+  // Qwen3-VL's DeepStack buffers, max_num_batched_tokens rows a level, built with the model on the
+  // GPU (vllm_deepstack.h); buffers, not parameters, so --cpu-offload-gb leaves them there.
+  b.deepstack = vllm_deepstack(model, b.max_num_batched_tokens, serving_dtype_bytes(s.kv.dtype), s.mm_limits);
+  b.weights = checked_add(b.weights, b.deepstack.bytes);
 
   // Profile run (fitted on the fitted part of tests/data/engine-logs.json; docs/accuracy.md):
   // forward: vllm_forward_peak; sampler: the T hidden states kept + 14.55 B per (sequence x vocab

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engines/serving_cpu_offload.h"
+#include "engines/vllm_deepstack.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_lora.h"
 #include "engines/vllm_profile.h"
@@ -36,8 +37,9 @@ struct VllmBudget {
   uint64_t requested = 0;        // "requested memory": utilization x card
   uint64_t weights = 0;          // rank 0: a TP share; with pipeline stages the embedding + the first stage's layers;
                                  // less what --cpu-offload-gb moved to host memory ("Model loading took" counts the GPU only);
-                                 // the rotary tables (`rope`) included
+                                 // the rotary tables (`rope`) and the DeepStack buffers (`deepstack`) included
   VllmRope rope;                 // the rotary cos/sin tables built with the model, whole on the rank (vllm_rope.h)
+  VllmDeepstack deepstack;       // Qwen3-VL's DeepStack input buffers built with the model, whole on the rank (vllm_deepstack.h)
   LoraSlots lora;                // LoRA slots on rank 0, allocated with the weights (0 B without --enable-lora)
   uint64_t max_num_batched_tokens = 0;  // as resolved (given, or the card's default)
   uint64_t max_num_seqs = 0;

@@ -17,6 +17,7 @@
 #include "engines/serving_dtype.h"
 #include "engines/serving_speculative.h"
 #include "engines/sglang_weights.h"
+#include "engines/vllm_deepstack.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_graphs.h"
 #include "engines/vllm_lora_adapters.h"
@@ -108,6 +109,16 @@ void add_rope_line(DeviceAllocation& d, const VllmRope& rope) {
   d.add({AllocKind::Weights, "RoPE cos/sin tables (built with the model)", rope.bytes, rope.formula(),
          "one table per distinct rotary embedding (get_rope shares it over the layers), whole on every TP rank; vLLM counts it in \"Model loading took\"",
          kVllmRopeSource});
+}
+
+// Qwen3-VL's DeepStack input buffers (vllm_deepstack.h): allocated with the model on the GPU, counted
+// in "Model loading took" with the weights, whole on every TP rank.
+void add_deepstack_line(DeviceAllocation& d, const VllmDeepstack& deepstack) {
+  if (deepstack.bytes == 0) return;
+  d.add({AllocKind::Weights, "DeepStack input buffers (built with the model)", deepstack.bytes, deepstack.formula(),
+         "torch.zeros in the model's __init__ under the loader's default dtype and device, whole on every TP rank; vLLM counts them in "
+         "\"Model loading took\"",
+         kVllmDeepstackSource});
 }
 
 constexpr const char* kLoraSource = "https://github.com/vllm-project/vllm/blob/main/vllm/lora/layers/base_linear.py (create_lora_weights)";
@@ -323,6 +334,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       }
       d.add(std::move(weights));
       add_rope_line(d, b.rope);
+      add_deepstack_line(d, b.deepstack);
       add_staging_line(d, offload);
       if (drafter) add_draft_weight_line(d, *drafter, tp);
       add_lora_line(d, b, bs);
@@ -351,8 +363,10 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
-    add_weight_lines(d, model, b.weights - std::min(b.weights, b.rope.bytes), w, tp, pp, offload, skip);
+    const uint64_t built = checked_add(b.rope.bytes, b.deepstack.bytes);  // buffers on their own lines
+    add_weight_lines(d, model, b.weights - std::min(b.weights, built), w, tp, pp, offload, skip);
     add_rope_line(d, b.rope);
+    add_deepstack_line(d, b.deepstack);
     add_staging_line(d, offload);
     if (drafter) add_draft_weight_line(d, *drafter, tp);
     add_lora_line(d, b, bs);

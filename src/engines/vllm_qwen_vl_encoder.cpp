@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
+#include <utility>
 
 #include "core/checked.h"
 #include "core/units.h"
@@ -34,9 +36,10 @@ constexpr TowerFacts kTowers[] = {
      "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen2_5_vl.py (Qwen2_5_VisionMLP: gate_up, SiLU-and-mul, down)"},
     {"Qwen3-VL", 2,
      "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen3_vl.py (Qwen3VLProcessingInfo._get_vision_info, "
-     "Qwen3_VisionMLP: linear_fc1, GELU, linear_fc2; Qwen3_VisionTransformer.forward: the DeepStack mergers' outputs concatenated "
-     "to the merger's); https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen3_5.py (Qwen3.5 builds "
-     "Qwen3_VisionTransformer with Qwen3VLProcessingInfo)"},
+     "get_max_video_tokens; Qwen3VLDummyInputsBuilder.get_dummy_mm_data: the 2-frame dummy video; Qwen3_VisionMLP: linear_fc1, GELU, "
+     "linear_fc2; Qwen3_VisionTransformer.forward: the DeepStack mergers' outputs concatenated to the merger's); "
+     "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/qwen3_5.py (Qwen3.5 builds Qwen3_VisionTransformer with "
+     "Qwen3VLProcessingInfo)"},
 };
 
 const TowerFacts* tower_facts(const std::string& kind) {
@@ -48,6 +51,46 @@ const TowerFacts* tower_facts(const std::string& kind) {
 // Frame pairs (grid_t) of `frames` frames: padded to a multiple of temporal_patch_size as
 // _get_vision_info does (frames + frames % T), at least one.
 uint64_t grid_t(uint64_t frames, uint64_t temporal_patch) { return std::max<uint64_t>(1, (frames + frames % temporal_patch) / temporal_patch); }
+
+// Qwen3VLDummyInputsBuilder.get_dummy_mm_data: "treat videos as special images", 2 frames.
+constexpr uint64_t kQwen3DummyFrames = 2;
+// get_image_size_with_most_features: the widest aspect ratio it accepts.
+constexpr uint64_t kMaxAspect = 200;
+
+// Qwen2VLProcessingInfo.get_image_size_with_most_features(max_pixels): max_seq_len = max_pixels /
+// unit^2 merged tokens, split into the closest factor pair h <= w (closest_factor_pair: the largest
+// divisor up to isqrt), one token fewer while w / h > 200. Returns {h, w} in merged tokens.
+std::pair<uint64_t, uint64_t> closest_factor_grid(uint64_t max_seq_len) {
+  for (uint64_t n = max_seq_len; n > 0; --n) {
+    uint64_t d = static_cast<uint64_t>(std::sqrt(static_cast<double>(n)));
+    while (d * d > n) --d;
+    while ((d + 1) * (d + 1) <= n) ++d;
+    while (d > 1 && n % d != 0) --d;
+    if (n / d <= checked_mul(kMaxAspect, d)) return {d, n / d};
+  }
+  return {0, 0};
+}
+
+// The dummy video of Qwen3-VL's processor (vLLM main, qwen3_vl.py Qwen3VLDummyInputsBuilder
+// .get_dummy_mm_data and Qwen3VLProcessingInfo.get_max_video_tokens): 2 frames, each the largest
+// image within longest_edge / temporal_patch_size px ("video_max_pixels contains the temporal
+// compression factor"), then video_smart_resize over the frames, which keeps them while
+// round_up(2, T) x h x w fits longest_edge (0 tokens where it would shrink them: not modelled).
+struct Qwen3DummyVideo {
+  uint64_t grid_h = 0, grid_w = 0;  // merged tokens a side
+  uint64_t tokens = 0;
+};
+Qwen3DummyVideo qwen3_dummy_video(const VisionEncoderSpec& t, const QwenImageProcessor& processor) {
+  Qwen3DummyVideo v;
+  const uint64_t unit = checked_mul(t.patch, t.spatial_merge);
+  const auto [h, w] = closest_factor_grid(processor.video_max_pixels / t.temporal_patch / checked_mul(unit, unit));
+  const uint64_t padded = checked_mul(grid_t(kQwen3DummyFrames, t.temporal_patch), t.temporal_patch);
+  if (h == 0 || checked_product({padded, h, w, unit, unit}) > processor.video_max_pixels) return v;
+  v.grid_h = h;
+  v.grid_w = w;
+  v.tokens = checked_product({grid_t(kQwen3DummyFrames, t.temporal_patch), h, w});
+  return v;
+}
 
 }  // namespace
 
@@ -63,32 +106,22 @@ VllmQwenVlDummy vllm_qwen_vl_dummy(const VisionEncoderSpec& t, uint64_t max_mode
   d.image_formula = largest.formula;
   const uint64_t image_limit = limits.of("image"), video_limit = limits.of("video");
   if (processor.video_max_pixels > 0) {
-    // Qwen3-VL: N frames x h x w <= longest_edge (video_smart_resize), and N frames are
-    // ceil(N / T) pairs, so a video of N >= 4 frames is at most longest_edge / (T x f^2) x 5/4 tokens
-    // (15,360 for Qwen3-VL: fewer than the image's 16,384). It has that many when
-    // get_num_frames_with_most_features gives it 4 or more: with max_model_len at least the image's
-    // tokens, every video of 2+ frames fits it until the frames shrink to one f x f square, so
-    // _get_max_video_frames counts at least 2 x max_model_len - 1 frames and a video gets
-    // min(that / video limit, _MAX_FRAMES_PER_VIDEO) >= 4 of them when the limit is at most
-    // max_model_len / 4. Otherwise a video of 1 frame (sized by the image processor, as many tokens as
-    // the image: video wins the tie) or 2-3 frames may be profiled, whose rules have changed between
-    // vLLM releases: not modelled.
-    const uint64_t f2 = checked_product({t.patch, t.spatial_merge, t.patch, t.spatial_merge});
-    d.video_token_bound = checked_mul(processor.video_max_pixels, 5) / checked_product({4, t.temporal_patch, f2});
-    const bool image_wins = image_limit > 0 && d.image_tokens > d.video_token_bound &&
-                            (video_limit == 0 || (max_model_len >= d.image_tokens && video_limit <= max_model_len / 4));
-    if (image_wins) {
-      d.modality = "image";
-      d.tokens_per_item = d.image_tokens;
-      d.limit = image_limit;
-    } else if (image_limit > 0 || video_limit > 0) {
-      d.modality = "video";
-      d.video_modelled = false;
-      d.limit = video_limit;
+    // Qwen3-VL: a 2-frame dummy video within the video processor's budget, whatever max_model_len
+    // and the video limit (qwen3_dummy_video).
+    if (video_limit > 0) {
+      const Qwen3DummyVideo v = qwen3_dummy_video(t, processor);
+      d.video_frames = kQwen3DummyFrames;
+      d.video_tokens = v.tokens;
+      d.video_grid_h = v.grid_h;
+      d.video_grid_w = v.grid_w;
+      d.video_modelled = v.tokens > 0;
+      if (!d.video_modelled) {
+        d.modality = "video";
+        d.limit = video_limit;
+        return d;
+      }
     }
-    return d;
-  }
-  if (video_limit > 0 && d.image_tokens > 0) {
+  } else if (video_limit > 0 && d.image_tokens > 0) {
     // _get_max_video_frames: the most frames (from 1) whose tokens stay within max_model_len; only
     // up to 14 x the limit matters, as frames a video = min(total / limit, 14).
     const uint64_t cap = checked_mul(kMaxFramesPerVideo, video_limit);
@@ -127,12 +160,11 @@ VllmEncoderProfile vllm_qwen_vl_encoder_profile(const VisionEncoderSpec& t, uint
     return p;
   }
   const QwenImageProcessor processor = qwen_image_processor(t.kind, t.patch, t.spatial_merge);
+  const bool qwen3 = processor.video_max_pixels > 0;
   if (!d.video_modelled) {
-    p.note = fmt::format("vLLM may profile the {} encoder on a dummy video here (images {}, max_model_len {} against the largest image's {} tokens, "
-                         "video limit {}): its frames share the video processor's budget of {} px and how many it has is not modelled, so that "
-                         "term is left out; it is modelled with images on, max_model_len at least {} and a video limit at most max_model_len / 4 ({})",
-                         t.kind, limits.of("image") > 0 ? "on" : "off", max_model_len, d.image_tokens, limits.of("video"), processor.video_max_pixels,
-                         d.image_tokens, processor.video_source);
+    p.note = fmt::format("vLLM may profile the {} encoder on its 2-frame dummy video here, whose frames video_smart_resize would shrink "
+                         "(temporal_patch_size {}): not modelled, so that term is left out ({})",
+                         t.kind, t.temporal_patch, processor.video_source);
     return p;
   }
   p.tokens_per_item = d.tokens_per_item;
@@ -151,11 +183,10 @@ VllmEncoderProfile vllm_qwen_vl_encoder_profile(const VisionEncoderSpec& t, uint
   p.encoder_peak = vllm_encoder_pass_peak(checked_add(p.pixel_bytes, deepstack_bytes), patches, t.hidden, t.ffn, tp, value_bytes, f->mlp_tensors);
   const std::string item = d.modality == "video" ? fmt::format("{}-frame videos", d.video_frames) : std::string("images");
   const std::string choice =
-      d.video_token_bound > 0
-          ? fmt::format("image {} tokens, a video of 4+ frames at most {} (the video processor's {} px over {} x {}^2, x 5/4 for an odd frame "
-                        "padded): the image",
-                        d.image_tokens, d.video_token_bound, processor.video_max_pixels, t.temporal_patch, t.patch * t.spatial_merge)
-          : fmt::format("image {} tokens, video of {} frame(s) {} tokens: the larger, video on a tie", d.image_tokens, d.video_frames, d.video_tokens);
+      qwen3 ? fmt::format("image {} tokens, the 2-frame dummy video {} tokens ({} x {} tokens a frame pair: the largest image within the video "
+                          "processor's {} px / {}): the larger, video on a tie",
+                          d.image_tokens, d.video_tokens, d.video_grid_h, d.video_grid_w, processor.video_max_pixels, t.temporal_patch)
+            : fmt::format("image {} tokens, video of {} frame(s) {} tokens: the larger, video on a tie", d.image_tokens, d.video_frames, d.video_tokens);
   const std::string width = t.deepstack ? fmt::format("(1 + {} DeepStack) x {}", t.deepstack, t.text_hidden) : fmt::format("{}", t.text_hidden);
   const std::string deepstack_held =
       t.deepstack ? fmt::format(" + DeepStack outputs {} x {} x {} x {} B = {} B", tokens, t.deepstack, t.text_hidden, value_bytes, format_count(deepstack_bytes))
@@ -169,10 +200,13 @@ VllmEncoderProfile vllm_qwen_vl_encoder_profile(const VisionEncoderSpec& t, uint
       d.tokens_per_item, width, value_bytes, format_count(p.output_bytes), format_count(patches), t.hidden, f->mlp_tensors, t.ffn / tp, value_bytes,
       deepstack_held, format_count(p.encoder_peak));
   const std::string qwen3_image =
-      d.video_token_bound > 0 ? "; vLLM's qwen3_vl.py of late 2025 sized the image through _get_vision_info's default of 2 frames, i.e. the video "
-                                "processor (3,520^2 px, 12,100 tokens); its 2026 startup logs show the 4,096^2 image of 16,384 tokens "
-                                "(https://github.com/vllm-project/vllm/pull/53225), as modelled"
-                              : "";
+      qwen3 ? "; vLLM's qwen3_vl.py of late 2025 sized the image through _get_vision_info's default of 2 frames, i.e. the video "
+              "processor (3,520^2 px, 12,100 tokens); its 2026 startup logs show the 4,096^2 image of 16,384 tokens "
+              "(https://github.com/vllm-project/vllm/pull/53225), as modelled; the 2-frame dummy video is vLLM main's "
+              "(Qwen3VLDummyInputsBuilder.get_dummy_mm_data), where releases of late 2025 gave the video "
+              "max(2, get_num_frames_with_most_features) frames sharing the video processor's budget, which picks the same image "
+              "with images on, max_model_len at least the image's tokens and a video limit at most max_model_len / 4"
+            : "";
   p.note = fmt::format("the largest image is {}'s published max_pixels {} (preprocessor_config.json; a checkpoint's own processor config and "
                        "--mm-processor-kwargs are not read){}; the attention runs without a score matrix (flash attention), and at TP > 1 its "
                        "all-gathered qkv (3 x {} a patch) is not counted beside the MLP",

@@ -2,7 +2,8 @@
 // vLLM's profile run of the dynamic-resolution Qwen vision towers: Qwen2-VL, Qwen2.5-VL and
 // Qwen3-VL (whose classes Qwen3.5 / Qwen3.6 build too: qwen3_5.py imports Qwen3_VisionTransformer and
 // Qwen3VLProcessingInfo). The dummy item is an image (or a video) of the largest size the image
-// processor allows: get_image_size_with_most_features runs smart_resize on a 9,999,999 px square,
+// processor allows: get_image_size_with_most_features runs smart_resize on a 9,999,999 px square
+// (vLLM main: the closest factor pair of max_pixels / (patch x merge)^2 tokens, the same square here),
 // so the item is max_pixels' worth of patches (the published preprocessor_config.json, from
 // estimate/qwen_image_tokens.h: Qwen2/2.5-VL 12,845,056 px = 128 x 128 merged tokens of 28 x 28 px;
 // Qwen3-VL longest_edge 16,777,216 px = 128 x 128 tokens of 32 x 32 px), and
@@ -15,13 +16,17 @@
 // padded to temporal_patch_size, so a video holds max(1, (frames + frames % T) / T) frame pairs of
 // the image's tokens. With the default limits (999 each) that is one frame: 16,384 tokens, image
 // and video alike, and the video is profiled.
-// Qwen3-VL: its video processor resizes a whole video within one pixel budget (frames x h x w <=
-// video_preprocessor_config.json's longest_edge, video_smart_resize in Qwen3VLProcessingInfo
-// ._get_vision_info), so a video of 4 or more frames is at most longest_edge / (T x (patch x
-// merge)^2) x 5/4 = 15,360 tokens: fewer than the largest image's 16,384, so the image is profiled
-// when every video gets 4+ frames (images on, max_model_len >= the image's tokens, video limit <=
-// max_model_len / 4; the reasoning in the .cpp). Otherwise a short video may be profiled, whose
-// frame count is not modelled: the term is left out with a note.
+// Qwen3-VL (vLLM main: Qwen3VLDummyInputsBuilder.get_dummy_mm_data, "treat videos as special
+// images", and Qwen3VLProcessingInfo.get_max_video_tokens): the dummy video has 2 frames whatever
+// max_model_len and the video limit, each frame the largest image within the video processor's
+// budget over the temporal patch (video_preprocessor_config.json longest_edge / temporal_patch_size,
+// through get_image_size_with_most_features(max_pixels): max_pixels / (patch x merge)^2 merged
+// tokens split into the closest factor pair h <= w, w / h <= 200), which video_smart_resize keeps
+// (2 x h x w within longest_edge): Qwen3-VL 25,165,824 / 2 / 32^2 = 12,288 = 96 x 128 tokens a frame
+// pair, one pair: 12,288 tokens, fewer than the largest image's 16,384, so the image is profiled
+// whenever images are on, and the 2-frame video with images at 0. (Releases of late 2025 gave the
+// dummy video max(2, get_num_frames_with_most_features) frames sharing that budget instead; not
+// modelled, noted.)
 // The batch's items follow vllm_encoder_items; each item's pixel values are its patches x
 // (channels x temporal_patch_size x patch^2) values. The pass: the widest moment of one block over
 // every patch (vllm_encoder_pass_peak), the MLP's tensors per kind (one table in the .cpp):
@@ -52,10 +57,10 @@ bool vllm_qwen_vl_modelled(const VisionEncoderSpec& tower);
 struct VllmQwenVlDummy {
   std::string modality;          // "video", "image", or "" when both limits are 0
   uint64_t image_tokens = 0;     // tokens of the largest image (one frame pair)
-  uint64_t video_frames = 0;     // frames of the dummy video (0: video limit 0, or not modelled)
-  uint64_t video_tokens = 0;     // its tokens (0: not modelled)
-  uint64_t video_token_bound = 0;  // Qwen3-VL: the most tokens a video of 4+ frames has under the video processor's budget; 0 otherwise
-  bool video_modelled = true;    // false: a video may be profiled and its size is not modelled (Qwen3-VL)
+  uint64_t video_frames = 0;     // frames of the dummy video (0: video limit 0)
+  uint64_t video_tokens = 0;     // its tokens (0: video limit 0, or not modelled)
+  uint64_t video_grid_h = 0, video_grid_w = 0;  // Qwen3-VL: the dummy video's frame pair in merged tokens a side; 0 otherwise
+  bool video_modelled = true;    // false: a video may be profiled and its size is not modelled (Qwen3-VL at a temporal_patch_size above 2)
   uint64_t tokens_per_item = 0;
   uint64_t limit = 0;            // the profiled modality's --limit-mm-per-prompt
   std::string image_formula;     // the largest image, resized
