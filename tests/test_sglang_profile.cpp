@@ -340,6 +340,81 @@ TEST(SglangProfile, SparseAttentionFp8CacheIsPacked) {
   EXPECT_EQ(sglang_profile(m, s).token_bytes, 61u * 1284u);
   s.kv_cache_dtype = "fp8_e4m3";
   EXPECT_EQ(sglang_profile(m, s).token_bytes, 61u * 788u);
+  // Priced unpacked for the pool's size: (512 + 64) x 1 B + 132 B of index key = 708 B a layer.
+  EXPECT_EQ(sglang_profile(m, s).cell_bytes, 61u * 708u);
+}
+
+// GLM-5 (78 DSA layers: kv_lora_rank 512, rope 64, index key 128) at TP 8 with an fp8_e4m3 cache,
+// the free memory and weights as a log prints them: SGLang divides what the static share leaves by
+// the latent priced unpacked, 78 x (576 x 1 B + 128 + 128 / 128 x 4 B) = 78 x 708 = 55,224 B a
+// token (pool_configurator.py _compute_cell_size), then allocates each token at the packed size,
+// 78 x (512 + 512 / 128 x 4 + 64 x 2 + 132) = 78 x 788 = 61,464 B (memory_pool.py
+// override_kv_cache_dim). By hand: 0.75 x 256 GiB = 192 GiB; less 64 GiB of weights, 128 GiB =
+// 137,438,953,472 B; / 55,224 = 2,488,754.05 -> 2,488,754 tokens (with 61,464 B it would be
+// 2,236,088); the pool holds 2,488,754 x 61,464 = 152,968,775,856 B, more than the 128 GiB priced.
+TEST(SglangProfile, SparseAttentionFp8PoolIsSizedUnpackedAndAllocatedPacked) {
+  const Model& m = *Catalogue::builtin().find("glm-5");
+  SglangSettings s;
+  s.card_bytes = 288 * kGiB;
+  s.tensor_parallel = 8;
+  s.mem_fraction_static = 0.75;
+  s.kv_cache_dtype = "fp8_e4m3";
+  s.free_before_weights = 256 * kGiB;
+  s.loaded_weights = 64 * kGiB;
+  s.weight_bytes = m.native.bytes;
+  const SglangProfile p = sglang_profile(m, s);
+  EXPECT_EQ(p.cell_bytes, 55'224u);
+  EXPECT_EQ(p.token_bytes, 61'464u);
+  EXPECT_EQ(p.max_total_num_tokens, 2'488'754u);
+  EXPECT_EQ(p.token_pool_bytes, 152'968'775'856u);
+  EXPECT_EQ(line_sum(p), s.card_bytes);
+  // A bf16 cache packs nothing: both 78 x (576 x 2 + 132) = 78 x 1,284 = 100,152 B;
+  // 137,438,953,472 / 100,152 = 1,372,303.4 -> 1,372,303 tokens.
+  s.kv_cache_dtype = "auto";
+  const SglangProfile b = sglang_profile(m, s);
+  EXPECT_EQ(b.cell_bytes, 100'152u);
+  EXPECT_EQ(b.token_bytes, 100'152u);
+  EXPECT_EQ(b.max_total_num_tokens, 1'372'303u);
+}
+
+// Gemma 3 is not on SGLang's hybrid SWA list (configs/model_config.py is_hybrid_swa_model), so its
+// 29 window layers hold every token like its 5 full ones, one pool over all 34 layers:
+// 34 x 4 KV heads x (256 + 256) x 2 B = 139,264 B a token. By hand: 0.75 x 100 GiB = 75 GiB, less
+// 8 GiB of weights, 67 GiB = 71,940,702,208 B; / 139,264 = 516,577.9 -> 516,577 tokens, no window pool.
+TEST(SglangProfile, Gemma3WindowLayersHoldEveryToken) {
+  const Model& m = *Catalogue::builtin().find("gemma-3-4b");
+  SglangSettings s;
+  s.card_bytes = 140 * kGiB;
+  s.mem_fraction_static = 0.75;
+  s.free_before_weights = 100 * kGiB;
+  s.loaded_weights = 8 * kGiB;
+  s.weight_bytes = m.native.bytes;
+  const SglangProfile p = sglang_profile(m, s);
+  EXPECT_EQ(p.token_bytes, 139'264u);
+  EXPECT_EQ(p.cell_bytes, 139'264u);
+  EXPECT_EQ(p.swa_tokens, 0u);
+  EXPECT_EQ(p.max_total_num_tokens, 516'577u);
+  EXPECT_EQ(p.token_pool_bytes, 71'940'579'328u);  // 516,577 x 139,264 B
+}
+
+// gpt-oss is on the list (GptOssForCausalLM): its 12 sliding layers get swa_full_tokens_ratio (0.8)
+// of the 12 full layers' tokens. A layer at TP 1: 8 KV heads x (64 + 64) x 2 B = 2,048 B; full
+// 12 x 2,048 = 24,576 B, window 24,576 B. By hand: 67 GiB = 71,940,702,208 B / (24,576 + 0.8 x
+// 24,576 = 44,236.8) = 1,626,263.7 -> 1,626,263 full tokens; window tokens floor(0.8 x that) =
+// 1,301,010; the pool (1,626,263 + 1,301,010) x 24,576 = 71,940,661,248 B.
+TEST(SglangProfile, GptOssKeepsItsHybridWindowPool) {
+  const Model& m = *Catalogue::builtin().find("gpt-oss-20b");
+  SglangSettings s;
+  s.card_bytes = 140 * kGiB;
+  s.mem_fraction_static = 0.75;
+  s.free_before_weights = 100 * kGiB;
+  s.loaded_weights = 8 * kGiB;
+  s.weight_bytes = m.native.bytes;
+  const SglangProfile p = sglang_profile(m, s);
+  EXPECT_EQ(p.cell_bytes, 24'576u);
+  EXPECT_EQ(p.max_total_num_tokens, 1'626'263u);
+  EXPECT_EQ(p.swa_tokens, 1'301'010u);
+  EXPECT_EQ(p.token_pool_bytes, 71'940'661'248u);
 }
 
 // A pasted --enable-dp-attention command's settings, with its DP size as the engine sets it

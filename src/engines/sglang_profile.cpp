@@ -89,8 +89,9 @@ void choose_batch_defaults(uint64_t gpu_mib, uint64_t tp, uint64_t& chunk, uint6
 }
 
 struct PoolGeometry {
-  uint64_t full_bytes = 0;    // per token over the full-attention (or latent) layers
-  uint64_t window_bytes = 0;  // per token over the sliding-window layers
+  uint64_t full_bytes = 0;    // per token over the full-attention (or latent) layers, as the pool allocates them
+  uint64_t window_bytes = 0;  // per token over the sliding-window layers of a hybrid SWA model (sglang_hybrid_swa)
+  uint64_t cell_bytes = 0;    // per token over the full layers as the pool configurator prices them (the divisor)
   uint64_t state_bytes = 0;   // one request's recurrent state over the recurrent layers (state pool)
 };
 
@@ -102,8 +103,24 @@ uint64_t request_state_bytes(const AttentionSpec& a, uint64_t tp, uint64_t ssm_b
   return checked_add(checked_mul(ceil_div(a.conv_values, tp), 2), checked_mul(ceil_div(a.state_values, tp), ssm_bytes));
 }
 
+// Whether SGLang gives the model's sliding-window layers a pool of their own (ModelConfig.is_hybrid_swa,
+// configs/model_config.py is_hybrid_swa_model): only for the architectures on its allowlist,
+// Llama4ForConditionalGeneration, GptOssForCausalLM, MiMoV2(Flash)ForCausalLM, Step3p5ForCausalLM,
+// Step3p7ForConditionalGeneration, Gemma4 (DeepSeek V4 and Laguna too, not read here), each read by
+// its config model_type (MiMo's, Step's and Gemma 4's by their Hugging Face naming: no catalogue
+// entry holds them). Any other model (Gemma 2 and 3, Mistral with sliding_window, Qwen2 with
+// use_sliding_window, Cohere 2, ...) gets one MHATokenToKVPool in which every layer, window or not,
+// holds every token: its window layers are priced as full layers.
+bool sglang_hybrid_swa(const Model& model) {
+  static const char* const kHybridSwa[] = {"llama4", "gpt_oss", "gpt-oss", "mimo_v2", "mimo_v2_flash", "step3p5", "step3p7", "gemma4", "gemma4_text"};
+  for (const char* a : kHybridSwa)
+    if (model.architecture == a) return true;
+  return false;
+}
+
 PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_t value_bytes, uint64_t ssm_bytes, bool dsa_packed_fp8) {
   PoolGeometry g;
+  const bool hybrid_swa = sglang_hybrid_swa(model);
   const uint64_t layers = ceil_div(model.layers.size(), pp);  // the first (largest) stage
   // A sparse-attention (DSA) model packs every layer's latent, also the layers whose indexer is
   // shared with an earlier one (GLM-5.2: indexer_types "shared"), which keep no index keys.
@@ -120,7 +137,8 @@ PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_
         // get_num_kv_heads: KV heads split over TP ranks, at least one per rank.
         const uint64_t heads = std::max<uint64_t>(1, a.kv_heads / tp);
         const uint64_t b = checked_product({heads, uint64_t{a.head_dim_k} + a.head_dim_v, value_bytes});
-        (a.kind == AttentionKind::Full ? g.full_bytes : g.window_bytes) += b;
+        (a.kind == AttentionKind::Full || !hybrid_swa ? g.full_bytes : g.window_bytes) += b;
+        if (a.kind == AttentionKind::Full || !hybrid_swa) g.cell_bytes = checked_add(g.cell_bytes, b);
         break;
       }
       case AttentionKind::Latent: {
@@ -128,10 +146,22 @@ PoolGeometry pool_geometry(const Model& model, uint64_t tp, uint64_t pp, uint64_
         // fp8 key of index_head_dim with a 4-byte scale per 128 values. DSA with an fp8_e4m3 cache
         // packs the latent as fp8 with a 4-byte scale per 128 and keeps the rope part in bf16
         // (memory_pool.py MLATokenToKVPool override_kv_cache_dim: 512 + 16 + 128 = 656 B).
-        uint64_t b = dsa && dsa_packed_fp8 ? uint64_t{a.latent_rank} + a.latent_rank / 128 * 4 + uint64_t{a.rope_dim} * 2
-                                                       : checked_mul(uint64_t{a.latent_rank} + a.rope_dim, value_bytes);
-        if (a.index_key_dim) b = checked_add(b, a.index_key_dim + a.index_key_dim / 128 * 4);
+        // The pool's size in tokens is priced with the latent unpacked, (kv_lora_rank +
+        // qk_rope_head_dim) x the cache dtype's size, plus the index key (pool_configurator.py
+        // DefaultPoolConfigurator._compute_cell_size; the same formula in the 0.5 releases'
+        // model_runner_kv_cache_mixin.py, NSATokenToKVPool naming): with fp8_e4m3 it divides the
+        // memory by 512 + 64 + 132 = 708 B a layer and then allocates 656 + 132 = 788 B a layer for
+        // each of those tokens, 11% more than the static share leaves.
+        const uint64_t latent = checked_mul(uint64_t{a.latent_rank} + a.rope_dim, value_bytes);
+        uint64_t b = dsa && dsa_packed_fp8 ? uint64_t{a.latent_rank} + a.latent_rank / 128 * 4 + uint64_t{a.rope_dim} * 2 : latent;
+        uint64_t cell = latent;
+        if (a.index_key_dim) {
+          const uint64_t index_key = a.index_key_dim + a.index_key_dim / 128 * 4;
+          b = checked_add(b, index_key);
+          cell = checked_add(cell, index_key);
+        }
         g.full_bytes = checked_add(g.full_bytes, b);
+        g.cell_bytes = checked_add(g.cell_bytes, cell);
         break;
       }
       case AttentionKind::LinearState: g.state_bytes = checked_add(g.state_bytes, request_state_bytes(a, tp, ssm_bytes)); break;
@@ -282,16 +312,21 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
     throw InputError("--speculative-algorithm", "with a sliding-window or hybrid recurrent model is not modelled (SGLang sizes those pools its own way)");
   uint64_t tokens = 0;
   uint64_t sizing_cell = 0;  // the bytes a token the pool is sized with (scaled for a draft)
+  p.cell_bytes = g.cell_bytes;
   if (g.full_bytes && g.window_bytes) {
     // HybridSWAPoolConfigurator: window layers get swa_full_tokens_ratio x the full layers' tokens.
     p.token_bytes = g.full_bytes + static_cast<uint64_t>(std::ceil(s.swa_full_tokens_ratio * static_cast<double>(g.window_bytes)));
     const double cell = static_cast<double>(g.full_bytes) + s.swa_full_tokens_ratio * static_cast<double>(g.window_bytes);
     tokens = static_cast<uint64_t>(std::floor(static_cast<double>(available) / cell));
   } else {
+    // One kind of layer: window layers of a model off SGLang's hybrid list are already in full_bytes
+    // (sglang_hybrid_swa); a hybrid model with window layers only (no full layer) is its window bytes.
     p.token_bytes = g.full_bytes + g.window_bytes;
-    sizing_cell = drafting ? static_cast<uint64_t>(static_cast<double>(p.token_bytes) *
+    const uint64_t cell = g.window_bytes ? p.token_bytes : g.cell_bytes;
+    p.cell_bytes = cell;
+    sizing_cell = drafting ? static_cast<uint64_t>(static_cast<double>(cell) *
                                                    (1.0 + static_cast<double>(draft_layers) / static_cast<double>(stage_layers)))
-                           : p.token_bytes;
+                           : cell;
     tokens = available / sizing_cell;
   }
   if (s.max_total_tokens) tokens = std::min(tokens, *s.max_total_tokens);
@@ -367,8 +402,12 @@ SglangProfile sglang_profile(const Model& model, const SglangSettings& s) {
                                                  p.token_bytes, tokens)
                    : drafting ? fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights{}) / ({} B a token x (1 + {} draft layers / {} layers) "
                                             "= {} B)) = {} tokens",
-                                            p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.token_bytes, draft_layers, stage_layers,
+                                            p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.cell_bytes, draft_layers, stage_layers,
                                             sizing_cell, tokens)
+                   : p.cell_bytes != p.token_bytes && !p.swa_tokens
+                       ? fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights{}) / {} B a token as SGLang prices it "
+                                     "(latent unpacked)) = {} tokens, each holding {} B (the latent packed with its scales and the rope part in bf16)",
+                                     p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.cell_bytes, tokens, p.token_bytes)
                                    : fmt::format("floor(({:.3f} x {} B free before the weights - {} B weights{}) / {} B a token) = {} tokens",
                                                  p.mem_fraction_static, p.free_before_weights, p.weights, lora_term, p.token_bytes, tokens),
                      (p.mem_fraction_chosen ? fmt::format("mem_fraction_static chosen by SGLang: (card {} MiB - reserved {} MiB) / card", gpu_mib, p.reserved_mib)

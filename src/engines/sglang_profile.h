@@ -5,7 +5,11 @@
 //   weights load that may hold weights + the token (KV) pool; the rest is left for activations and
 //   CUDA graphs. Token pool = free after weights - free before weights x (1 - mem_fraction_static),
 //   divided by the bytes a token takes over all layers (model_runner.py profile_max_num_token,
-//   model_executor/pool_configurator.py). With LoRA on, its memory pool (sglang_lora.h) is allocated
+//   model_executor/pool_configurator.py). Sliding-window layers get a pool of their own only on
+//   SGLang's hybrid SWA list (Llama 4, gpt-oss, MiMo V2, Step 3.5, Gemma 4: configs/model_config.py
+//   is_hybrid_swa_model); elsewhere (Gemma 2 and 3, Mistral, ...) they hold every token like full
+//   layers. A DSA model's fp8 pool is sized with the latent priced unpacked (708 B a layer) and then
+//   allocated packed (788 B). With LoRA on, its memory pool (sglang_lora.h) is allocated
 //   after the weights and before the token pool, so it comes out of the token pool's share.
 // Speculative decoding (EAGLE, EAGLE3, NEXTN, STANDALONE): the chosen mem_fraction_static keeps 2
 //   GiB more out of the static share (6 GiB for STANDALONE); the target's bytes a token are scaled
@@ -99,7 +103,9 @@ struct SglangProfile {
   uint64_t weights = 0;                 // per GPU
   CpuOffload offload;                   // --cpu-offload-gb: what moved to pinned host memory (not in weights)
   LoraSlots lora;                       // the LoRA pool, allocated after the weights (0 B without LoRA)
-  uint64_t token_bytes = 0;             // one token over this GPU's layers ("cell size")
+  uint64_t token_bytes = 0;             // one token over this GPU's layers, as the pool allocates it
+  uint64_t cell_bytes = 0;              // one token as SGLang's configurator prices it ("cell size"): token_bytes but
+                                        // for DSA's packed fp8 latent, priced unpacked; a hybrid SWA model's full layers only
   uint64_t max_total_num_tokens = 0;    // "max_total_num_tokens=" / "KV Cache is allocated. #tokens:"
   uint64_t swa_tokens = 0;              // hybrid window models: the window layers' pool
   uint64_t state_bytes_per_request = 0; // hybrid recurrent models: conv + SSM state of one request on this GPU
