@@ -243,3 +243,42 @@ TEST(EngineLogs, VllmGraphsCountCaptureSizesAndStageLayers) {
   EXPECT_EQ(g.moe_layers, 16u);
   EXPECT_EQ(b.cuda_graphs, 610'861'056u);
 }
+
+// Issue 13: Kimi-VL-A3B-Instruct and RedHat's W8A8 Mistral Small 3.1 computed from the config
+// values stored with their cases (tools/engine-logs/models.json says where each value comes from).
+// KV tokens from the printed KV memory, by hand: Kimi-VL keeps one MLA latent a layer, 27 layers x
+// (512 + 64) x 2 B = 31,104 B a token, whole on every TP rank: 41.32 GiB = 44,367,012,167.68 B /
+// 31,104 = 1,426,408.6, in blocks of 16: 1,426,400 (vLLM printed 1,426,368 from its unrounded
+// memory); at TP 2, 54.78 GiB / 31,104 B = 1,891,061.5: 1,891,056 (printed 1,890,896). The W8A8
+// Mistral keeps 40 layers x 8 KV heads x 128 x 2 x 2 B = 163,840 B a token (TP 2: 4 heads,
+// 81,920 B): 48.73 GiB / 163,840 = 319,356.9: 319,344; 59.02 GiB / 81,920 = 773,586.9: 773,584.
+TEST(EngineLogs, KimiVlAndW8a8MistralFromStoredConfigs) {
+  const auto& rows = engine_log_rows();
+  const std::string kv = "vllm kv_tokens (from printed KV memory)";
+  const struct {
+    const char* id;
+    double by_hand;
+  } cases[] = {{"vllm019-moonshotai-kimi-vl-a3b-i-h100-80gb-tp1pp1dp1-8192", 1'426'400},
+               {"vllm-kimi-vl-a3b-h100-tp2", 1'891'056},
+               {"vllm019-w8a8-mistral-small-24b-h100-80gb-tp1pp1dp1-8192", 319'344},
+               {"vllm019-w8a8-mistral-small-24b-h100-80gb-tp2pp1dp1-8192", 773'584}};
+  for (const auto& c : cases) {
+    const ValidationRow* r = find_row(rows, c.id, kv);
+    ASSERT_NE(r, nullptr) << c.id;
+    EXPECT_TRUE(r->computed) << c.id;
+    EXPECT_DOUBLE_EQ(r->ours, c.by_hand) << c.id;
+    const ValidationRow* w = find_row(rows, c.id, "vllm weights (per GPU)");
+    ASSERT_NE(w, nullptr) << c.id;
+    EXPECT_TRUE(w->met) << c.id << " " << w->ours;
+  }
+  // The W8A8 weights on one GPU, by hand: the text model's linear layers at one byte a weight
+  // (compressed-tensors int8, per channel), 40 x (q 5,120 x 4,096 + k, v 2 x 5,120 x 1,024 + o
+  // 4,096 x 5,120 + gate, up, down 3 x 5,120 x 32,768) = 22,229,811,200 B; the embedding and the
+  // untied head 2 x 131,072 x 5,120 x 2 B = 2,684,354,560; the RMSNorms (40 x 2 + 1) x 5,120 x 2 B =
+  // 829,440; the Pixtral tower and projector at 16 bits, 438,958,080 x 2 B = 877,916,160
+  // (test_config_tower.cpp); the rotary table 131,072 x 128 x 2 B = 33,554,432: 25,826,465,792 B,
+  // 24.0529 GiB (vLLM printed 24.07).
+  const ValidationRow* w = find_row(rows, "vllm019-w8a8-mistral-small-24b-h100-80gb-tp1pp1dp1-8192", "vllm weights (per GPU)");
+  ASSERT_NE(w, nullptr);
+  EXPECT_NEAR(w->ours, 25'826'465'792.0 / (1024.0 * 1024.0 * 1024.0), 1e-9);
+}

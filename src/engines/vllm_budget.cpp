@@ -87,6 +87,18 @@ uint64_t vllm_quantized_weight_bytes(const Model& model, uint64_t loaded_bytes, 
   return bytes;
 }
 
+uint64_t vllm_mla_whole_bytes(const Model& model, uint64_t layers, uint64_t linear_milli_bytes, uint64_t norm_bytes) {
+  uint64_t linear = 0, norms = 0;
+  for (uint64_t i = 0; i < std::min<uint64_t>(layers, model.layers.size()); ++i) {
+    const AttentionSpec& a = model.layers[i].attention;
+    if (a.kind != AttentionKind::Latent || a.latent_rank == 0) continue;
+    const uint64_t q = a.query_rank, kv = a.latent_rank, rope = a.rope_dim;
+    linear = checked_add(linear, checked_mul(model.hidden, q + kv + rope));  // fused_qkv_a_proj or kv_a_proj_with_mqa
+    norms = checked_add(norms, q + kv);                                        // q_a_layernorm (with a query rank), kv_a_layernorm
+  }
+  return checked_add(static_cast<uint64_t>(static_cast<u128>(linear) * linear_milli_bytes / 1000), checked_mul(norms, norm_bytes));
+}
+
 VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& s) { return vllm_budget_speculative(model, s, VllmSpecInput{}).budget; }
 
 VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSettings& s, const VllmSpecInput& spec) {
@@ -103,6 +115,22 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   b.requested = static_cast<uint64_t>(std::floor(s.gpu_memory_utilization * static_cast<double>(s.card_bytes)));
   const uint64_t tp = s.kv.tensor_parallel, pp = s.kv.pipeline_parallel;
   b.weights = rank0_weights(model, vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization), tp, pp, serving_dtype_bytes(s.kv.dtype));
+  // MLA's A-projections are whole on every TP rank (vllm_mla_whole_bytes): the rank holds them
+  // beyond the even share counted above. Their bytes per weight: one with --quantization fp8 (the
+  // replicated linears are quantized online too); the checkpoint's own for an attention stored
+  // below 16 bits (its attention bytes over its attention weights, scales included); else --dtype's.
+  if (tp > 1) {
+    const uint64_t value_bytes = serving_dtype_bytes(s.kv.dtype);
+    uint64_t milli = checked_mul(value_bytes, 1000);
+    const auto attn = model.params.by_class.find(ParamClass::Attention);
+    const auto attn_bytes = model.native.bytes_by_class.find(ParamClass::Attention);
+    if (s.quantization == "fp8") milli = 1000;
+    else if (attn != model.params.by_class.end() && attn->second > 0 && attn_bytes != model.native.bytes_by_class.end() && attn_bytes->second < checked_mul(attn->second, 2))
+      milli = static_cast<uint64_t>(static_cast<u128>(attn_bytes->second) * 1000 / attn->second);
+    b.mla_whole = vllm_mla_whole_bytes(model, pp == 1 ? model.layers.size() : ceil_div(model.layers.size(), pp), milli, value_bytes);
+    b.mla_extra = b.mla_whole - b.mla_whole / tp;
+    b.weights = checked_add(b.weights, b.mla_extra);
+  }
   // The rotary tables the rank's layers build with the model, whole on every TP rank (vllm_rope.h).
   b.rope = vllm_rope(model, pp == 1 ? model.layers.size() : ceil_div(model.layers.size(), pp), serving_dtype_bytes(s.kv.dtype));
   b.weights = checked_add(b.weights, b.rope.bytes);

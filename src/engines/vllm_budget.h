@@ -40,6 +40,8 @@ struct VllmBudget {
                                  // the rotary tables (`rope`) and the DeepStack buffers (`deepstack`) included
   VllmRope rope;                 // the rotary cos/sin tables built with the model, whole on the rank (vllm_rope.h)
   VllmDeepstack deepstack;       // Qwen3-VL's DeepStack input buffers built with the model, whole on the rank (vllm_deepstack.h)
+  uint64_t mla_whole = 0;        // MLA's A-projections and A-layernorms on the rank's layers, whole on every TP rank
+  uint64_t mla_extra = 0;        // what of them the rank holds beyond its even share (in `weights`; 0 at TP 1)
   LoraSlots lora;                // LoRA slots on rank 0, allocated with the weights (0 B without --enable-lora)
   uint64_t max_num_batched_tokens = 0;  // as resolved (given, or the card's default)
   uint64_t max_num_seqs = 0;
@@ -60,5 +62,14 @@ struct VllmBudget {
 uint64_t vllm_quantized_weight_bytes(const Model& model, uint64_t loaded_bytes, const std::string& quantization);
 
 VllmBudget vllm_budget(const Model& model, const VllmBudgetSettings& settings);
+
+// vLLM's multi-head latent attention (models/deepseek_v2.py DeepseekV2MLAAttention) builds the
+// KV A-projection kv_a_proj_with_mqa (hidden x (kv_lora_rank + rope dim)) as a ReplicatedLinear, or
+// with a query rank the fused q/kv A-projection (DeepSeekV2FusedQkvAProjLinear, hidden x (q_lora_rank
+// + kv_lora_rank + rope dim), replicated too), and the RMSNorms kv_a_layernorm (kv_lora_rank) and
+// q_a_layernorm (q_lora_rank): every TP rank holds them whole. Their bytes on the first `layers`
+// layers: the projections at `linear_bytes_per_param` (x 1/1000, so that a quantized checkpoint's
+// bytes per weight with its scales can be given), the norms at `norm_bytes`.
+uint64_t vllm_mla_whole_bytes(const Model& model, uint64_t layers, uint64_t linear_milli_bytes, uint64_t norm_bytes);
 
 }  // namespace vc

@@ -121,6 +121,16 @@ void add_deepstack_line(DeviceAllocation& d, const VllmDeepstack& deepstack) {
          kVllmDeepstackSource});
 }
 
+// MLA's A-projections, whole on every TP rank (vllm_budget.h vllm_mla_whole_bytes): what the rank
+// holds of them beyond its even share of the checkpoint.
+void add_mla_line(DeviceAllocation& d, const VllmBudget& b, uint64_t tp) {
+  if (b.mla_extra == 0) return;
+  d.add({AllocKind::Weights, "MLA A-projections, whole on every TP rank (beyond the even share)", b.mla_extra,
+         fmt::format("{} B - {} B / tp {}", format_count(b.mla_whole), format_count(b.mla_whole), tp),
+         "kv_a_proj_with_mqa (or the fused q/kv A-projection) and the A-layernorms are ReplicatedLinear / RMSNorm",
+         "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/models/deepseek_v2.py (DeepseekV2MLAAttention)"});
+}
+
 constexpr const char* kLoraSource = "https://github.com/vllm-project/vllm/blob/main/vllm/lora/layers/base_linear.py (create_lora_weights)";
 
 // The LoRA slots --enable-lora preallocates on the rank (vllm_lora.h), when LoRA is on.
@@ -363,10 +373,11 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     DeviceAllocation d;
     d.name = rank_name(i, tp);
     d.capacity = bs.card_bytes;
-    const uint64_t built = checked_add(b.rope.bytes, b.deepstack.bytes);  // buffers on their own lines
+    const uint64_t built = checked_add(checked_add(b.rope.bytes, b.deepstack.bytes), b.mla_extra);  // on their own lines
     add_weight_lines(d, model, b.weights - std::min(b.weights, built), w, tp, pp, offload, skip);
     add_rope_line(d, b.rope);
     add_deepstack_line(d, b.deepstack);
+    add_mla_line(d, b, tp);
     add_staging_line(d, offload);
     if (drafter) add_draft_weight_line(d, *drafter, tp);
     add_lora_line(d, b, bs);

@@ -16,7 +16,8 @@ Since: build_cases.py tools/engine-logs/models.json tests/data/engine-logs.json 
 added for issue 13 are tools/engine-logs/sglang_cases_2.json, then tools/engine-logs/sglang_cases_3.json, then
 tools/engine-logs/sglang_cases_4.json; a case's hardware.link, when given, says how its GPUs are joined: pcie,
 nvlink-bridge, nvswitch or xgmi; hardware.vendor "amd" marks AMD GPUs, which run SGLang's ROCm build).
-MODELS.json maps each model_source to {"catalogue": id} or {"config": {...}, "config_source": URL}.
+MODELS.json maps each model_source to {"catalogue": id} or {"config": {...}, "config_source": URL}; a "config_note"
+says where the values come from when they are not one stored copy of the checkpoint's own config.json.
 """
 import json
 import sys
