@@ -313,3 +313,19 @@ TEST(PlanEngines, CheckOffloadRowIsThePlansVllmCpuOffload) {
   EXPECT_EQ(row.kv_tokens, p.serving_offload->answer.kv_tokens);
   EXPECT_EQ(row.decode_tok_s, p.decode.expected_tok_s);
 }
+
+// vLLM under plan's ep split (--data-parallel-size 4 --enable-expert-parallel) is answered as TP 4
+// with expert parallel, and its answer says what that leaves out (attention whole on each DP rank,
+// each rank's own sequences in its cache) rather than passing it off as the command's figures.
+TEST(PlanEngines, VllmExpertSplitSaysItIsAnsweredAsTensorParallel) {
+  Scenario s;
+  PlanOptions o;
+  o.engine = EngineKind::Vllm;
+  o.split = SplitMode::Expert;
+  const Plan p = make_plan(entry("qwen3-30b-a3b"), s, box_of("H100 SXMx4"), o);
+  EXPECT_EQ(setting(p.engine, "tensor_parallel_size"), SettingValue(uint64_t{4}));
+  EXPECT_TRUE(has(find(engine_commands(p), "vllm").command, "--data-parallel-size 4 --enable-expert-parallel"));
+  bool said = false;
+  for (const auto& n : p.engine.notes) said = said || has(n, "data parallel 4 with expert parallel is answered as tensor parallel 4");
+  EXPECT_TRUE(said);
+}

@@ -191,6 +191,8 @@ EngineRun engine_run_for(const EngineRequest& r) {
   if (r.box && !r.box->gpus.empty()) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
   if (r.card_bytes) run.vllm.card_bytes = r.card_bytes;
   run.vllm.lora = r.lora_slots;
+  // plan's ep split on vLLM: --data-parallel-size N --enable-expert-parallel, answered as TP N + EP.
+  if (s.engine == EngineKind::Vllm && r.split == SplitMode::Expert && tp > 1) run.notes.push_back(vllm_data_parallel_as_tp_note(tp));
   // plan's ep split on SGLang: DP attention over every rank where the class allows it (sglang_weights.h).
   if (s.engine == EngineKind::Sglang && r.model && sglang_ep_split_runs_dp_attention(*r.model, r.split, tp)) {
     run.parallel.data_parallel = tp;

@@ -9,6 +9,7 @@
 #include "engines/engine_tiers.h"
 #include "engines/llamacpp_fit.h"
 #include "engines/llamacpp_profile.h"
+#include "engines/vllm_profile.h"
 #include "plan/engine_speed.h"
 #include "plan/serving_command.h"
 #include "plan/unified_memory.h"
@@ -147,7 +148,10 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
     r.command = options.command;
     set_serving_context(*r.command, scenario.context);
     // vLLM -dp N on an MoE: experts over TP x DP ranks, answered as the plan's own ep split is.
-    if (experts_over_data_parallel(*r.command, model)) r.command->vllm.kv.tensor_parallel *= r.command->parallel.data_parallel;
+    if (experts_over_data_parallel(*r.command, model)) {
+      r.command->vllm.kv.tensor_parallel *= r.command->parallel.data_parallel;
+      r.command->notes.push_back(vllm_data_parallel_as_tp_note(r.command->vllm.kv.tensor_parallel));
+    }
   }
   return r;
 }
