@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "catalogue_entry.h"
 #include "catalogue/catalogue.h"
 #include "catalogue/catalogue_tower.h"
 #include "core/error.h"
@@ -22,18 +23,12 @@
 #include "published_configs.h"
 
 using namespace vc;
+using vc::test::entry;
 using vc::testing::scratch_dir;
 using vc::testing::qwen25_vl_7b;
 
 namespace {
 
-// The catalogue's entry, or an empty model (and a failure) when the catalogue lacks it.
-const Model& entry(const char* id) {
-  static const Model none;
-  const Model* m = Catalogue::builtin().find(id);
-  EXPECT_NE(m, nullptr) << id << " is not in the catalogue";
-  return m ? *m : none;
-}
 
 bool has_warning(const Model& m, const std::string& start) {
   for (const auto& w : m.warnings) if (w.rfind(start, 0) == 0) return true;

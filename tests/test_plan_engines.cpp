@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engines/engine.h"
+#include "catalogue_entry.h"
 #include "plan/box_inputs.h"
 #include "plan/check.h"
 #include "plan/engine_command.h"
@@ -221,7 +222,16 @@ TEST(PlanEngines, PastedCpuOffloadStaysInTheCommand) {
 }
 
 namespace {
-const Model& entry(const char* id) { return *Catalogue::builtin().find(id); }
+// plan --engine sglang --split ep on four H100 SXM at 8K.
+Plan sglang_ep_plan(const char* id, uint64_t sequences) {
+  Scenario s;
+  s.context = 8192;
+  s.sequences = sequences;
+  PlanOptions o;
+  o.engine = EngineKind::Sglang;
+  o.split = SplitMode::Expert;
+  return make_plan(entry(id), s, box_of("H100 SXMx4"), o);
+}
 std::optional<SettingValue> setting(const EngineAnswer& a, const std::string& name) {
   for (const auto& st : a.settings)
     if (st.name == name) return st.value;
@@ -255,13 +265,7 @@ TEST(PlanEngines, VllmAnswerUsesTheCommandsMaxNumSeqs) {
 // Each of the 4 schedulers takes max_running_requests // 4 requests (model_runner.py), so 2
 // sequences ask --max-running-requests 4 (1 a scheduler), not 2 (0 each).
 TEST(PlanEngines, SglangExpertSplitRunsDpAttentionAsItsCommandSays) {
-  Scenario s;
-  s.context = 8192;
-  s.sequences = 2;
-  PlanOptions o;
-  o.engine = EngineKind::Sglang;
-  o.split = SplitMode::Expert;
-  const Plan p = make_plan(entry("qwen3-30b-a3b"), s, box_of("H100 SXMx4"), o);
+  const Plan p = sglang_ep_plan("qwen3-30b-a3b", 2);
   EXPECT_EQ(setting(p.engine, "enable_dp_attention"), SettingValue(std::string("true")));
   EXPECT_EQ(setting(p.engine, "dp_size"), SettingValue(uint64_t{4}));
   EXPECT_EQ(setting(p.engine, "max_running_requests"), SettingValue(uint64_t{4}));
@@ -277,12 +281,7 @@ TEST(PlanEngines, SglangExpertSplitRunsDpAttentionAsItsCommandSays) {
 // the ep split on SGLang is experts over the TP ranks: no --enable-dp-attention in the command and
 // none in the answer, whose pool holds 32 layers x 8 KV heads / 4 ranks x 128 x 2 x 2 B = 32,768 B a token.
 TEST(PlanEngines, SglangExpertSplitWithoutDpAttentionClassKeepsTensorParallelAttention) {
-  Scenario s;
-  s.context = 8192;
-  PlanOptions o;
-  o.engine = EngineKind::Sglang;
-  o.split = SplitMode::Expert;
-  const Plan p = make_plan(entry("mixtral-8x7b"), s, box_of("H100 SXMx4"), o);
+  const Plan p = sglang_ep_plan("mixtral-8x7b", 1);
   EXPECT_FALSE(setting(p.engine, "enable_dp_attention").has_value());
   ASSERT_TRUE(p.engine.kv_tokens.has_value());
   EXPECT_EQ(p.engine.devices.front().bytes(AllocKind::Kv), *p.engine.kv_tokens * 32'768u);

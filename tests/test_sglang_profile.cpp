@@ -377,19 +377,27 @@ TEST(SglangProfile, SparseAttentionFp8PoolIsSizedUnpackedAndAllocatedPacked) {
   EXPECT_EQ(b.max_total_num_tokens, 1'372'303u);
 }
 
-// Gemma 3 is not on SGLang's hybrid SWA list (configs/model_config.py is_hybrid_swa_model), so its
-// 29 window layers hold every token like its 5 full ones, one pool over all 34 layers:
-// 34 x 4 KV heads x (256 + 256) x 2 B = 139,264 B a token. By hand: 0.75 x 100 GiB = 75 GiB, less
-// 8 GiB of weights, 67 GiB = 71,940,702,208 B; / 139,264 = 516,577.9 -> 516,577 tokens, no window pool.
-TEST(SglangProfile, Gemma3WindowLayersHoldEveryToken) {
-  const Model& m = *Catalogue::builtin().find("gemma-3-4b");
+namespace {
+// A 140 GiB card at mem_fraction_static 0.75 with 100 GiB free before 8 GiB of weights: the pool
+// gets 0.75 x 100 - 8 = 67 GiB = 71,940,702,208 B.
+SglangSettings pool_of_67_gib(const Model& m) {
   SglangSettings s;
   s.card_bytes = 140 * kGiB;
   s.mem_fraction_static = 0.75;
   s.free_before_weights = 100 * kGiB;
   s.loaded_weights = 8 * kGiB;
   s.weight_bytes = m.native.bytes;
-  const SglangProfile p = sglang_profile(m, s);
+  return s;
+}
+}  // namespace
+
+// Gemma 3 is not on SGLang's hybrid SWA list (configs/model_config.py is_hybrid_swa_model), so its
+// 29 window layers hold every token like its 5 full ones, one pool over all 34 layers:
+// 34 x 4 KV heads x (256 + 256) x 2 B = 139,264 B a token. By hand: 0.75 x 100 GiB = 75 GiB, less
+// 8 GiB of weights, 67 GiB = 71,940,702,208 B; / 139,264 = 516,577.9 -> 516,577 tokens, no window pool.
+TEST(SglangProfile, Gemma3WindowLayersHoldEveryToken) {
+  const Model& m = *Catalogue::builtin().find("gemma-3-4b");
+  const SglangProfile p = sglang_profile(m, pool_of_67_gib(m));
   EXPECT_EQ(p.token_bytes, 139'264u);
   EXPECT_EQ(p.cell_bytes, 139'264u);
   EXPECT_EQ(p.swa_tokens, 0u);
@@ -404,13 +412,7 @@ TEST(SglangProfile, Gemma3WindowLayersHoldEveryToken) {
 // 1,301,010; the pool (1,626,263 + 1,301,010) x 24,576 = 71,940,661,248 B.
 TEST(SglangProfile, GptOssKeepsItsHybridWindowPool) {
   const Model& m = *Catalogue::builtin().find("gpt-oss-20b");
-  SglangSettings s;
-  s.card_bytes = 140 * kGiB;
-  s.mem_fraction_static = 0.75;
-  s.free_before_weights = 100 * kGiB;
-  s.loaded_weights = 8 * kGiB;
-  s.weight_bytes = m.native.bytes;
-  const SglangProfile p = sglang_profile(m, s);
+  const SglangProfile p = sglang_profile(m, pool_of_67_gib(m));
   EXPECT_EQ(p.cell_bytes, 24'576u);
   EXPECT_EQ(p.max_total_num_tokens, 1'626'263u);
   EXPECT_EQ(p.swa_tokens, 1'301'010u);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalogue_entry.h"
 #include "catalogue/catalogue.h"
 #include "cli_runner.h"
 #include "core/units.h"
@@ -13,15 +14,10 @@
 #include "engines/vllm_deepstack.h"
 
 using namespace vc;
+using vc::test::entry;
 
 namespace {
 
-const Model& entry(const char* id) {
-  static const Model none;
-  const Model* m = Catalogue::builtin().find(id);
-  EXPECT_NE(m, nullptr) << id << " is not in the catalogue";
-  return m ? *m : none;
-}
 
 VllmMmLimits limits(const std::string& text) {
   VllmMmLimits l;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalogue_entry.h"
 #include "catalogue/catalogue.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -15,15 +16,10 @@
 #include "sources/config/config_mapper.h"
 
 using namespace vc;
+using vc::test::entry;
 
 namespace {
 
-const Model& entry(const char* id) {
-  static const Model none;
-  const Model* m = Catalogue::builtin().find(id);
-  EXPECT_NE(m, nullptr) << id << " is not in the catalogue";
-  return m ? *m : none;
-}
 
 uint64_t all_layers(const Model& m) { return m.layers.size(); }
 
