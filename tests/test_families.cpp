@@ -500,6 +500,32 @@ TEST(Families, CohereParallelBlockTiedHead) {
   EXPECT_EQ(from_text(qk.dump()).params.derived_total, 32'296'476'672u + 368'640u);
 }
 
+// Cohere 2 (Command R7B, Command A) keeps Cohere's tensors and slides its attention: the same
+// Command R geometry read as model_type cohere2 has the same 32,296,476,672 parameters, and with no
+// layer_types its layers 4, 8, ... 40 (i + 1 a multiple of sliding_window_pattern, 4 by default:
+// transformers' Cohere2Config.__post_init__) are full, the other 30 a window of sliding_window 4,096
+// (the default); only the sliding layers rotate by position. The cache that grows with context:
+// 10 full layers x 2 x 8 x 128 x 2 B = 40,960 B a token. With layer_types naming every layer full,
+// the whole 163,840 B again.
+TEST(Families, Cohere2SlidesThreeLayersOfFour) {
+  auto cfg = nlohmann::json::parse(vc::testing::test_config_text("c4ai-command-r-08-2024.json"));
+  cfg["model_type"] = "cohere2";
+  cfg["architectures"] = {"Cohere2ForCausalLM"};
+  const Model m = from_text(cfg.dump());
+  EXPECT_EQ(m.family, "cohere2");
+  EXPECT_EQ(m.params.derived_total, 32'296'476'672u);
+  ASSERT_EQ(m.layers.size(), 40u);
+  EXPECT_EQ(m.layers[0].attention.kind, AttentionKind::SlidingWindow);
+  EXPECT_EQ(m.layers[0].attention.window, 4096u);
+  EXPECT_TRUE(m.layers[0].attention.rotary);
+  EXPECT_EQ(m.layers[3].attention.kind, AttentionKind::Full);
+  EXPECT_FALSE(m.layers[3].attention.rotary);  // Cohere2Attention.forward: RoPE only when sliding
+  EXPECT_EQ(m.layers[39].attention.kind, AttentionKind::Full);
+  EXPECT_EQ(growing_f16_bytes_per_token(m), 40'960u);
+  cfg["layer_types"] = std::vector<std::string>(40, "full_attention");
+  EXPECT_EQ(growing_f16_bytes_per_token(from_text(cfg.dump())), 163'840u);
+}
+
 // allenai/OLMo-2-1124-7B's published config.json (https://huggingface.co/allenai/OLMo-2-1124-7B/blob/main/config.json:
 // hidden 4,096, 32 layers of 32 heads (MHA, 128), MLP 11,008, vocabulary 100,352, untied). By hand after
 // Olmo2ForCausalLM: per layer q, k, v, o 4 x 4,096^2 = 67,108,864; q_norm and k_norm 2 x 4,096; gate,

@@ -29,6 +29,7 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"granite", families::map_llama},  // Granite 3.x dense: Llama's tensors (its multipliers weigh nothing)
       {"gemma", families::map_gemma},
       {"cohere", families::map_cohere},
+      {"cohere2", families::map_cohere2},
       {"olmo2", families::map_olmo2},
       {"qwen2", families::map_qwen2},
       {"qwen2_moe", families::map_qwen2},

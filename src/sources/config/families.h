@@ -9,6 +9,7 @@ void map_kimi_linear(ConfigView& cfg);  // kimi_linear, kimi_k3: KDA + MLA (+ in
 void map_llama(ConfigView& cfg);        // llama, mistral, phi3, granite: GQA (+ Mistral window) + gated MLP
 void map_gemma(ConfigView& cfg);        // gemma (Gemma 1): Llama's layout, the head tied by default
 void map_cohere(ConfigView& cfg);       // cohere (Command R, Aya): parallel block, one bias-free LayerNorm, optional q/k norms, tied
+void map_cohere2(ConfigView& cfg);      // cohere2 (Command R7B, Command A): Cohere's layers, sliding-window attention on 3 of every 4
 void map_olmo2(ConfigView& cfg);        // olmo2: Llama's projections, post-norms, whole-projection q/k norms
 void map_qwen2(ConfigView& cfg);        // qwen2, qwen2_moe: GQA with q/k/v biases, optional MoE
 void map_qwen3(ConfigView& cfg);        // qwen3, qwen3_moe, qwen3_vl(_moe)_text: GQA with q/k norms, optional MoE
