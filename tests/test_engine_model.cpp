@@ -536,11 +536,10 @@ TEST(Engines, ServingEnginesPickTiersTheyLoad) {
     EXPECT_EQ(row.engine->engine, k);
     // One rank holds it all; SGLang's line is that tier through its weights rule (sglang_weights.h:
     // the allocator's segments, reached as SGLang measures them), vLLM's the tier's bytes plus its
-    // RoPE table over the model's max_context (vllm_rope.h): the catalogue entry's stated 32,768
-    // positions x 128 x 2 B = 8,388,608 B (the config's max_position_embeddings, which vLLM uses, is
-    // 40,960: a known 2 MiB gap where an entry states a context other than its config's).
+    // RoPE table over the config's max_position_embeddings (vllm_rope.h), not the catalogue entry's
+    // stated native 32,768: 40,960 positions x 128 x 2 B = 10,485,760 B.
     EXPECT_EQ(row.engine->bytes(AllocKind::Weights),
-              k == EngineKind::Vllm ? row.weights_bytes + 8'388'608u : sglang_rank_weights(m, row.weights_bytes, 1, 1, "auto").total);
+              k == EngineKind::Vllm ? row.weights_bytes + 10'485'760u : sglang_rank_weights(m, row.weights_bytes, 1, 1, "auto").total);
     EXPECT_GT(sglang_rank_weights(m, row.weights_bytes, 1, 1, "auto").total, row.weights_bytes);
     // Asked for a GGUF tier, the row says the engine does not load it.
     Scenario q4;

@@ -138,3 +138,13 @@ TEST(VllmRope, GptNeoxRotaryPctAndGpt2WithoutRotary) {
   const Model g2 = model_from_config(vc::testing::gpt2(), "config.json");
   EXPECT_EQ(vllm_rope(g2, all_layers(g2), 2).bytes, 0u);
 }
+
+// Qwen3 32B (Qwen/Qwen3-32B config.json: max_position_embeddings 40,960, head_dim 128, no
+// rope_scaling); the catalogue states the card's native 32,768 as its context, but the engines build
+// the table from the config: 40,960 x 128 x 2 B = 10,485,760 B (32,768 would give 8,388,608 B).
+TEST(VllmRope, TableFollowsTheConfigNotTheCardsNativeContext) {
+  const Model& m = entry("qwen3-32b");
+  EXPECT_EQ(m.max_context, 32'768u);
+  EXPECT_EQ(m.rope_positions(), 40'960u);
+  EXPECT_EQ(vllm_rope(m, all_layers(m), 2).bytes, 10'485'760u);
+}

@@ -92,7 +92,11 @@ void apply_facts(Model& m, const nlohmann::json& f) {
     m.builds.push_back({b.at("name").get<std::string>(), b.at("format").get<std::string>(), b.at("bytes").get<uint64_t>(),
                         b.at("source").get<std::string>(), b.value("note", "")});
   }
-  if (f.contains("max_context")) m.max_context = f["max_context"].get<uint64_t>();
+  if (f.contains("max_context")) {  // the card's native context; the config's positions stay for the rotary tables
+    const uint64_t stated = f["max_context"].get<uint64_t>();
+    if (m.max_context && stated != m.max_context && m.rope.max_positions == 0) m.rope.max_positions = m.max_context;
+    m.max_context = stated;
+  }
   m.inputs = f.value("inputs", std::vector<std::string>{"text"});
   m.license = f.value("license", "");
   for (const auto& c : f.value("confirmed", nlohmann::json::array())) {

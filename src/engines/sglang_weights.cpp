@@ -513,14 +513,14 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
                                                             "SGLang splits the mixers over the attention group's tp / dp ranks; {}",
                                                             m.architecture, kDpAttentionAccepted));
     }
-    if (m.max_context) {
+    if (m.rope_positions()) {
       const AttentionSpec& a = l.attention;
       const uint64_t rotary = a.kind == AttentionKind::Latent                                                           ? a.rope_dim
                               : (a.kind == AttentionKind::Full || a.kind == AttentionKind::SlidingWindow) && a.rotary ? a.head_dim_k
                                                                                                                       : 0;
       if (rotary >= 2 && std::find(rope_dims.begin(), rope_dims.end(), rotary) == rope_dims.end()) {
         rope_dims.push_back(rotary);
-        w.rope_cache = checked_add(w.rope_cache, build_rope_cache(t, m.max_context, rotary));
+        w.rope_cache = checked_add(w.rope_cache, build_rope_cache(t, m.rope_positions(), rotary));
       }
     }
     const FeedForwardSpec& f = l.feed_forward;

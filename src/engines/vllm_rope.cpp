@@ -28,18 +28,19 @@ uint64_t scaled(uint64_t positions, double factor) { return static_cast<uint64_t
 // The global (scaled) table's positions, as get_rope's class for the type builds it.
 uint64_t table_positions(const Model& m) {
   const RopeSpec& r = m.rope;
-  const uint64_t original = r.original_positions ? r.original_positions : m.max_context;
-  if (r.type == "linear" || r.type == "dynamic") return scaled(m.max_context, r.factor);
+  const uint64_t positions = m.rope_positions();
+  const uint64_t original = r.original_positions ? r.original_positions : positions;
+  if (r.type == "linear" || r.type == "dynamic") return scaled(positions, r.factor);
   if (r.type == "yarn" || r.type == "deepseek_yarn") return scaled(original, r.factor);
-  if (r.type == "longrope") return checked_add(original, m.max_context);
-  return m.max_context;
+  if (r.type == "longrope") return checked_add(original, positions);
+  return positions;
 }
 
 }  // namespace
 
 VllmRope vllm_rope(const Model& m, uint64_t layers, uint64_t value_bytes) {
   VllmRope out;
-  if (m.max_context == 0) return out;
+  if (m.rope_positions() == 0) return out;
   const uint64_t bytes = m.architecture == "gpt_oss" ? 4 : value_bytes;
   for (uint64_t i = 0; i < std::min<uint64_t>(layers, m.layers.size()); ++i) {
     const AttentionSpec& a = m.layers[i].attention;
@@ -49,7 +50,7 @@ VllmRope vllm_rope(const Model& m, uint64_t layers, uint64_t value_bytes) {
       rotary = static_cast<uint64_t>(static_cast<double>(a.head_dim_k) * m.rope.partial_rotary_factor);
     if (rotary < 2) continue;
     const bool sliding = m.rope.sliding_own_table && a.kind == AttentionKind::SlidingWindow;
-    VllmRopeTable t{rotary, sliding ? m.max_context : table_positions(m), bytes, sliding};
+    VllmRopeTable t{rotary, sliding ? m.rope_positions() : table_positions(m), bytes, sliding};
     const bool seen = std::any_of(out.tables.begin(), out.tables.end(), [&](const VllmRopeTable& o) {
       return o.rotary_dim == t.rotary_dim && o.positions == t.positions && o.sliding == t.sliding;
     });

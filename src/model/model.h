@@ -236,6 +236,10 @@ struct RopeSpec {
   // Gemma 3: the sliding-window layers rotate with their own base (rope_local_base_freq) and no
   // scaling, so they need a table of their own beside the global layers'.
   bool sliding_own_table = false;
+  // The config's max_position_embeddings where a catalogue entry states a shorter native context
+  // in Model::max_context (Qwen3: 40,960 in the config, 32,768 on the card); 0: max_context is the
+  // config's. The engines size their tables from the config (rope_positions below).
+  uint64_t max_positions = 0;
 };
 
 struct Model {
@@ -250,8 +254,10 @@ struct Model {
   Params params;
   Checkpoint native;
   std::vector<Build> builds;
-  uint64_t max_context = 0;  // max_position_embeddings (GGUF: context_length)
+  uint64_t max_context = 0;  // max_position_embeddings (GGUF: context_length); a catalogue entry may state its native context
   RopeSpec rope;
+  // The positions the engines' rotary tables are built for: the config's max_position_embeddings.
+  uint64_t rope_positions() const { return rope.max_positions ? rope.max_positions : max_context; }
   std::vector<std::string> inputs;      // "text", "image"
   std::optional<AudioEncoderSpec> audio_encoder;  // counted from audio_config; nullopt: none
   std::optional<VisionEncoderSpec> vision_encoder;  // counted from vision_config; nullopt: none, or a tower a catalogue entry states

@@ -311,7 +311,7 @@ EngineCommand sglang(const Plan& p) {
     case SplitMode::Expert:
       dp = sglang_ep_split_runs_dp_attention(*p.model, p.options.split, count) ? count : 1;
       par = dp > 1 ? fmt::format("--tp {} --dp {} --ep {} --enable-dp-attention", count, count, count) : fmt::format("--tp {} --ep {}", count, count);
-      if (dp == 1) c.notes.push_back("--ep without --enable-dp-attention: SGLang's class for this model was not read as building its attention on the "
+      if (dp == 1 && count > 1) c.notes.push_back("--ep without --enable-dp-attention: SGLang's class for this model was not read as building its attention on the "
                                      "attention group, so attention stays split over the TP ranks");
       break;
     case SplitMode::TensorExpert: par = fmt::format("--tp {} --ep {}", count, count); break;
