@@ -313,18 +313,43 @@ TEST(PlanEngines, CheckOffloadRowIsThePlansVllmCpuOffload) {
   EXPECT_EQ(row.decode_tok_s, p.decode.expected_tok_s);
 }
 
-// vLLM under plan's ep split (--data-parallel-size 4 --enable-expert-parallel) is answered as TP 4
-// with expert parallel, and its answer says what that leaves out (attention whole on each DP rank,
-// each rank's own sequences in its cache) rather than passing it off as the command's figures.
-TEST(PlanEngines, VllmExpertSplitSaysItIsAnsweredAsTensorParallel) {
+// vLLM under plan's ep split (--data-parallel-size 4 --enable-expert-parallel): four DP ranks of TP 1,
+// each its own engine (engines/vllm_data_parallel.h). Qwen3-30B-A3B (Qwen/Qwen3-30B-A3B config.json:
+// 48 layers, 128 experts of width 768, top 8, hidden 2,048, 4 KV heads of 128, BF16), worked by hand:
+// - weights: the BF16 checkpoint 61,064,245,248 B less its routed experts, 48 x 128 x 3 x 2,048 x 768
+//   x 2 B = 57,982,058,496 B, plus rank 0's 32 of 128 a layer, 14,495,514,624 B: 17,577,701,376 B;
+// - the fused-MoE workspaces over the 4 ranks' 8,192 tokens gathered, 32,768 rows x top 8:
+//   max(2 x 768, 2,048) x 2 B + 768 x 2 B a row-expert = 1,073,741,824 + 402,653,184 = 1,476,395,008 B;
+// - each rank's scheduler takes ceil(10 / 4) = 3 sequences (--max-num-seqs 3 in the command), and
+//   its cache holds every KV head: 48 x 2 x 4 x 128 x 2 B = 98,304 B a token; the engine's
+//   concurrency is the 4 ranks' pools together.
+TEST(PlanEngines, VllmExpertSplitRunsDataParallelRanks) {
   Scenario s;
+  s.sequences = 10;
   PlanOptions o;
   o.engine = EngineKind::Vllm;
   o.split = SplitMode::Expert;
-  const Plan p = make_plan(entry("qwen3-30b-a3b"), s, box_of("H100 SXMx4"), o);
-  EXPECT_EQ(setting(p.engine, "tensor_parallel_size"), SettingValue(uint64_t{4}));
-  EXPECT_TRUE(has(find(engine_commands(p), "vllm").command, "--data-parallel-size 4 --enable-expert-parallel"));
+  const Plan p = make_plan(entry("qwen3-30b-a3b"), s, box_of("H200x4"), o);
+  EXPECT_EQ(setting(p.engine, "tensor_parallel_size"), SettingValue(uint64_t{1}));
+  EXPECT_EQ(setting(p.engine, "data_parallel_size"), SettingValue(uint64_t{4}));
+  EXPECT_EQ(setting(p.engine, "max_num_seqs"), SettingValue(uint64_t{3}));
+  const std::string cmd = find(engine_commands(p), "vllm").command;
+  EXPECT_TRUE(has(cmd, "--data-parallel-size 4 --enable-expert-parallel")) << cmd;
+  EXPECT_TRUE(has(cmd, "--max-num-seqs 3 ")) << cmd;
+  ASSERT_EQ(p.engine.devices.size(), 4u);
+  const DeviceAllocation& d = p.engine.devices[0];
+  uint64_t weights = 0, activation = 0;
+  std::string activation_formula;
+  for (const auto& l : d.lines) {
+    if (l.kind == AllocKind::Weights && l.label.rfind("Weights on this rank", 0) == 0) weights = l.bytes;
+    if (l.kind == AllocKind::Activation) activation_formula = l.formula, activation = l.bytes;
+  }
+  EXPECT_EQ(weights, 17'577'701'376u);
+  EXPECT_TRUE(has(activation_formula, "MoE workspace 1476395008 B")) << activation_formula;
+  EXPECT_GT(activation, 1'476'395'008u);
+  ASSERT_TRUE(p.engine.kv_tokens && p.engine.max_concurrency);
+  EXPECT_DOUBLE_EQ(*p.engine.max_concurrency, 4.0 * static_cast<double>(*p.engine.kv_tokens) / 8192.0);
   bool said = false;
-  for (const auto& n : p.engine.notes) said = said || has(n, "data parallel 4 with expert parallel is answered as tensor parallel 4");
+  for (const auto& n : p.engine.notes) said = said || has(n, "32 of the 128 routed experts of each MoE layer");
   EXPECT_TRUE(said);
 }

@@ -182,9 +182,9 @@ TEST(ServingParallelPlan, VllmDataParallelOnMoeIsTheEpSplit) {
   ep.gpu = "H200x4";
   const Plan own = make_plan(moe, Scenario{}, ep.to_box(), ep.to_options());
   ASSERT_EQ(own.engine.devices.size(), 4u);
-  // Each rank holds a quarter of the weights, as the plan's ep split answers (tp 4 x pp 1).
+  // Each DP rank holds 32 of the 128 experts a layer and the rest whole, as the plan's ep split answers.
   EXPECT_EQ(weights_line(dp.engine.devices[0]).bytes, weights_line(own.engine.devices[0]).bytes);
-  EXPECT_TRUE(has(weights_line(dp.engine.devices[0]).formula, "/ (tp 4 x pp 1)")) << weights_line(dp.engine.devices[0]).formula;
+  EXPECT_TRUE(has(weights_line(dp.engine.devices[0]).formula, "+ 32 of 128 experts a layer")) << weights_line(dp.engine.devices[0]).formula;
   // Attention TP 2 inside DP 2 on an MoE is not modelled: refused, naming what is accepted.
   try {
     make_plan(moe, Scenario{}, box_of("H200x4"), options_for("vllm serve x -tp 2 -dp 2 --enable-expert-parallel"));

@@ -191,8 +191,14 @@ EngineRun engine_run_for(const EngineRequest& r) {
   if (r.box && !r.box->gpus.empty()) run.vllm.card_bytes = r.box->gpus.front().memory_bytes;
   if (r.card_bytes) run.vllm.card_bytes = r.card_bytes;
   run.vllm.lora = r.lora_slots;
-  // plan's ep split on vLLM: --data-parallel-size N --enable-expert-parallel, answered as TP N + EP.
-  if (s.engine == EngineKind::Vllm && r.split == SplitMode::Expert && tp > 1) run.notes.push_back(vllm_data_parallel_as_tp_note(tp));
+  // plan's ep split on vLLM: --data-parallel-size N --enable-expert-parallel, one GPU a DP rank
+  // (engines/vllm_data_parallel.h).
+  if (s.engine == EngineKind::Vllm && r.split == SplitMode::Expert && tp > 1) {
+    run.vllm.data_parallel = tp;
+    run.vllm.kv.tensor_parallel = 1;
+    run.parallel.data_parallel = tp;
+    run.parallel.expert_parallel = true;
+  }
   // plan's ep split on SGLang: DP attention over every rank where the class allows it (sglang_weights.h).
   if (s.engine == EngineKind::Sglang && r.model && sglang_ep_split_runs_dp_attention(*r.model, r.split, tp)) {
     run.parallel.data_parallel = tp;
@@ -204,7 +210,7 @@ EngineRun engine_run_for(const EngineRequest& r) {
   // --max-num-seqs, SGLang --max-running-requests), so the profile is that command's: vLLM's dummy
   // sampler runs over max_num_seqs rows and its CUDA graphs go up to it; SGLang's request map holds
   // max_running_requests rows of the context.
-  run.vllm.max_num_seqs = s.sequences;
+  run.vllm.max_num_seqs = ceil_div(s.sequences, run.vllm.data_parallel);  // each DP rank's scheduler takes its own
   run.sglang.max_running_requests = sglang_running_requests_for(s.sequences, run.parallel.dp_attention ? run.parallel.data_parallel : 1);
   return run;
 }

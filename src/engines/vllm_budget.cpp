@@ -113,8 +113,16 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   b.max_num_batched_tokens = s.max_num_batched_tokens ? s.max_num_batched_tokens : (big_card ? 8192 : 2048);
   b.max_num_seqs = s.max_num_seqs ? s.max_num_seqs : (big_card ? 1024 : 256);
   b.requested = static_cast<uint64_t>(std::floor(s.gpu_memory_utilization * static_cast<double>(s.card_bytes)));
-  const uint64_t tp = s.kv.tensor_parallel, pp = s.kv.pipeline_parallel;
-  b.weights = rank0_weights(model, vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization), tp, pp, serving_dtype_bytes(s.kv.dtype));
+  const uint64_t tp = s.kv.tensor_parallel, pp = s.kv.pipeline_parallel, dp = std::max<uint64_t>(1, s.data_parallel);
+  const uint64_t loaded = vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization);
+  b.weights = rank0_weights(model, loaded, tp, pp, serving_dtype_bytes(s.kv.dtype));
+  // Data parallel with expert parallel (vllm_data_parallel.h): a DP rank holds everything of its TP
+  // share but the routed experts, of which it holds its local ones (rank 0: the most).
+  if (dp > 1) {
+    b.shard = vllm_expert_shard(model, loaded, checked_mul(dp, tp));
+    const uint64_t routed_tp_share = ceil_div(b.shard.routed_bytes, tp);
+    b.weights = checked_add(b.weights - std::min(b.weights, routed_tp_share), b.shard.rank_routed);
+  }
   // MLA's A-projections are whole on every TP rank (vllm_mla_whole_bytes): the rank holds them
   // beyond the even share counted above. Their bytes per weight: one with --quantization fp8 (the
   // replicated linears are quantized online too); the checkpoint's own for an attention stored
@@ -147,6 +155,14 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   const uint64_t value = serving_dtype_bytes(s.kv.dtype);
   b.forward_peak = vllm_forward_peak(model, T, tp, value);
   b.moe_workspace = vllm_moe_workspace(model, T, tp, value);
+  // Data parallel: the MoE layers work on every DP rank's T tokens gathered (allgather_reducescatter,
+  // vllm_data_parallel.h): the fused-MoE workspaces for dp x T rows, and the gathered input and the
+  // experts' output, (dp - 1) x T rows each beyond the rank's own, live in the forward pass.
+  if (dp > 1 && b.moe_workspace) {
+    b.moe_workspace = vllm_moe_workspace(model, checked_mul(dp, T), tp, value);
+    b.dp_gathered = checked_product({2, dp - 1, T, model.hidden, value});
+    b.forward_peak = checked_add(b.forward_peak, b.dp_gathered);
+  }
   const bool last_stage_only = pp > 1;  // rank 0 of a pipeline is not the last stage: no sampler
   if (last_stage_only) {
     b.forward_peak = checked_add(b.forward_peak, checked_product({T, 2 * model.hidden, value}));  // hidden + residual sent on
@@ -181,7 +197,9 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   // Non-torch memory: 0.25 GiB on one GPU (CUDA context, cuBLAS workspace); with tensor
   // parallelism NCCL and custom all-reduce buffers make it 2.08 GiB at TP 2, 0.055 GiB more per
   // further rank; a pipeline without TP 0.07 GiB on rank 0 (fitted, docs/accuracy.md).
-  if (tp > 1) b.non_torch = checked_add(2080 * kGiB / 1000, checked_product({tp - 2, 55, kGiB}) / 1000);
+  // Data parallel: the expert-parallel group's communicator spans dp x tp ranks, taken as a TP group's of that size.
+  const uint64_t comm_ranks = checked_mul(tp, b.shard.experts ? dp : 1);
+  if (comm_ranks > 1) b.non_torch = checked_add(2080 * kGiB / 1000, checked_product({comm_ranks - 2, 55, kGiB}) / 1000);
   else b.non_torch = pp > 1 ? 7 * kGiB / 100 : kGiB / 4;
   b.lora = vllm_lora_slots(model, s.lora, tp, pp, value);
   b.non_kv_total = checked_add(checked_add(checked_add(checked_add(b.weights, b.lora.bytes), b.activation), b.non_torch), spec.on ? spec.rank_weights : 0);

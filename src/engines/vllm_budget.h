@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engines/serving_cpu_offload.h"
+#include "engines/vllm_data_parallel.h"
 #include "engines/vllm_deepstack.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_lora.h"
@@ -30,6 +31,9 @@ struct VllmBudgetSettings {
   uint64_t cpu_offloaded = 0;           // of rank 0's weights, what the offloader moves to host memory (the engine walks the layers)
   uint64_t offload_staging = 0;         // the prefetch offloader's static GPU buffers on rank 0 (allocated after the weights are measured)
   VllmSettings kv;                      // block size, dtypes, tp, pp, max_model_len
+  // --data-parallel-size with --enable-expert-parallel on an MoE (vllm_data_parallel.h): DP ranks of
+  // kv.tensor_parallel (1) each, the routed experts over all of them; 1: no data parallel.
+  uint64_t data_parallel = 1;
   VllmMmLimits mm_limits;               // --limit-mm-per-prompt (vllm_encoder.h)
 };
 
@@ -42,6 +46,8 @@ struct VllmBudget {
   VllmDeepstack deepstack;       // Qwen3-VL's DeepStack input buffers built with the model, whole on the rank (vllm_deepstack.h)
   uint64_t mla_whole = 0;        // MLA's A-projections and A-layernorms on the rank's layers, whole on every TP rank
   uint64_t mla_extra = 0;        // what of them the rank holds beyond its even share (in `weights`; 0 at TP 1)
+  VllmExpertShard shard;         // data parallel with expert parallel: rank 0's routed experts (ranks 1: none)
+  uint64_t dp_gathered = 0;      // data parallel: the MoE layer's gathered input and output beyond the rank's own rows
   LoraSlots lora;                // LoRA slots on rank 0, allocated with the weights (0 B without --enable-lora)
   uint64_t max_num_batched_tokens = 0;  // as resolved (given, or the card's default)
   uint64_t max_num_seqs = 0;

@@ -17,6 +17,7 @@
 #include "engines/serving_dtype.h"
 #include "engines/serving_speculative.h"
 #include "engines/sglang_weights.h"
+#include "engines/vllm_data_parallel.h"
 #include "engines/vllm_deepstack.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_graphs.h"
@@ -67,6 +68,13 @@ Allocation activation_line(const Model& model, const VllmBudget& b, const VllmBu
 // and cuBLAS workspace (0.25 GiB, as one GPU prints), and NCCL with vLLM's custom all-reduce.
 std::vector<Allocation> non_torch_lines(const VllmBudget& b, uint64_t tp) {
   constexpr uint64_t kContext = (1ull << 30) / 4;
+  if (b.shard.experts && b.shard.ranks > tp && b.non_torch > kContext)  // data parallel: the expert-parallel group's communicator
+    return {{AllocKind::RuntimeReserve, "Non-torch memory: CUDA context, cuBLAS", kContext, "0.25 GiB, as one GPU prints",
+             "fitted on public vLLM 0.19 logs (\"non-torch forward increase memory\")", kBudgetSource},
+            {AllocKind::RuntimeReserve, fmt::format("NCCL buffers of the expert-parallel group ({} ranks)", b.shard.ranks), b.non_torch - kContext,
+             "taken as a TP group's of as many ranks: 2.08 GiB at 2 + 0.055 GiB a further rank, less the CUDA context",
+             "uncertain: fitted on public vLLM 0.19 logs at TP 2-4; no data-parallel log measured",
+             "https://github.com/vllm-project/vllm/blob/main/vllm/distributed/parallel_state.py (the EP group)"}};
   if (tp < 2 || b.non_torch <= kContext)
     return {{AllocKind::RuntimeReserve, "Non-torch memory (CUDA context, cuBLAS)", b.non_torch, "0.25 GiB on one GPU; 0.07 GiB on a pipeline rank without TP",
              "fitted on public vLLM 0.19 logs (\"non-torch forward increase memory\")", kBudgetSource}};
@@ -82,7 +90,20 @@ std::vector<Allocation> non_torch_lines(const VllmBudget& b, uint64_t tp) {
 // own: vLLM loads it with the checkpoint and shards it over TP like the decoder layers. A tower vLLM does not build
 // (--limit-mm-per-prompt at 0 for its modalities: vllm_tower_skip.h) is already out of `rank_bytes`, and the line says so.
 void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp, const CpuOffload& offload,
-                      const VllmTowerSkip& skip) {
+                      const VllmTowerSkip& skip, const VllmExpertShard& shard) {
+  if (shard.ranks > tp && shard.experts) {  // data parallel with expert parallel (vllm_data_parallel.h)
+    d.add({AllocKind::Weights, "Weights on this rank (routed experts split, the rest whole)", rank_bytes,
+           fmt::format("{} - routed experts {} B + {} of {} experts a layer ({} B){}", format_count(shard.loaded_bytes), format_count(shard.routed_bytes),
+                       shard.local_experts, shard.experts, format_count(shard.rank_routed), cpu_offload_moved_suffix(offload)),
+           fmt::format("the routed experts over the {} expert-parallel ranks (determine_expert_map: the first experts % ranks hold one more); "
+                       "attention, embeddings, output head, dense layers and shared experts whole on every data-parallel rank (TP 1); the "
+                       "routed experts' bytes are their share of the checkpoint's",
+                       shard.ranks),
+           std::string(kBudgetSource) +
+               "; https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/fused_moe/layer.py (determine_expert_map); "
+               "https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/fused_moe/config.py (FusedMoEParallelConfig.make)"});
+    return;
+  }
   if (skip.skipped()) {
     d.add({AllocKind::Weights, "Weights on this rank (" + skip.part + " not built)", rank_bytes,
            fmt::format("({} - {} B) / (tp {} x pp {}){}; {}", format_count(w.bytes), format_count(skip.tier_bytes), tp, pp,
@@ -285,7 +306,11 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   // --dtype float32 doubles a 16-bit checkpoint; a tower --limit-mm-per-prompt turns off is not built (vllm_tower_skip.h).
   const VllmTowerSkip skip = vllm_tower_skip(model, w, bs.kv.dtype, bs.mm_limits);
   bs.weight_bytes = checked_sub(loaded_weight_bytes(model, w.bytes, bs.kv.dtype), skip.bytes);
-  const uint64_t tp = bs.kv.tensor_parallel, pp = bs.kv.pipeline_parallel;
+  const uint64_t tp = bs.kv.tensor_parallel, pp = bs.kv.pipeline_parallel, dp = std::max<uint64_t>(1, bs.data_parallel);
+  if (dp > 1 && (tp > 1 || pp > 1))
+    throw InputError("--data-parallel-size", fmt::format("{} with tensor parallel {} and pipeline parallel {} is not modelled; accepted: data parallel with "
+                                                         "expert parallel at TP 1 (one GPU a DP rank)",
+                                                         dp, tp, pp));
   std::vector<std::string> offload_notes;
   const CpuOffload offload = vllm_cpu_offload(model, w.bytes, bs, offload_notes);
   bs.cpu_offloaded = offload.bytes;
@@ -297,6 +322,10 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   a.settings = {{"gpu_memory_utilization", bs.gpu_memory_utilization}, {"max_model_len", bs.kv.max_model_len},
                 {"max_num_batched_tokens", bs.max_num_batched_tokens}, {"kv_cache_dtype", bs.kv.kv_cache_dtype}, {"block_size", bs.kv.block_size},
                 {"tensor_parallel_size", tp}, {"pipeline_parallel_size", pp}, {"weights", w.tier}};
+  if (dp > 1) {
+    a.settings.push_back({"data_parallel_size", dp});
+    a.settings.push_back({"enable_expert_parallel", std::string("true")});
+  }
   // vLLM refuses --enable-lora for a model class without SupportsLoRA (vllm/v1/worker/
   // lora_model_runner_mixin.py load_lora_model); Kimi Linear's (models/kimi_linear.py) has none.
   if (bs.lora.max_loras && (model.family == "kimi_linear" || model.architecture == "kimi_linear"))
@@ -319,30 +348,39 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   const std::optional<VllmDrafter> drafter = vllm_drafter(r, bs, a);
   const Model& cache_model = drafter ? drafter->cache_layers : model;  // the layers whose K/V a token holds
 
-  const uint64_t ranks = checked_mul(tp, pp);
+  const uint64_t ranks = checked_product({tp, pp, dp});
+  // Data parallel: each rank's scheduler and cache serve ceil(sequences / dp) of the sequences.
+  const uint64_t rank_sequences = ceil_div(s.sequences, dp);
+  auto name_of = [&](uint64_t i) { return dp > 1 ? fmt::format("rank {} (dp{})", i, i) : rank_name(i, tp); };
   if (bs.card_bytes == 0) {
     // No card: what the scenario needs on each rank; vLLM itself would take all it is allowed.
     VllmKv kv = vllm_kv(cache_model, bs.kv);
-    const uint64_t need = checked_add(checked_product({kv.bytes_per_token, s.context, s.sequences}), checked_mul(kv.state_bytes_per_seq, s.sequences));
+    const uint64_t need =
+        checked_add(checked_product({kv.bytes_per_token, s.context, rank_sequences}), checked_mul(kv.state_bytes_per_seq, rank_sequences));
     VllmBudgetSettings probe = bs;
     probe.card_bytes = 1;  // the non-KV parts do not depend on the card
     const VllmSpecBudget sb = vllm_budget_speculative(model, probe, drafter ? drafter->input() : VllmSpecInput{});
     const VllmBudget& b = sb.budget;
+    if (dp > 1) a.notes.push_back(vllm_data_parallel_note(dp, b.shard));
     for (uint64_t i = 0; i < ranks; ++i) {
       DeviceAllocation d;
-      d.name = rank_name(i, tp);
-      Allocation weights = even_weights_line(checked_sub(w.bytes, skip.tier_bytes), tp, pp, kBudgetSource);
-      if (skip.skipped()) {
-        weights.label += " (" + skip.part + " not built)";
-        weights.formula += "; " + skip.formula;
-        weights.assumption = skip.assumption;
-        weights.source += "; " + skip.source;
+      d.name = name_of(i);
+      if (dp > 1 && b.shard.experts) {
+        add_weight_lines(d, model, b.weights - std::min(b.weights, b.rope.bytes + b.deepstack.bytes), w, tp, pp, offload, skip, b.shard);
+      } else {
+        Allocation weights = even_weights_line(checked_sub(w.bytes, skip.tier_bytes), tp, pp, kBudgetSource);
+        if (skip.skipped()) {
+          weights.label += " (" + skip.part + " not built)";
+          weights.formula += "; " + skip.formula;
+          weights.assumption = skip.assumption;
+          weights.source += "; " + skip.source;
+        }
+        if (offload.bytes) {
+          weights.bytes -= std::min(weights.bytes, offload.bytes);
+          weights.formula += cpu_offload_moved_suffix(offload);
+        }
+        d.add(std::move(weights));
       }
-      if (offload.bytes) {
-        weights.bytes -= std::min(weights.bytes, offload.bytes);
-        weights.formula += cpu_offload_moved_suffix(offload);
-      }
-      d.add(std::move(weights));
       add_rope_line(d, b.rope);
       add_deepstack_line(d, b.deepstack);
       add_staging_line(d, offload);
@@ -351,7 +389,8 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       d.add(activation_line(model, b, bs, drafter ? &sb.spec : nullptr));
       for (auto& l : non_torch_lines(b, tp)) d.add(std::move(l));
       d.add(scenario_kv_line(need,
-                             fmt::format("{} B per token x {} tokens x {} sequence(s){}", kv.bytes_per_token, s.context, s.sequences,
+                             fmt::format("{} B per token x {} tokens x {} sequence(s){}{}", kv.bytes_per_token, s.context, rank_sequences,
+                                         dp > 1 ? fmt::format(" on this rank (ceil({} / dp {}))", s.sequences, dp) : "",
                                          kv.state_bytes_per_seq ? fmt::format(" + {} B state per sequence", kv.state_bytes_per_seq) : ""),
                              "vLLM would give the KV cache all of gpu_memory_utilization x card that is left", kKvSource));
       a.devices.push_back(std::move(d));
@@ -369,12 +408,13 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
   for (auto& st : a.settings)
     if (st.name == "max_num_batched_tokens") st.value = b.max_num_batched_tokens;
   a.settings.push_back({"max_num_seqs", b.max_num_seqs});
+  if (dp > 1) a.notes.push_back(vllm_data_parallel_note(dp, b.shard));
   for (uint64_t i = 0; i < ranks; ++i) {
     DeviceAllocation d;
-    d.name = rank_name(i, tp);
+    d.name = name_of(i);
     d.capacity = bs.card_bytes;
     const uint64_t built = checked_add(checked_add(b.rope.bytes, b.deepstack.bytes), b.mla_extra);  // on their own lines
-    add_weight_lines(d, model, b.weights - std::min(b.weights, built), w, tp, pp, offload, skip);
+    add_weight_lines(d, model, b.weights - std::min(b.weights, built), w, tp, pp, offload, skip, b.shard);
     add_rope_line(d, b.rope);
     add_deepstack_line(d, b.deepstack);
     add_mla_line(d, b, tp);
@@ -397,11 +437,11 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
                        drafter ? fmt::format("; {} B a token over the target's and the drafter's layers", b.kv.bytes_per_token) : ""),
            b.kv.note.empty() ? "vLLM gives the cache everything left of its share of the card" : b.kv.note, kKvSource});
     // vLLM refuses to start when one request of max_model_len does not fit in the pool.
-    d.fits = b.available_kv > 0 && b.kv.tokens >= bs.kv.max_model_len && b.kv.max_concurrency >= static_cast<double>(s.sequences);
+    d.fits = b.available_kv > 0 && b.kv.tokens >= bs.kv.max_model_len && b.kv.max_concurrency >= static_cast<double>(rank_sequences);
     a.devices.push_back(std::move(d));
   }
-  a.kv_tokens = b.kv.tokens;
-  a.max_concurrency = b.kv.max_concurrency;
+  a.kv_tokens = b.kv.tokens;  // a rank's pool: one sequence lives on one rank
+  a.max_concurrency = b.kv.max_concurrency * static_cast<double>(dp);  // every DP rank's pool serves its own sequences
   if (b.available_kv == 0) a.notes.push_back("no memory left for the KV cache: vLLM stops with 'No available memory for the cache blocks'");
   else if (b.kv.tokens < bs.kv.max_model_len)
     a.notes.push_back(fmt::format("the pool holds {} tokens, fewer than max_model_len {}: vLLM refuses to start", b.kv.tokens, bs.kv.max_model_len));

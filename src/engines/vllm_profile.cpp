@@ -20,14 +20,6 @@ uint64_t vllm_kv_dtype_bytes(const VllmSettings& s) {
   throw InputError("--kv-cache-dtype", "'" + d + "' is not a vLLM cache dtype; accepted: auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, int8");
 }
 
-std::string vllm_data_parallel_as_tp_note(uint64_t ranks) {
-  return fmt::format("data parallel {0} with expert parallel is answered as tensor parallel {0} with expert parallel: vLLM's {0} DP ranks each hold "
-                     "attention, embeddings and dense layers whole (counted here at 1/{0}) and only their own sequences' cache, with "
-                     "max_num_seqs a rank (for a model whose cache is not split by TP, such as MLA's latent, this pool holds every sequence "
-                     "on every rank, so its concurrency can be up to {0} times low); not modelled yet",
-                     ranks);
-}
-
 std::string vllm_cache_dtype_from_scenario(const std::string& cache_dtype) {
   std::string d;
   for (char c : cache_dtype) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

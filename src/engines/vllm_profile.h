@@ -39,9 +39,4 @@ std::string vllm_cache_dtype_from_scenario(const std::string& cache_dtype);
 // --dtype. InputError naming the flag for a value vLLM refuses.
 uint64_t vllm_kv_dtype_bytes(const VllmSettings& settings);
 
-// vLLM's --data-parallel-size N --enable-expert-parallel on an MoE model (plan's ep split, or a
-// pasted -dp N) is answered as N tensor-parallel ranks with expert parallel; the note says what that
-// leaves out (DP ranks hold attention whole and only their own sequences' cache).
-std::string vllm_data_parallel_as_tp_note(uint64_t ranks);
-
 }  // namespace vc

@@ -270,7 +270,8 @@ EngineCommand vllm(const Plan& p) {
   if (!par.empty()) par += " ";
   const ModelArg arg = model_arg(p);
   c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", arg.serve, par, s.context,
-                          answered_count(p, EngineKind::Vllm, "max_num_seqs").value_or(s.sequences), answered_fraction(p, EngineKind::Vllm, "gpu_memory_utilization").value_or(memory_fraction(p)));
+                          answered_count(p, EngineKind::Vllm, "max_num_seqs").value_or(p.options.split == SplitMode::Expert ? ceil_div(s.sequences, count) : s.sequences),
+                          answered_fraction(p, EngineKind::Vllm, "gpu_memory_utilization").value_or(memory_fraction(p)));
   if (arg.serve == arg.gguf && !hub_repo(*p.model).empty()) c.command += " --tokenizer " + hub_repo(*p.model);
   c.notes.push_back("model: " + arg.note);
   const std::string kv = vllm_cache_type(s.cache_dtype);

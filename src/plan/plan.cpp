@@ -147,11 +147,8 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
   if (options.command && is_serving_command(*options.command)) {  // a pasted vLLM/SGLang command, at the plan's context
     r.command = options.command;
     set_serving_context(*r.command, scenario.context);
-    // vLLM -dp N on an MoE: experts over TP x DP ranks, answered as the plan's own ep split is.
-    if (experts_over_data_parallel(*r.command, model)) {
-      r.command->vllm.kv.tensor_parallel *= r.command->parallel.data_parallel;
-      r.command->notes.push_back(vllm_data_parallel_as_tp_note(r.command->vllm.kv.tensor_parallel));
-    }
+    // vLLM -dp N on an MoE: N DP ranks, the experts over all of them (engines/vllm_data_parallel.h).
+    if (experts_over_data_parallel(*r.command, model)) r.command->vllm.data_parallel = r.command->parallel.data_parallel;
   }
   return r;
 }
