@@ -170,16 +170,29 @@ TEST(ServingSpeculative, SglangChosenFractionLeavesRoomForTheDraft) {
   EXPECT_EQ(spec["settings"]["speculative_num_draft_tokens"], 8);  // (5, 4, 8) for Llama
 }
 
-// MTP: the model's own layers draft; their weights are already in the checkpoint, and their
-// cache is one more MLA layer a token (DeepSeek-V3: kv_lora_rank 512 + rope 64 = 576 values x 2 B
-// = 1,152 B beside 61 x 1,152 = 70,272 B).
+// MTP: the model's own layers draft, and their cache is one more MLA layer a token (DeepSeek-V3:
+// kv_lora_rank 512 + rope 64 = 576 values x 2 B = 1,152 B beside 61 x 1,152 = 70,272 B). The
+// target does not build the MTP layer (vLLM's load_weights "skip spec decode layers for main
+// model"); the drafter loads it, less the embedding and head copies the checkpoint stores beside it
+// (2 x 129,280 x 7,168 x 2 B = 3,706,716,160 B), which it shares with the target. Its routed experts
+// alone are 256 x 3 x 7,168 x 2,048 = 11,274,289,152 FP8 weights with a 4 B scale a 128 x 128
+// block: 11,277,041,664 B; its attention, shared expert and projections add well under 0.5 GB.
 TEST(ServingSpeculative, MtpUsesTheModelsOwnLayers) {
-  EXPECT_EQ(mtp_layer_count(*Catalogue::builtin().find("deepseek-v3")), 1u);
+  const Model& v3 = *Catalogue::builtin().find("deepseek-v3");
+  EXPECT_EQ(mtp_layer_count(v3), 1u);
   EXPECT_EQ(mtp_layer_count(*Catalogue::builtin().find("llama-3.1-8b")), 0u);
+  const uint64_t all = mtp_weight_bytes(v3, v3.native.bytes, false), own = mtp_weight_bytes(v3, v3.native.bytes, true);
+  EXPECT_EQ(all - own, 3'706'716'160u);
+  EXPECT_GT(own, 11'277'041'664u);
+  EXPECT_LT(own, 11'777'041'664u);
+  EXPECT_EQ(mtp_weight_bytes(*Catalogue::builtin().find("qwen3-30b-a3b"), 61'064'245'248u, false), 0u);
   const CliResult r = run_cli(R"(estimate deepseek-v3 --json --gpu-memory 141GB --engine-command "vllm serve deepseek-ai/DeepSeek-V3 -tp 8 )"
                               R"(--max-model-len 8192 --speculative-config '{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1}'")");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json e = json::parse(r.output)["engine"];
+  // The target's rank: an eighth of the checkpoint less the MTP layer; the drafter's an eighth of its own bytes.
+  EXPECT_EQ(line_bytes(e, "Weights on this rank"), (v3.native.bytes - all + 7) / 8);
+  EXPECT_EQ(line_bytes(e, "Draft weights on this rank"), (own + 7) / 8);
   EXPECT_EQ(e["settings"]["speculative_method"], "mtp");
   bool per_token = false;
   for (const auto& l : e["devices"][0]["lines"]) {

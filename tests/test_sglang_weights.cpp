@@ -7,6 +7,7 @@
 
 #include "catalogue/catalogue.h"
 #include "core/error.h"
+#include "engines/serving_speculative.h"
 #include "engines/sglang_weights.h"
 #include "engines/torch_caching_allocator.h"
 #include "sources/config/config_mapper.h"
@@ -556,4 +557,14 @@ TEST(SglangRankWeights, DpAttentionAcceptedAndRefusedClasses) {
       EXPECT_NE(std::string(e.what()).find("MiniMax-M2"), std::string::npos) << id << ": " << e.what();
     }
   }
+}
+
+// The checkpoint's MTP layer is not built for the target (SGLang loads layers below
+// num_hidden_layers): DeepSeek-V3's even share at TP 8 is an eighth of the checkpoint less it
+// (mtp_weight_bytes; its embedding and head copies alone are 2 x 129,280 x 7,168 x 2 B).
+TEST(SglangRankWeights, MtpLayersAreNotInTheTargetsShare) {
+  const Model& v3 = *Catalogue::builtin().find("deepseek-v3");
+  const uint64_t mtp = mtp_weight_bytes(v3, v3.native.bytes, false);
+  EXPECT_GT(mtp, 3'706'716'160u);
+  EXPECT_EQ(sglang_rank_weights(v3, v3.native.bytes, 8, 1, "auto").even_share, (v3.native.bytes - mtp + 7) / 8);
 }

@@ -24,17 +24,18 @@ TEST(VllmDataParallel, ExpertsThatDoNotDivideGiveTheFirstRanksOneMore) {
 }
 
 // DeepSeek-V3 (deepseek-ai/DeepSeek-V3 config.json: 61 layers, the first 3 dense, 256 experts of
-// width 2,048, hidden 7,168, one MTP layer; FP8 with a 4 B scale per 128 x 128 block) over 8 ranks:
-// the 58 MoE layers and the MTP layer's experts, 59 x 256 x 3 x 7,168 x 2,048 = 665,183,059,968
-// parameters at 1 + 4 / 16,384 B = 665,345,458,176 B; rank 0 holds 32 of 256: 83,168,182,272 B.
-TEST(VllmDataParallel, DeepSeekV3CountsItsMtpLayersExpertsWithTheRest) {
+// width 2,048, hidden 7,168; FP8 with a 4 B scale per 128 x 128 block) over 8 ranks: the 58 MoE
+// layers' experts, 58 x 256 x 3 x 7,168 x 2,048 = 653,908,770,816 parameters at 1 + 4 / 16,384 B =
+// 654,068,416,512 B (the MTP layer's are not built: mtp_weight_bytes); rank 0 holds 32 of 256:
+// 81,758,552,064 B.
+TEST(VllmDataParallel, DeepSeekV3SplitsItsDecoderExperts) {
   const Model& m = entry("deepseek-v3");
   const VllmExpertShard s = vllm_expert_shard(m, m.native.bytes, 8);
   EXPECT_EQ(s.experts, 256u);
   EXPECT_EQ(s.local_experts, 32u);
   EXPECT_EQ(s.lighter_ranks, 0u);
-  EXPECT_EQ(s.routed_bytes, 665'345'458'176u);
-  EXPECT_EQ(s.rank_routed, 83'168'182'272u);
+  EXPECT_EQ(s.routed_bytes, 654'068'416'512u);
+  EXPECT_EQ(s.rank_routed, 81'758'552'064u);
 }
 
 // A dense model has no routed experts: each DP rank is a whole replica.

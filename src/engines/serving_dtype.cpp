@@ -1,5 +1,7 @@
 #include "engines/serving_dtype.h"
 
+#include <algorithm>
+
 #include "core/checked.h"
 #include "core/error.h"
 
@@ -30,6 +32,13 @@ uint64_t loaded_weight_bytes(const Model& model, uint64_t tier_bytes, const std:
 uint64_t loaded_class_bytes(uint64_t params, uint64_t stored_bytes, uint64_t value_bytes) {
   const bool unquantized = params > 0 && (stored_bytes == checked_mul(params, 2) || stored_bytes == checked_mul(params, 4));
   return unquantized ? checked_mul(params, value_bytes) : stored_bytes;
+}
+
+uint64_t loaded_share_bytes(const Model& model, uint64_t whole_bytes, uint64_t stored, uint64_t params) {
+  if (stored && !model.native.bytes_by_class.empty() && model.native.bytes)
+    return static_cast<uint64_t>(static_cast<u128>(whole_bytes) * std::min(stored, model.native.bytes) / model.native.bytes);
+  const uint64_t total = model.params.total();
+  return total ? static_cast<uint64_t>(static_cast<u128>(whole_bytes) * std::min(params, total) / total) : 0;
 }
 
 }  // namespace vc

@@ -22,4 +22,9 @@ uint64_t loaded_weight_bytes(const Model& model, uint64_t tier_bytes, const std:
 // `value_bytes` (serving_dtype_bytes); quantized ones stay as stored.
 uint64_t loaded_class_bytes(uint64_t params, uint64_t stored_bytes, uint64_t value_bytes);
 
+// Of a checkpoint loaded as `whole_bytes` (loaded_weight_bytes, or a tier's bytes): what `stored`
+// bytes of the native checkpoint (a class's, or a part of one) take, scaled by whole_bytes / the
+// native bytes; without them (`stored` 0), `params` parameters' share of the model's parameters.
+uint64_t loaded_share_bytes(const Model& model, uint64_t whole_bytes, uint64_t stored, uint64_t params);
+
 }  // namespace vc

@@ -128,6 +128,19 @@ uint64_t mtp_layer_count(const Model& m) {
   return std::max<uint64_t>(1, (own + one / 2) / one);
 }
 
+uint64_t mtp_weight_bytes(const Model& m, uint64_t whole_bytes, bool own_only) {
+  const uint64_t params = class_params(m, ParamClass::Mtp);
+  if (params == 0) return 0;
+  const auto it = m.native.bytes_by_class.find(ParamClass::Mtp);
+  uint64_t stored = it == m.native.bytes_by_class.end() ? 0 : it->second;
+  uint64_t own = params;
+  if (own_only) {
+    own -= std::min(own, m.params.mtp_copies);
+    stored -= std::min(stored, checked_mul(m.params.mtp_copies, 2));
+  }
+  return loaded_share_bytes(m, whole_bytes, stored, own);
+}
+
 Drafter serving_drafter(const Model& target, const Model* draft, const ServingSpeculative& s, const std::string& dtype) {
   Drafter d;
   if (s.method == "ngram") {
@@ -144,7 +157,13 @@ Drafter serving_drafter(const Model& target, const Model* draft, const ServingSp
                        "method mtp (SGLang NEXTN) uses the model's own MTP layers, and " + target.name +
                            " has none in its config.json (num_nextn_predict_layers / mtp_num_hidden_layers); use a draft model or EAGLE head");
     d.name = "MTP layers of " + target.name;
-    d.weight_formula = fmt::format("{} MTP params, already in the checkpoint's weights", format_params(class_params(target, ParamClass::Mtp)));
+    // The target does not build the MTP layers (mtp_weight_bytes); the drafter loads them from the
+    // checkpoint at its own format, sharing the target's embedding and head.
+    d.weight_bytes = mtp_weight_bytes(target, loaded_weight_bytes(target, target.native.bytes, dtype), true);
+    d.weight_formula = fmt::format("{} MTP params{}, loaded from the checkpoint ({} B; the target leaves them out)",
+                                   format_params(class_params(target, ParamClass::Mtp) - std::min(class_params(target, ParamClass::Mtp), target.params.mtp_copies)),
+                                   target.params.mtp_copies ? " less the embedding and head copies the drafter shares with the target" : "",
+                                   format_count(d.weight_bytes));
     d.layers.assign(n, *layer);
     d.layers_formula = fmt::format("{} MTP layer(s) with the attention of the model's last layer", n);
     return d;

@@ -70,6 +70,14 @@ Drafter serving_drafter(const Model& target, const Model* draft, const ServingSp
 // mtp_num_hidden_layers, which the model does not keep as a number). 0 without MTP parameters.
 uint64_t mtp_layer_count(const Model& model);
 
+// The MTP / NEXTN layers' weights in a checkpoint loaded as `whole_bytes` (loaded_share_bytes).
+// vLLM's and SGLang's target models do not build them: vLLM's DeepseekV2ForCausalLM.load_weights
+// skips every name get_spec_layer_idx_from_weight_name places in them ("skip spec decode layers for
+// main model"), SGLang's loads only layers below num_hidden_layers; an MTP drafter loads them.
+// `own_only` leaves out the embedding and head copies the checkpoint stores beside them
+// (params.mtp_copies, at 16 bits), which the drafter shares with the target.
+uint64_t mtp_weight_bytes(const Model& model, uint64_t whole_bytes, bool own_only);
+
 inline constexpr const char* kVllmSpecSource = "https://github.com/vllm-project/vllm/blob/main/vllm/config/speculative.py";
 inline constexpr const char* kSglangSpecSource =
     "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/model_executor/pool_configurator.py (EAGLE/STANDALONE cell size); "

@@ -11,6 +11,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "engines/serving_dtype.h"
+#include "engines/serving_speculative.h"
 #include "engines/torch_caching_allocator.h"
 
 namespace vc {
@@ -475,7 +476,9 @@ SglangRankWeights sglang_rank_weights(const Model& m, uint64_t tier_bytes, uint6
   // attention group's tp / dp ranks; gpt-oss's enable_tp=not is_dp_attention_enabled(): whole.
   w.embedding_tp = on_group && !sglang_dp_embedding_on_group(m) ? 1 : w.attention_tp;
   w.dense_mlp_tp = sglang_dense_mlp_tp(m, tp, moe_dense_tp_size);
-  w.even_share = ceil_div(loaded_weight_bytes(m, tier_bytes, dtype), checked_mul(tp, pp));
+  // The checkpoint's MTP layers are not built for the target (serving_speculative.h mtp_weight_bytes).
+  const uint64_t loaded = loaded_weight_bytes(m, tier_bytes, dtype);
+  w.even_share = ceil_div(loaded - std::min(loaded, mtp_weight_bytes(m, loaded, false)), checked_mul(tp, pp));
   const ClassBytes bytes(m, tier_bytes, value_bytes);
   Layout t{bytes, tp, {}, {}, 0};
   std::vector<uint64_t> mla_copies;

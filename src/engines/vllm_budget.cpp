@@ -6,6 +6,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "engines/serving_dtype.h"
+#include "engines/serving_speculative.h"
 #include "engines/vllm_deepstack.h"
 #include "engines/vllm_encoder.h"
 #include "engines/vllm_graphs.h"
@@ -115,7 +116,9 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   b.requested = static_cast<uint64_t>(std::floor(s.gpu_memory_utilization * static_cast<double>(s.card_bytes)));
   const uint64_t tp = s.kv.tensor_parallel, pp = s.kv.pipeline_parallel, dp = std::max<uint64_t>(1, s.data_parallel);
   const uint64_t loaded = vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization);
-  b.weights = rank0_weights(model, loaded, tp, pp, serving_dtype_bytes(s.kv.dtype));
+  // The MTP layers a checkpoint carries are not built (mtp_weight_bytes); an MTP drafter loads them.
+  b.mtp_left_out = mtp_weight_bytes(model, loaded, false);
+  b.weights = rank0_weights(model, loaded - std::min(loaded, b.mtp_left_out), tp, pp, serving_dtype_bytes(s.kv.dtype));
   // Data parallel with expert parallel (vllm_data_parallel.h): a DP rank holds everything of its TP
   // share but the routed experts, of which it holds its local ones (rank 0: the most).
   if (dp > 1) {

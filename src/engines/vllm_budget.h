@@ -46,6 +46,7 @@ struct VllmBudget {
   VllmDeepstack deepstack;       // Qwen3-VL's DeepStack input buffers built with the model, whole on the rank (vllm_deepstack.h)
   uint64_t mla_whole = 0;        // MLA's A-projections and A-layernorms on the rank's layers, whole on every TP rank
   uint64_t mla_extra = 0;        // what of them the rank holds beyond its even share (in `weights`; 0 at TP 1)
+  uint64_t mtp_left_out = 0;     // the checkpoint's MTP layers, which the target model does not build (not in `weights`)
   VllmExpertShard shard;         // data parallel with expert parallel: rank 0's routed experts (ranks 1: none)
   uint64_t dp_gathered = 0;      // data parallel: the MoE layer's gathered input and output beyond the rank's own rows
   LoraSlots lora;                // LoRA slots on rank 0, allocated with the weights (0 B without --enable-lora)

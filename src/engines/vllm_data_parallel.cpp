@@ -7,7 +7,7 @@
 
 #include "core/checked.h"
 #include "core/units.h"
-#include "engines/serving_speculative.h"
+#include "engines/serving_dtype.h"
 
 namespace vc {
 
@@ -39,27 +39,10 @@ VllmExpertShard vllm_expert_shard(const Model& m, uint64_t loaded_bytes, uint64_
       s.lighter_ranks = experts % s.ranks ? s.ranks - experts % s.ranks : 0;
     }
   }
-  // The MTP layers the checkpoint carries (DeepSeek-V3, GLM) are MoE layers like the last one: their
-  // routed experts are FusedMoE too, split the same way.
-  if (const uint64_t mtp = mtp_layer_count(m); mtp && s.experts) {
-    const LayerConfig* last = nullptr;
-    for (const auto& l : m.layers)
-      if (l.feed_forward.kind == FeedForwardKind::MoE && l.feed_forward.experts) last = &l;
-    const uint64_t p = checked_mul(mtp, class_of(last->params, ParamClass::RoutedExperts));
-    routed_params += p;
-    rank_params += static_cast<u128>(p) * s.local_experts / s.experts;
-  }
   if (routed_params == 0) return s;
-  // The routed experts' share of the checkpoint: at the bytes a routed parameter the reader read
-  // (the MTP layers' experts too), else by parameters (one width for every class).
-  const uint64_t routed_stored = class_of(m.native.bytes_by_class, ParamClass::RoutedExperts);
-  const uint64_t class_params = class_of(m.params.by_class, ParamClass::RoutedExperts);
-  u128 routed = 0;
-  if (routed_stored && class_params && m.native.bytes) {
-    const u128 stored_all = static_cast<u128>(routed_stored) * routed_params / class_params;
-    routed = static_cast<u128>(loaded_bytes) * std::min<u128>(stored_all, m.native.bytes) / m.native.bytes;
-  } else if (m.params.total()) { routed = static_cast<u128>(loaded_bytes) * std::min<u128>(routed_params, m.params.total()) / m.params.total();
-  }
+  // Their bytes: the routed class the reader read, as the checkpoint is loaded (loaded_share_bytes).
+  const auto stored = m.native.bytes_by_class.find(ParamClass::RoutedExperts);
+  const u128 routed = loaded_share_bytes(m, loaded_bytes, stored == m.native.bytes_by_class.end() ? 0 : stored->second, static_cast<uint64_t>(routed_params));
   s.routed_bytes = static_cast<uint64_t>(routed);
   s.rank_routed = static_cast<uint64_t>(routed * rank_params / routed_params);
   return s;

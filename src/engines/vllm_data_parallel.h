@@ -34,9 +34,10 @@ struct VllmExpertShard {
   uint64_t lighter_ranks = 0;  // ranks holding one expert a layer fewer than rank 0
 };
 
-// The routed experts of `loaded_bytes` (the checkpoint as vLLM loads it) over `ranks` expert-parallel
-// ranks: their share of the checkpoint's bytes (per class where the reader read them, else by
-// parameters), and rank 0's local experts of each MoE layer.
+// The routed experts of `loaded_bytes` (the whole checkpoint as vLLM loads it) over `ranks`
+// expert-parallel ranks: their share of the checkpoint's bytes (loaded_share_bytes: per class where
+// the reader read them, else by parameters), and rank 0's local experts of each MoE layer. The MTP
+// layers' experts are not among them (the target does not build those layers: mtp_weight_bytes).
 VllmExpertShard vllm_expert_shard(const Model& model, uint64_t loaded_bytes, uint64_t ranks);
 
 // What each DP rank's answer is made of, for the answer's notes.

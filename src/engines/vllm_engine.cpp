@@ -90,10 +90,12 @@ std::vector<Allocation> non_torch_lines(const VllmBudget& b, uint64_t tp) {
 // own: vLLM loads it with the checkpoint and shards it over TP like the decoder layers. A tower vLLM does not build
 // (--limit-mm-per-prompt at 0 for its modalities: vllm_tower_skip.h) is already out of `rank_bytes`, and the line says so.
 void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_bytes, const WeightsFigure& w, uint64_t tp, uint64_t pp, const CpuOffload& offload,
-                      const VllmTowerSkip& skip, const VllmExpertShard& shard) {
+                      const VllmTowerSkip& skip, const VllmExpertShard& shard, uint64_t mtp_left_out) {
+  // The checkpoint's MTP layers, which the target does not build (serving_speculative.h mtp_weight_bytes).
+  const std::string mtp = mtp_left_out ? fmt::format(" - MTP layers {} B (not built)", format_count(mtp_left_out)) : "";
   if (shard.ranks > tp && shard.experts) {  // data parallel with expert parallel (vllm_data_parallel.h)
     d.add({AllocKind::Weights, "Weights on this rank (routed experts split, the rest whole)", rank_bytes,
-           fmt::format("{} - routed experts {} B + {} of {} experts a layer ({} B){}", format_count(shard.loaded_bytes), format_count(shard.routed_bytes),
+           fmt::format("{}{} - routed experts {} B + {} of {} experts a layer ({} B){}", format_count(shard.loaded_bytes), mtp, format_count(shard.routed_bytes),
                        shard.local_experts, shard.experts, format_count(shard.rank_routed), cpu_offload_moved_suffix(offload)),
            fmt::format("the routed experts over the {} expert-parallel ranks (determine_expert_map: the first experts % ranks hold one more); "
                        "attention, embeddings, output head, dense layers and shared experts whole on every data-parallel rank (TP 1); the "
@@ -111,7 +113,8 @@ void add_weight_lines(DeviceAllocation& d, const Model& model, uint64_t rank_byt
            skip.assumption, std::string(kBudgetSource) + "; " + skip.source});
     return;
   }
-  const std::string formula = fmt::format("{} / (tp {} x pp {}){}", format_count(w.bytes), tp, pp, cpu_offload_moved_suffix(offload));
+  const std::string formula = mtp.empty() ? fmt::format("{} / (tp {} x pp {}){}", format_count(w.bytes), tp, pp, cpu_offload_moved_suffix(offload))
+                                          : fmt::format("({}{}) / (tp {} x pp {}){}", format_count(w.bytes), mtp, tp, pp, cpu_offload_moved_suffix(offload));
   const auto tower = pp == 1 ? checkpoint_tower_line(model, w) : std::nullopt;
   if (!tower) {
     d.add({AllocKind::Weights, "Weights on this rank", rank_bytes, formula, "", kBudgetSource});
@@ -366,9 +369,11 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
       DeviceAllocation d;
       d.name = name_of(i);
       if (dp > 1 && b.shard.experts) {
-        add_weight_lines(d, model, b.weights - std::min(b.weights, b.rope.bytes + b.deepstack.bytes), w, tp, pp, offload, skip, b.shard);
+        add_weight_lines(d, model, b.weights - std::min(b.weights, b.rope.bytes + b.deepstack.bytes), w, tp, pp, offload, skip, b.shard, b.mtp_left_out);
       } else {
-        Allocation weights = even_weights_line(checked_sub(w.bytes, skip.tier_bytes), tp, pp, kBudgetSource);
+        const uint64_t mtp = mtp_weight_bytes(model, w.bytes, false);  // not built (serving_speculative.h)
+        Allocation weights = even_weights_line(checked_sub(checked_sub(w.bytes, skip.tier_bytes), mtp), tp, pp, kBudgetSource);
+        if (mtp) weights.formula += fmt::format("; the checkpoint's {} B less its MTP layers, {} B, not built", format_count(w.bytes), format_count(mtp));
         if (skip.skipped()) {
           weights.label += " (" + skip.part + " not built)";
           weights.formula += "; " + skip.formula;
@@ -414,7 +419,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     d.name = name_of(i);
     d.capacity = bs.card_bytes;
     const uint64_t built = checked_add(checked_add(b.rope.bytes, b.deepstack.bytes), b.mla_extra);  // on their own lines
-    add_weight_lines(d, model, b.weights - std::min(b.weights, built), w, tp, pp, offload, skip, b.shard);
+    add_weight_lines(d, model, b.weights - std::min(b.weights, built), w, tp, pp, offload, skip, b.shard, b.mtp_left_out);
     add_rope_line(d, b.rope);
     add_deepstack_line(d, b.deepstack);
     add_mla_line(d, b, tp);
