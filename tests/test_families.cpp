@@ -402,6 +402,21 @@ TEST(Families, FalconMultiQueryAndGroupedKv) {
   auto old = nlohmann::json::parse(R"({"model_type":"falcon","n_embed":8192,"n_layer":60,"n_head":128,"n_head_kv":8,
     "new_decoder_architecture":true,"vocab_size":65024})");
   EXPECT_EQ(from_text(old.dump()).params.derived_total, 41'303'293'952u);
+  // The first configs' model types, as vLLM's RWConfig reads them (tiiuae/falcon-40b and falcon-7b
+  // before their rename: RWForCausalLM, no new_decoder_architecture key): a hidden size of 8,192 is
+  // the new architecture, and the counts are the ones above.
+  auto rw40 = nlohmann::json::parse(R"({"alibi": false, "architectures": ["RWForCausalLM"], "bias": false, "hidden_size": 8192,
+    "model_type": "RefinedWeb", "n_head": 128, "n_head_kv": 8, "n_layer": 60, "parallel_attn": true, "vocab_size": 65024})");
+  const Model r40 = from_text(rw40.dump());
+  EXPECT_EQ(r40.family, "RefinedWeb");  // read by the Falcon mapper
+  EXPECT_EQ(r40.params.derived_total, 41'303'293'952u);
+  EXPECT_EQ(growing_f16_bytes_per_token(r40), 122'880u);
+  auto rw7 = nlohmann::json::parse(R"({"alibi": false, "architectures": ["RWForCausalLM"], "bias": false, "hidden_size": 4544,
+    "model_type": "RefinedWebModel", "multi_query": true, "n_head": 71, "n_layer": 32, "parallel_attn": true, "vocab_size": 65024})");
+  EXPECT_EQ(from_text(rw7.dump()).params.derived_total, 6'921'720'704u);
+  // Without parallel_attn RWConfig's default is false: a second LayerNorm a layer, 32 x 2 x 4,544 more.
+  rw7.erase("parallel_attn");
+  EXPECT_EQ(from_text(rw7.dump()).params.derived_total, 6'921'720'704u + 290'816u);
   // Bad values name their key and what is accepted.
   auto bad = vc::testing::falcon_40b();
   bad["num_kv_heads"] = 7;

@@ -62,6 +62,8 @@ const std::map<std::string, Mapper>& mapper_table() {
       {"starcoder2", families::map_starcoder2},
       {"gpt_neox", families::map_gpt_neox},
       {"falcon", families::map_falcon},
+      {"RefinedWeb", families::map_falcon},       // Falcon-40B's first config (vLLM's RWConfig)
+      {"RefinedWebModel", families::map_falcon},  // Falcon-7B's first config
       {"gpt2", families::map_gpt2},
       {"gpt_bigcode", families::map_gpt_bigcode},
       {"gemma3", families::map_gemma3},

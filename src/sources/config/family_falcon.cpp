@@ -1,4 +1,5 @@
-// Falcon (model_type falcon, FalconForCausalLM: Falcon-7B / 40B / 180B, Falcon-RW). Per layer a
+// Falcon (model_type falcon, FalconForCausalLM: Falcon-7B / 40B / 180B, Falcon-RW; and the first
+// configs' RefinedWeb / RefinedWebModel, RWForCausalLM). Per layer a
 // fused query_key_value and the output projection "dense", a two-matrix MLP dense_h_to_4h /
 // dense_4h_to_h of ffn_hidden_size (default 4 x hidden; gelu, no gate), every linear layer with a
 // bias only when `bias` is true (false in Falcon-7B, 40B and 180B); a final LayerNorm; the output
@@ -45,14 +46,21 @@ void map_falcon(ConfigView& cfg) {
     cfg.fail("num_attention_heads", fmt::format("is {}, which does not divide hidden_size {}; Falcon heads are hidden_size / num_attention_heads "
                                                 "wide (FalconAttention refuses otherwise)", g.heads, hidden));
   g.head_dim = hidden / g.heads;
-  const bool new_arch = cfg.flag("new_decoder_architecture", false);
+  // The RefinedWeb-era model types (RefinedWebModel: Falcon-7B; RefinedWeb: Falcon-40B) as vLLM
+  // reads them (vllm/transformers_utils/configs/falcon.py RWConfig, registered for both names):
+  // parallel_attn false and n_head_kv 1 when absent, and the new decoder architecture for a hidden
+  // size of 8,192 ("Hack for falcon-40b"), whose first config did not say so.
+  const std::string type = cfg.str("model_type", "falcon");
+  const bool refined_web = type == "RefinedWeb" || type == "RefinedWebModel";
+  const bool new_arch = cfg.flag("new_decoder_architecture", false) || (refined_web && hidden == 8192);
   const bool multi_query = cfg.flag("multi_query", true);
-  const bool parallel = cfg.flag("parallel_attn", true);
+  const bool parallel = cfg.flag("parallel_attn", !refined_web);
   const bool bias = cfg.flag("bias", false);
   const bool alibi = cfg.flag("alibi", false);
   if (new_arch) {
     const char* key = cfg.has("num_kv_heads") || !cfg.has("n_head_kv") ? "num_kv_heads" : "n_head_kv";
-    g.kv_heads = cfg.u64_or(key, g.heads, limits::kHeads, "FalconConfig: absent means num_attention_heads");
+    g.kv_heads = refined_web ? cfg.u64_or(key, 1, limits::kHeads, "vLLM's RWConfig: absent means 1")
+                             : cfg.u64_or(key, g.heads, limits::kHeads, "FalconConfig: absent means num_attention_heads");
     if (g.kv_heads == 0 || g.heads % g.kv_heads != 0)
       cfg.fail(key, fmt::format("is {}; a divisor of num_attention_heads ({}) is expected", g.kv_heads, g.heads));
   } else {
