@@ -291,6 +291,29 @@ TEST(PlanEngines, SglangExpertSplitWithoutDpAttentionClassKeepsTensorParallelAtt
   EXPECT_TRUE(has(cmd, "--max-running-requests 1")) << cmd;
 }
 
+// A pasted SGLang command without --max-running-requests is answered at SGLang's own choice (no
+// setting in the answer), so the command plan prints writes none either, and says why; with one it
+// passes the pasted value the answer used.
+TEST(PlanEngines, PastedSglangCommandKeepsItsRunningRequests) {
+  BoxInputs in;
+  in.gpu = "H200x8";
+  in.engine_command = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8";
+  Scenario s;
+  s.sequences = 4;
+  const Plan none = make_plan(entry("deepseek-v3"), s, in.to_box(), in.to_options());
+  EXPECT_FALSE(setting(none.engine, "max_running_requests").has_value());
+  const std::vector<EngineCommand> commands = engine_commands(none);
+  const EngineCommand& c = find(commands, "sglang");
+  EXPECT_FALSE(has(c.command, "--max-running-requests")) << c.command;
+  bool said = false;
+  for (const auto& n : c.notes) said = said || has(n, "--max-running-requests: not in the pasted command");
+  EXPECT_TRUE(said);
+  in.engine_command += " --max-running-requests 16";
+  const Plan given = make_plan(entry("deepseek-v3"), s, in.to_box(), in.to_options());
+  EXPECT_EQ(setting(given.engine, "max_running_requests"), SettingValue(uint64_t{16}));
+  EXPECT_TRUE(has(find(engine_commands(given), "sglang").command, "--max-running-requests 16")) << find(engine_commands(given), "sglang").command;
+}
+
 // `check --engine vllm` on a box whose GPUs are short decides the offload row the way `plan` does:
 // Qwen3-30B-A3B in BF16 (61 GB) on two 24 GB cards with 64 GB of RAM fits only with vLLM's
 // --cpu-offload-gb, the least whole GiB plan's search finds; the row carries that answer.

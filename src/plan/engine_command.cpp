@@ -320,9 +320,16 @@ EngineCommand sglang(const Plan& p) {
   if (p.replicas > 1) par += fmt::format(" --dp-size {}", p.replicas);  // a pasted command's --dp: the plan is one replica's
   if (!par.empty()) par += " ";
   const ModelArg arg = model_arg(p);
-  // Each DP-attention scheduler takes max_running_requests // dp: the cap the answer above was made for.
-  c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {} --max-running-requests {}", arg.serve, par, s.context,
-                          answered_count(p, EngineKind::Sglang, "max_running_requests").value_or(sglang_running_requests_for(s.sequences, dp)));
+  c.command = fmt::format("python -m sglang.launch_server --model-path {} {}--context-length {}", arg.serve, par, s.context);
+  // Each DP-attention scheduler takes max_running_requests // dp: the cap the answer above was made
+  // for. A pasted command without one was answered at SGLang's own choice, so none is written.
+  const bool pasted = p.options.command && p.options.command->engine == EngineKind::Sglang && p.options.engine == EngineKind::Sglang;
+  if (const auto answered = answered_count(p, EngineKind::Sglang, "max_running_requests"))
+    c.command += fmt::format(" --max-running-requests {}", *answered);
+  else if (pasted)
+    c.notes.push_back("--max-running-requests: not in the pasted command, so SGLang chooses it from the pool, as the figures above assume");
+  else
+    c.command += fmt::format(" --max-running-requests {}", sglang_running_requests_for(s.sequences, dp));
   c.notes.push_back("model: " + arg.note);
   if (const auto f = answered_fraction(p, EngineKind::Sglang, "mem_fraction_static")) {
     c.command += fmt::format(" --mem-fraction-static {:.3g}", *f);
