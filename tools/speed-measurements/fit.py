@@ -6,7 +6,9 @@
     (--dry-run: print the fitted share's accuracy only; --fixed-layer-cost: one cost per layer on
     every GPU, the model before issue 18's scaling; --refit-cpu-layer: llama.cpp's CPU cost per
     layer alone; --refit-cpu-threads: llama.cpp's CPU decode from each run's threads, over the
-    fitted runs whose thread count the measurements record)
+    fitted runs whose thread count the measurements record; --ranges: only the printed ranges, the
+    10th-90th percentile of measured / estimate over the fitted runs of the model as it stands,
+    nothing refitted, with how many set-aside runs each range holds)
 
 The set-aside share (fixed by the hash rule in build.py) is never read here. The model is the one
 src/speed/speed_estimate.cpp computes:
@@ -211,8 +213,35 @@ def refit_cpu_prefill_per_thread(prefill, doc):
         f.write("\n")
 
 
+def ranges_only(rows):
+    """The printed ranges from the estimates as they stand: p10-p90 of measured / estimate over the
+    fitted runs of each group (nothing refitted); the set-aside runs are only counted, to report how
+    many fall inside."""
+    path = os.path.join(ROOT, "data", "speed_efficiency.json")
+    doc = json.load(open(path))
+    for group, key in (("decode on device", "decode_on_device"), ("decode offload", "decode_offload"), ("prefill", "prefill")):
+        fitted = [r["ratio"] for r in rows if r["group"] == group and r["part"] == "fitted" and r.get("ratio")]
+        aside = [r["ratio"] for r in rows if r["group"] == group and r["part"] == "set-aside" and r.get("ratio")]
+        low, high = round(min(pct(fitted, 0.1), 1.0), 2), round(max(pct(fitted, 0.9), 1.0), 2)
+        old = doc["ranges"][key]
+        inside = lambda xs, lo, hi: sum(lo <= x <= hi for x in xs)
+        print(f"{group}: {old['low']}-{old['high']} -> {low}-{high}; fitted inside {inside(fitted, old['low'], old['high'])} -> "
+              f"{inside(fitted, low, high)} of {len(fitted)}, set aside inside {inside(aside, old['low'], old['high'])} -> {inside(aside, low, high)} of {len(aside)}",
+              file=sys.stderr)
+        doc["ranges"][key] = {"low": low, "high": high,
+                              "source": f"10th-90th percentile of measured / estimate over {len(fitted)} fitted runs, the model as it stands (docs/performance.md)"}
+    if "--dry-run" in sys.argv:
+        return
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
 def main():
     rows = json.load(open(sys.argv[1]))["rows"]
+    if "--ranges" in sys.argv:
+        ranges_only(rows)
+        return
     fitted = [r for r in rows if r["part"] == "fitted" and r["reads"]]
     # Runs paged in from an SSD ("decode from SSD") are scored, not fitted: the SSD's rate is the
     # source's, and the page cache's locality is not modelled (docs/performance.md).
