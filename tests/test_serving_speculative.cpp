@@ -297,3 +297,38 @@ TEST(ServingSpeculative, SglangSpeculationRunsAtMost48RequestsUnlessGiven) {
   for (const auto& n : spec["notes"]) noted = noted || n.get<std::string>().find("max_running_requests to 48") != std::string::npos;
   EXPECT_TRUE(noted) << spec["notes"].dump();
 }
+
+// `plan` with a pasted vLLM or SGLang command counts its speculative decoding as `estimate` does
+// (plan/serving_drafter.h), and the command it prints passes the same drafter: the catalogue's
+// Llama 3.2 1B as the draft named by its Hub repository loads its 2,471,628,800 B (worked out at
+// the top of this file) beside Llama 3.1 8B; a draft the catalogue does not hold is left out with
+// a note, and the printed command then carries no speculative flags.
+TEST(ServingSpeculative, PlanCountsThePastedCommandsDrafter) {
+  const CliResult r = run_cli(R"(plan llama-3.1-8b --json --gpu h100-sxm --engine-command "vllm serve meta-llama/Llama-3.1-8B-Instruct )"
+                              R"(--speculative-config '{\"model\": \"meta-llama/Llama-3.2-1B-Instruct\", \"num_speculative_tokens\": 5}'")");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json p = json::parse(r.output);
+  EXPECT_EQ(line_bytes(p["engine"], "Draft weights on this rank"), kLlama32_1bBytes);
+  const std::string cmd = p["commands"][0]["command"].get<std::string>();
+  EXPECT_NE(cmd.find(R"(--speculative-config '{"method":"draft_model","model":"meta-llama/Llama-3.2-1B-Instruct","num_speculative_tokens":5}')"),
+            std::string::npos)
+      << cmd;
+
+  const CliResult u = run_cli(R"(plan llama-3.1-8b --json --gpu h100-sxm --engine-command "vllm serve meta-llama/Llama-3.1-8B-Instruct )"
+                              R"(--speculative-config '{\"model\": \"someone/not-in-the-catalogue\", \"num_speculative_tokens\": 5}'")");
+  ASSERT_EQ(u.exit_code, 0) << u.output;
+  const json q = json::parse(u.output);
+  EXPECT_EQ(q["commands"][0]["command"].get<std::string>().find("--speculative"), std::string::npos);
+  bool said = false;
+  for (const auto& n : q["engine"]["notes"]) said = said || n.get<std::string>().find("its draft model is not in the catalogue") != std::string::npos;
+  EXPECT_TRUE(said) << q["engine"]["notes"].dump();
+
+  // SGLang: the MTP layers of DeepSeek-V3 (NEXTN) join the answer and the printed command.
+  const CliResult s = run_cli(R"(plan deepseek-v3 --json --gpu H200x8 --engine-command "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 )"
+                              R"(--tp 8 --speculative-algorithm EAGLE --speculative-num-steps 3")");
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  const json g = json::parse(s.output);
+  const std::string scmd = g["commands"][0]["command"].get<std::string>();
+  EXPECT_NE(scmd.find("--speculative-algorithm NEXTN --speculative-num-steps 3"), std::string::npos) << scmd;
+  EXPECT_EQ(g["engine"]["settings"]["speculative_algorithm"], "NEXTN");
+}

@@ -37,7 +37,7 @@ std::optional<Drafter> set_drafter(const EngineRequest& r, SglangSettings& ss, E
   const ServingSpeculative& spec = r.companions.speculative;
   if (!spec.on()) {
     if (r.command && r.command->serving_speculative.on())
-      a.notes.push_back("the command's speculative decoding is not counted here: `estimate` adds its drafter's weights and cache");
+      a.notes.push_back("the command's speculative decoding is not counted here: its draft model is not in the catalogue (`estimate --draft FILE` reads any model and adds its weights and cache)");
     return std::nullopt;
   }
   Drafter d = serving_drafter(*r.model, r.companions.draft.get(), spec, ss.dtype);

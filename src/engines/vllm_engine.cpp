@@ -197,7 +197,7 @@ std::optional<VllmDrafter> vllm_drafter(const EngineRequest& r, const VllmBudget
   const ServingSpeculative& spec = r.companions.speculative;
   if (!spec.on()) {
     if (r.command && r.command->serving_speculative.on())
-      a.notes.push_back("the command's speculative decoding is not counted here: `estimate` adds its drafter's weights and cache");
+      a.notes.push_back("the command's speculative decoding is not counted here: its draft model is not in the catalogue (`estimate --draft FILE` reads any model and adds its weights and cache)");
     return std::nullopt;
   }
   const uint64_t tp = bs.kv.tensor_parallel;

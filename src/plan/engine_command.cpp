@@ -15,6 +15,7 @@
 #include "engines/sglang_profile.h"
 #include "engines/sglang_weights.h"
 #include "plan/engine_speed.h"
+#include "plan/serving_drafter.h"
 #include "model/quant.h"
 
 namespace vc {
@@ -115,6 +116,15 @@ std::optional<uint64_t> answered_count(const Plan& p, EngineKind kind, const std
   for (const auto& st : p.engine.settings)
     if (st.name == setting && std::holds_alternative<uint64_t>(st.value)) return std::get<uint64_t>(st.value);
   return std::nullopt;
+}
+
+// A pasted command's speculative flags when the engine's answer above counted its drafter
+// (plan/serving_drafter.h): the printed command runs the same drafter.
+std::string answered_speculative_flags(const Plan& p, EngineKind kind, const std::string& setting) {
+  if (p.options.engine != kind || p.engine.engine != kind || !p.options.command || p.options.command->engine != kind) return "";
+  for (const auto& st : p.engine.settings)
+    if (st.name == setting) return serving_speculative_flags(*p.options.command);
+  return "";
 }
 
 // The fraction of each device the engine's figures above were computed at, when the plan is that
@@ -291,6 +301,7 @@ EngineCommand vllm(const Plan& p) {
   } else {
     c.command += pasted_vllm_offload_flags(p);
   }
+  c.command += answered_speculative_flags(p, EngineKind::Vllm, "speculative_method");
   // A pasted --limit-mm-per-prompt: the encoder's profile above assumes it (vllm_encoder.h).
   if (p.options.command && p.options.command->engine == EngineKind::Vllm && !p.options.command->vllm.mm_limits.per_prompt.empty())
     c.command += " --limit-mm-per-prompt '" + p.options.command->vllm.mm_limits.json() + "'";
@@ -344,6 +355,7 @@ EngineCommand sglang(const Plan& p) {
     c.command += fmt::format(" --cpu-offload-gb {}", cap / 1073741824);  // whole GiB, as pasted or chosen
     if (p.serving_offload) c.notes.push_back("--cpu-offload-gb: the fewest whole GiB per GPU with which SGLang's answer above fits");
   }
+  c.command += answered_speculative_flags(p, EngineKind::Sglang, "speculative_algorithm");
   if (p.box.nodes > 1) c.command += fmt::format(" --nnodes {} --node-rank 0 --dist-init-addr HEAD:5000", p.box.nodes), c.notes.push_back("run once per node with its --node-rank");
   return c;
 }

@@ -12,6 +12,7 @@
 #include "engines/vllm_profile.h"
 #include "plan/engine_speed.h"
 #include "plan/serving_command.h"
+#include "plan/serving_drafter.h"
 #include "plan/unified_memory.h"
 
 namespace vc {
@@ -149,6 +150,7 @@ EngineRequest plan_engine_request(const Model& model, const Scenario& scenario, 
     set_serving_context(*r.command, scenario.context);
     // vLLM -dp N on an MoE: N DP ranks, the experts over all of them (engines/vllm_data_parallel.h).
     if (experts_over_data_parallel(*r.command, model)) r.command->vllm.data_parallel = r.command->parallel.data_parallel;
+    attach_serving_drafter(r);  // its speculative decoding, as `estimate` counts it (plan/serving_drafter.h)
   }
   return r;
 }
