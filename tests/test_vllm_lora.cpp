@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalogue_entry.h"
 #include "catalogue/catalogue.h"
 #include "cli_runner.h"
 #include "core/error.h"
@@ -24,6 +25,7 @@
 
 using namespace vc;
 using json = nlohmann::json;
+using vc::test::entry;
 
 namespace {
 
@@ -373,6 +375,19 @@ TEST(VllmLora, KimiLinearIsRefusedAsVllmRefusesIt) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("does not support LoRA yet"), std::string::npos) << r.output;
   EXPECT_EQ(run_cli("estimate kimi-linear-48b-a3b --engine vllm --gpu-memory 141GB").exit_code, 0);
+  // Falcon's, GPT-NeoX's and GPT-2's classes implement SupportsPP only (models/falcon.py
+  // FalconForCausalLM, gpt_neox.py GPTNeoXForCausalLM, gpt2.py GPT2LMHeadModel): refused alike.
+  const Model falcon = model_from_config(nlohmann::json::parse(vc::testing::test_config_text("falcon-7b.json")), "falcon-7b config.json");
+  ASSERT_TRUE(vllm_lora_refusal(falcon).has_value());
+  EXPECT_NE(vllm_lora_refusal(falcon)->find("FalconForCausalLM does not support LoRA yet"), std::string::npos) << *vllm_lora_refusal(falcon);
+  for (const char* type : {"gpt_neox", "gpt2"}) {
+    SCOPED_TRACE(type);
+    Model m;
+    m.architecture = type;
+    m.family = type;
+    EXPECT_TRUE(vllm_lora_refusal(m).has_value());
+  }
+  EXPECT_FALSE(vllm_lora_refusal(entry("qwen3-0.6b")).has_value());
 }
 
 // Phi-2 (microsoft/phi-2 config.json: hidden 2,560, intermediate 10,240, 32 layers of 32 heads of 80,

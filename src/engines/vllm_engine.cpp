@@ -329,11 +329,10 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
     a.settings.push_back({"data_parallel_size", dp});
     a.settings.push_back({"enable_expert_parallel", std::string("true")});
   }
-  // vLLM refuses --enable-lora for a model class without SupportsLoRA (vllm/v1/worker/
-  // lora_model_runner_mixin.py load_lora_model); Kimi Linear's (models/kimi_linear.py) has none.
-  if (bs.lora.max_loras && (model.family == "kimi_linear" || model.architecture == "kimi_linear"))
-    throw InputError("--enable-lora", "vLLM refuses LoRA for Kimi Linear at start (\"KimiLinearForCausalLM does not support LoRA yet.\": "
-                                      "vllm/model_executor/models/kimi_linear.py implements no SupportsLoRA); run it without --enable-lora, --max-loras and --max-lora-rank");
+  // vLLM refuses --enable-lora for a model class without SupportsLoRA (vllm_lora_refusal).
+  if (bs.lora.max_loras) {
+    if (const auto refusal = vllm_lora_refusal(model)) throw InputError("--enable-lora", *refusal);
+  }
   if (bs.lora.max_loras) {
     a.settings.push_back({"max_loras", bs.lora.max_loras});
     a.settings.push_back({"max_lora_rank", bs.lora.max_lora_rank});

@@ -213,4 +213,27 @@ LoraSlots vllm_lora_slots(const Model& model, const LoraSlotSettings& s, uint64_
   return out;
 }
 
+std::optional<std::string> vllm_lora_refusal(const Model& model) {
+  struct Unsupported {
+    const char* model_type;
+    const char* cls;
+    const char* file;
+  };
+  static constexpr Unsupported kClasses[] = {
+      {"kimi_linear", "KimiLinearForCausalLM", "kimi_linear.py"},
+      {"falcon", "FalconForCausalLM", "falcon.py"},  // FalconForCausalLM(nn.Module, SupportsPP)
+      {"RefinedWeb", "FalconForCausalLM", "falcon.py"},
+      {"RefinedWebModel", "FalconForCausalLM", "falcon.py"},
+      {"gpt_neox", "GPTNeoXForCausalLM", "gpt_neox.py"},  // GPTNeoXForCausalLM(nn.Module, SupportsPP)
+      {"gpt2", "GPT2LMHeadModel", "gpt2.py"},             // GPT2LMHeadModel(nn.Module, SupportsPP)
+  };
+  for (const auto& c : kClasses) {
+    if (model.family == c.model_type || model.architecture == c.model_type)
+      return fmt::format("vLLM refuses LoRA for this model at start (\"{0} does not support LoRA yet.\": vllm/model_executor/models/{1} implements "
+                         "no SupportsLoRA); run it without --enable-lora, --max-loras and --max-lora-rank",
+                         c.cls, c.file);
+  }
+  return std::nullopt;
+}
+
 }  // namespace vc

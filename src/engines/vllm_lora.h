@@ -38,6 +38,7 @@
 //   Mamba1 (MambaMixer; d = d_inner): in_proj A R x hidden, B 2d / tp x R; conv1d A R x kernel, B d / tp;
 //     x_proj A R x d / tp, B (dt_rank + 2 state); dt_proj A R x dt_rank, B d / tp; out_proj A R x d / tp, B hidden
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,12 @@ MlpLoraValues plain_mlp_lora_values(uint64_t hidden, uint64_t width, uint64_t tp
 // 256, 320, 512); --max-loras from 1 to 1,024 (vLLM sets no bound; ours keeps the figure finite).
 uint64_t parse_max_lora_rank(const std::string& text, const std::string& flag);
 uint64_t parse_max_loras(const std::string& text, const std::string& flag);
+
+// vLLM refuses --enable-lora at start for a model class that implements no SupportsLoRA
+// (vllm/v1/worker/lora_model_runner_mixin.py load_lora_model: "{cls} does not support LoRA yet."):
+// the message for such a model (Kimi Linear, Falcon, GPT-NeoX, GPT-2, read from each class's bases
+// in vllm/model_executor/models/), or nullopt.
+std::optional<std::string> vllm_lora_refusal(const Model& model);
 
 // The slots on rank 0 of tp x pp (its ceil(layers / pp) layers), at `value_bytes` per value.
 LoraSlots vllm_lora_slots(const Model& model, const LoraSlotSettings& settings, uint64_t tp, uint64_t pp, uint64_t value_bytes);
