@@ -30,6 +30,18 @@ SglangSettings eight_ranks_of_141gib(const Model& m) {
   return s;
 }
 
+// A rank as a log prints it: the card, TP, mem_fraction_static, and the free memory before the
+// weights and what loading them took.
+SglangSettings logged_rank(uint64_t card_gib, uint64_t tp, double fraction, uint64_t free_gib, uint64_t loaded_gib) {
+  SglangSettings s;
+  s.card_bytes = card_gib * kGiB;
+  s.tensor_parallel = tp;
+  s.mem_fraction_static = fraction;
+  s.free_before_weights = free_gib * kGiB;
+  s.loaded_weights = loaded_gib * kGiB;
+  return s;
+}
+
 uint64_t line_sum(const SglangProfile& p) {
   uint64_t sum = 0;
   for (const auto& l : p.lines) sum += l.bytes;
@@ -172,12 +184,7 @@ TEST(SglangProfile, ServeCommandFlags) {
 //   Requests: 771 slots / 3 a request (radix cache on) = 257.
 TEST(SglangProfile, HybridStatePoolComesFirst) {
   const Model& next = *Catalogue::builtin().find("qwen3-next-80b-a3b");
-  SglangSettings s;
-  s.card_bytes = 80 * kGiB;
-  s.tensor_parallel = 4;
-  s.mem_fraction_static = 0.85;
-  s.free_before_weights = 78 * kGiB;
-  s.loaded_weights = 37 * kGiB;
+  SglangSettings s = logged_rank(80, 4, 0.85, 78, 37);
   SglangProfile p = sglang_profile(next, s);
   EXPECT_EQ(p.state_bytes_per_request, 19316736u);
   EXPECT_EQ(p.state_slots, 771u);
@@ -354,13 +361,8 @@ TEST(SglangProfile, SparseAttentionFp8CacheIsPacked) {
 // 2,236,088); the pool holds 2,488,754 x 61,464 = 152,968,775,856 B, more than the 128 GiB priced.
 TEST(SglangProfile, SparseAttentionFp8PoolIsSizedUnpackedAndAllocatedPacked) {
   const Model& m = *Catalogue::builtin().find("glm-5");
-  SglangSettings s;
-  s.card_bytes = 288 * kGiB;
-  s.tensor_parallel = 8;
-  s.mem_fraction_static = 0.75;
+  SglangSettings s = logged_rank(288, 8, 0.75, 256, 64);
   s.kv_cache_dtype = "fp8_e4m3";
-  s.free_before_weights = 256 * kGiB;
-  s.loaded_weights = 64 * kGiB;
   s.weight_bytes = m.native.bytes;
   const SglangProfile p = sglang_profile(m, s);
   EXPECT_EQ(p.cell_bytes, 55'224u);
@@ -381,11 +383,7 @@ namespace {
 // A 140 GiB card at mem_fraction_static 0.75 with 100 GiB free before 8 GiB of weights: the pool
 // gets 0.75 x 100 - 8 = 67 GiB = 71,940,702,208 B.
 SglangSettings pool_of_67_gib(const Model& m) {
-  SglangSettings s;
-  s.card_bytes = 140 * kGiB;
-  s.mem_fraction_static = 0.75;
-  s.free_before_weights = 100 * kGiB;
-  s.loaded_weights = 8 * kGiB;
+  SglangSettings s = logged_rank(140, 1, 0.75, 100, 8);
   s.weight_bytes = m.native.bytes;
   return s;
 }

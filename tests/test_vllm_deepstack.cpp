@@ -8,6 +8,7 @@
 #include "catalogue_entry.h"
 #include "catalogue/catalogue.h"
 #include "cli_runner.h"
+#include "engine_line.h"
 #include "core/units.h"
 #include "engines/engine_run.h"
 #include "engines/vllm_budget.h"
@@ -67,13 +68,9 @@ TEST(VllmDeepstack, BudgetWeightsCarryTheBuffersOnEveryRank) {
 
 // The CLI shows them as a weights line of their own beside the checkpoint's share.
 TEST(VllmDeepstack, TheVllmDeviceHasADeepStackWeightsLine) {
-  const CliResult r = run_cli("estimate qwen3-vl-8b --engine vllm --gpu h100-sxm --context 32K --json");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const nlohmann::json j = nlohmann::json::parse(r.output);
-  nlohmann::json line;
-  for (const auto& l : j["engine"]["devices"][0]["lines"])
-    if (l["label"] == "DeepStack input buffers (built with the model)") line = l;
-  ASSERT_TRUE(line.is_object()) << r.output;
+  const nlohmann::json line = vc::testing::engine_line("estimate qwen3-vl-8b --engine vllm --gpu h100-sxm --context 32K --json", "label",
+                                                       "DeepStack input buffers (built with the model)");
+  ASSERT_TRUE(line.is_object());
   EXPECT_EQ(line["kind"], "weights");
   EXPECT_EQ(line["bytes"].get<uint64_t>(), 201'326'592u);
   EXPECT_NE(line["source"].get<std::string>().find("qwen3_vl.py"), std::string::npos);

@@ -270,13 +270,8 @@ TEST(VllmQwenVlEncoder, Qwen35HasTheQwen3VlTowerWithoutDeepStack) {
 }
 
 TEST(VllmQwenVlEncoder, TheQwen3Vl8bActivationLineCountsTheEncoderPass) {
-  const CliResult r = run_cli("estimate qwen3-vl-8b --engine vllm --gpu h100-sxm --context 32K --json");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const nlohmann::json j = nlohmann::json::parse(r.output);
-  nlohmann::json line;
-  for (const auto& l : j["engine"]["devices"][0]["lines"])
-    if (l["kind"] == "activation") line = l;
-  ASSERT_TRUE(line.is_object()) << r.output;
+  const nlohmann::json line = vc::testing::engine_line("estimate qwen3-vl-8b --engine vllm --gpu h100-sxm --context 32K --json", "kind", "activation");
+  ASSERT_TRUE(line.is_object());
   // At 32K context (max_model_len 32,768 >= 16,384; 999 <= 32,768 / 4): items min(max(8,192, 16,384) / 16,384 = 1,
   // 1,024 x min(999, 32,768 / 16,384 = 2)) = 1, so the pass and the held batch are as worked above (held: 201,326,592 +
   // 536,870,912).
