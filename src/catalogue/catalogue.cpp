@@ -10,18 +10,13 @@
 #include "catalogue/catalogue_tower.h"
 #include "catalogue/embedded_data.h"
 #include "core/checked.h"
+#include "core/text.h"
 #include "sources/config/config_mapper.h"
 #include "sources/config/config_tower.h"
 #include "sources/config/config_view.h"
 
 namespace vc {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
 
 ParamClass param_class_from(const std::string& name) {
   for (auto c : {ParamClass::Embedding, ParamClass::OutputHead, ParamClass::Attention, ParamClass::DenseMlp,

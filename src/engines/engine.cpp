@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "engines/engine_impl.h"
 #include "engines/llamacpp_fit.h"
@@ -129,11 +130,6 @@ void finish(EngineAnswer& a) {
 }  // namespace engines
 
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // The tensor- and pipeline-parallel degrees a split implies on the box (1 x 1 without one).
 std::pair<uint64_t, uint64_t> parallel_degrees(const EngineRequest& r) {

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "core/checked.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "engines/engine_tiers.h"
 #include "engines/sglang_profile.h"
@@ -33,11 +34,6 @@ std::string mmap_note(const Plan& p, bool rule_reads_ssd) {
     return mapped + "the page cache in RAM keeps the experts read most, SSD serves the rest (the llamacpp speed counts each its share of the mapped "
                     "bytes, so it may be low)";
   return mapped + "the page cache in RAM keeps what fits, the rest is read from SSD again every token";
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // Cache dtype as each engine spells it.

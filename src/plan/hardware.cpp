@@ -10,16 +10,11 @@
 #include "catalogue/embedded_data.h"
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "core/units.h"
 
 namespace vc {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out;
-  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Letters and digits only, lower case, without the vendor words people leave out.
 std::string squash(std::string_view s) {

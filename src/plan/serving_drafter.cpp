@@ -7,14 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "catalogue/catalogue.h"
+#include "core/text.h"
 
 namespace vc {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // The catalogue's model with this id or name, or whose card lives in this Hugging Face repository
 // ("meta-llama/Llama-3.2-1B-Instruct", as a command names it).

@@ -5,15 +5,11 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "sources/remote/http_source.h"
 
 namespace vc::server {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // The Host values a loopback server answers to: its own loopback names with its port (a browser
 // that reached it through another name, e.g. a rebound DNS name, is refused).

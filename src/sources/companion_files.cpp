@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "sources/io/small_text.h"
 #include "sources/remote/http_source.h"
 #include "sources/remote/hub_builds.h"
@@ -20,11 +21,6 @@ namespace fs = std::filesystem;
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace

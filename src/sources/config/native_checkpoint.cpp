@@ -6,16 +6,12 @@
 #include <set>
 
 #include "core/checked.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "model/quant.h"
 
 namespace vc {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool mentions(const nlohmann::json& list, const std::string& needle) {
   if (!list.is_array()) return false;

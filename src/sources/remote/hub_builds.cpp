@@ -8,17 +8,13 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace vc {
 namespace {
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
