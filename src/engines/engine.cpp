@@ -14,6 +14,7 @@
 #include "engines/llamacpp_fit.h"
 #include "engines/sglang_profile.h"
 #include "engines/sglang_weights.h"
+#include "engines/vllm_data_parallel.h"
 #include "engines/vllm_profile.h"
 #include "model/quant.h"
 #include "sources/remote/hub_builds.h"
@@ -206,7 +207,7 @@ EngineRun engine_run_for(const EngineRequest& r) {
   // --max-num-seqs, SGLang --max-running-requests), so the profile is that command's: vLLM's dummy
   // sampler runs over max_num_seqs rows and its CUDA graphs go up to it; SGLang's request map holds
   // max_running_requests rows of the context.
-  run.vllm.max_num_seqs = ceil_div(s.sequences, run.vllm.data_parallel);  // each DP rank's scheduler takes its own
+  run.vllm.max_num_seqs = vllm_max_num_seqs_for(s.sequences, run.vllm.data_parallel);
   run.sglang.max_running_requests = sglang_running_requests_for(s.sequences, run.parallel.dp_attention ? run.parallel.data_parallel : 1);
   return run;
 }

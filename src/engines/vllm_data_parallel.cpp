@@ -48,6 +48,8 @@ VllmExpertShard vllm_expert_shard(const Model& m, uint64_t loaded_bytes, uint64_
   return s;
 }
 
+uint64_t vllm_max_num_seqs_for(uint64_t sequences, uint64_t data_parallel) { return ceil_div(sequences, std::max<uint64_t>(1, data_parallel)); }
+
 std::string vllm_data_parallel_note(uint64_t ranks, const VllmExpertShard& shard) {
   if (!shard.experts)
     return fmt::format("data parallel {0}: the model has no routed experts, so each of the {0} ranks is a whole replica (tensor parallel 1) with its "

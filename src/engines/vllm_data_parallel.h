@@ -40,6 +40,10 @@ struct VllmExpertShard {
 // layers' experts are not among them (the target does not build those layers: mtp_weight_bytes).
 VllmExpertShard vllm_expert_shard(const Model& model, uint64_t loaded_bytes, uint64_t ranks);
 
+// --max-num-seqs for `sequences` over `data_parallel` DP ranks: each rank's scheduler takes its own
+// share, ceil(sequences / data_parallel) (1 rank: the sequences).
+uint64_t vllm_max_num_seqs_for(uint64_t sequences, uint64_t data_parallel);
+
 // What each DP rank's answer is made of, for the answer's notes.
 std::string vllm_data_parallel_note(uint64_t ranks, const VllmExpertShard& shard);
 

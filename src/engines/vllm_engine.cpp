@@ -352,7 +352,7 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
 
   const uint64_t ranks = checked_product({tp, pp, dp});
   // Data parallel: each rank's scheduler and cache serve ceil(sequences / dp) of the sequences.
-  const uint64_t rank_sequences = ceil_div(s.sequences, dp);
+  const uint64_t rank_sequences = vllm_max_num_seqs_for(s.sequences, dp);
   auto name_of = [&](uint64_t i) { return dp > 1 ? fmt::format("rank {} (dp{})", i, i) : rank_name(i, tp); };
   if (bs.card_bytes == 0) {
     // No card: what the scenario needs on each rank; vLLM itself would take all it is allowed.

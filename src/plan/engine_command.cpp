@@ -15,6 +15,7 @@
 #include "engines/engine_tiers.h"
 #include "engines/sglang_profile.h"
 #include "engines/sglang_weights.h"
+#include "engines/vllm_data_parallel.h"
 #include "plan/engine_speed.h"
 #include "plan/serving_drafter.h"
 #include "model/quant.h"
@@ -105,31 +106,35 @@ ModelArg model_arg(const Plan& p) {
   return a;
 }
 
-// A whole-number setting of the engine's answer (vLLM's max_num_seqs, SGLang's
-// max_running_requests) when the plan is that engine's answer: the command passes the same.
-std::optional<uint64_t> answered_count(const Plan& p, EngineKind kind, const std::string& setting) {
-  if (p.options.engine != kind || p.engine.engine != kind) return std::nullopt;
+// A setting of the engine's answer when the plan is that engine's answer (nullptr otherwise): the
+// command plan prints passes the same.
+const SettingValue* answered_setting(const Plan& p, EngineKind kind, const std::string& name) {
+  if (p.options.engine != kind || p.engine.engine != kind) return nullptr;
   for (const auto& st : p.engine.settings)
-    if (st.name == setting && std::holds_alternative<uint64_t>(st.value)) return std::get<uint64_t>(st.value);
+    if (st.name == name) return &st.value;
+  return nullptr;
+}
+
+// A whole-number setting of the answer (vLLM's max_num_seqs, SGLang's max_running_requests).
+std::optional<uint64_t> answered_count(const Plan& p, EngineKind kind, const std::string& setting) {
+  const SettingValue* v = answered_setting(p, kind, setting);
+  if (v && std::holds_alternative<uint64_t>(*v)) return std::get<uint64_t>(*v);
   return std::nullopt;
 }
 
 // A pasted command's speculative flags when the engine's answer above counted its drafter
 // (plan/serving_drafter.h): the printed command runs the same drafter.
 std::string answered_speculative_flags(const Plan& p, EngineKind kind, const std::string& setting) {
-  if (p.options.engine != kind || p.engine.engine != kind || !p.options.command || p.options.command->engine != kind) return "";
-  for (const auto& st : p.engine.settings)
-    if (st.name == setting) return serving_speculative_flags(*p.options.command);
-  return "";
+  if (!p.options.command || p.options.command->engine != kind || !answered_setting(p, kind, setting)) return "";
+  return serving_speculative_flags(*p.options.command);
 }
 
 // The fraction of each device the engine's figures above were computed at, when the plan is that
 // engine's answer: the command must realise the same budget. nullopt: not that engine's answer, or
 // the engine chooses the fraction itself (SGLang's mem_fraction_static by card size).
 std::optional<double> answered_fraction(const Plan& p, EngineKind kind, const std::string& setting) {
-  if (p.options.engine != kind || p.engine.engine != kind) return std::nullopt;
-  for (const auto& st : p.engine.settings)
-    if (st.name == setting && std::holds_alternative<double>(st.value)) return std::get<double>(st.value);
+  const SettingValue* v = answered_setting(p, kind, setting);
+  if (v && std::holds_alternative<double>(*v)) return std::get<double>(*v);
   return std::nullopt;
 }
 
@@ -276,7 +281,8 @@ EngineCommand vllm(const Plan& p) {
   if (!par.empty()) par += " ";
   const ModelArg arg = model_arg(p);
   c.command = fmt::format("vllm serve {} {}--max-model-len {} --max-num-seqs {} --gpu-memory-utilization {:.2f}", arg.serve, par, s.context,
-                          answered_count(p, EngineKind::Vllm, "max_num_seqs").value_or(p.options.split == SplitMode::Expert ? ceil_div(s.sequences, count) : s.sequences),
+                          answered_count(p, EngineKind::Vllm, "max_num_seqs")
+                              .value_or(vllm_max_num_seqs_for(s.sequences, p.options.split == SplitMode::Expert ? count : 1)),
                           answered_fraction(p, EngineKind::Vllm, "gpu_memory_utilization").value_or(memory_fraction(p)));
   if (arg.serve == arg.gguf && !hub_repo(*p.model).empty()) c.command += " --tokenizer " + hub_repo(*p.model);
   c.notes.push_back("model: " + arg.note);
