@@ -369,6 +369,8 @@ TEST(PlanEngines, VllmExpertSplitRunsDataParallelRanks) {
   }
   EXPECT_EQ(weights, 17'577'701'376u);
   EXPECT_TRUE(has(activation_formula, "MoE workspace 1476395008 B")) << activation_formula;
+  // The gathered input and output beyond the rank's own rows: 2 x 3 x 8,192 x 2,048 x 2 B.
+  EXPECT_TRUE(has(activation_formula, "beyond the rank's own rows, 201326592 B")) << activation_formula;
   EXPECT_GT(activation, 1'476'395'008u);
   ASSERT_TRUE(p.engine.kv_tokens && p.engine.max_concurrency);
   EXPECT_DOUBLE_EQ(*p.engine.max_concurrency, 4.0 * static_cast<double>(*p.engine.kv_tokens) / 8192.0);

@@ -49,6 +49,10 @@ Allocation activation_line(const Model& model, const VllmBudget& b, const VllmBu
                                                     serving_dtype_bytes(s.kv.dtype), s.mm_limits);
   std::string formula = fmt::format("MoE workspace {} B + max(forward {} B over {} tokens, sampler {} B over {} sequences) + 50 MiB", b.moe_workspace,
                                     b.forward_peak, b.max_num_batched_tokens, b.sampler_peak, b.max_num_seqs);
+  if (b.dp_gathered)
+    formula += fmt::format("; data parallel {0}: the workspace sized for {0} x {1} gathered rows, and the forward holding the gathered input and the "
+                           "experts' output beyond the rank's own rows, {2} B (allgather_reducescatter)",
+                           b.shard.ranks, b.max_num_batched_tokens, b.dp_gathered);
   if (e.items) formula = fmt::format("max(encoder pass {} B, encoder batch held {} B + {}); {}", e.encoder_peak, e.held(), formula, e.formula);
   std::string assumption = std::string("fitted on public vLLM 0.19 logs, 30% set aside (docs/accuracy.md)") +
                            (e.items ? "; the encoder's dummy batch is read from vLLM's source, not fitted" : "") + (e.note.empty() ? "" : "; " + e.note);
