@@ -58,6 +58,10 @@ Allocation activation_line(const Model& model, const VllmBudget& b, const VllmBu
                            (e.items ? "; the encoder's dummy batch is read from vLLM's source, not fitted" : "") + (e.note.empty() ? "" : "; " + e.note);
   std::string source = kProfileSource;
   if (e.items && !e.source.empty()) source += "; " + e.source;
+  if (b.dp_gathered) {
+    assumption += "; the data-parallel gathering is read from vLLM's source, not fitted (no data-parallel log measured)";
+    source += "; https://github.com/vllm-project/vllm/blob/main/vllm/distributed/device_communicators/all2all.py (AgRsAll2AllManager)";
+  }
   if (sp) {
     formula += fmt::format(" + {} B drafter buffers; speculative: drafter pass {} B ({} B target hidden states held + {} B its own pass), "
                            "rejection-sampler logits {} B in the sampler's figure",
