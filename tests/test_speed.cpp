@@ -64,7 +64,8 @@ const char* kFactors = R"({
   "source": "test", "decode": [{"engine": "*", "backend": "*", "memory": "*", "bandwidth_share": 0.5, "layer_us": 10, "moe_layer_us": 20, "source": "t"}],
   "prefill": [{"engine": "*", "backend": "*", "memory": "*", "compute_share": 0.5, "source": "t"}],
   "handoff_us": 100, "tp_allreduce_us": 30, "pcie_share": 0.8, "cpu_flops_per_ram_byte": 20, "second_socket_gain": 0.4,
-  "ranges": {"decode_on_device": {"low": 0.9, "high": 1.1}, "decode_offload": {"low": 0.8, "high": 1.3}, "prefill": {"low": 0.5, "high": 2}}})";
+  "ranges": {"decode_on_device": {"low": 0.9, "high": 1.1}, "decode_offload": {"low": 0.8, "high": 1.3}, "prefill": {"low": 0.5, "high": 2}},
+  "rule_ranges": {"decode_on_device": {"low": 0.3, "high": 0.8}, "decode_offload": {"low": 0.3, "high": 0.6}, "prefill": {"low": 0.2, "high": 0.7}}})";
 
 Box rtx4090(uint64_t ram_gbps = 80) {
   Box b;
@@ -362,7 +363,8 @@ TEST(SpeedData, TheMostSpecificRowWins) {
       {"engine": "*", "backend": "*", "memory": "*", "bandwidth_share": 0.6, "layer_us": 1, "moe_layer_us": 1, "source": "c"}],
     "prefill": [{"engine": "*", "backend": "*", "memory": "*", "compute_share": 0.5, "source": "t"}],
     "handoff_us": 1, "tp_allreduce_us": 1, "pcie_share": 1, "cpu_flops_per_ram_byte": 1, "second_socket_gain": 0,
-    "ranges": {"decode_on_device": {"low": 1, "high": 1}, "decode_offload": {"low": 1, "high": 1}, "prefill": {"low": 1, "high": 1}}})");
+    "ranges": {"decode_on_device": {"low": 1, "high": 1}, "decode_offload": {"low": 1, "high": 1}, "prefill": {"low": 1, "high": 1}},
+    "rule_ranges": {"decode_on_device": {"low": 1, "high": 1}, "decode_offload": {"low": 1, "high": 1}, "prefill": {"low": 1, "high": 1}}})");
   EXPECT_EQ(data.decode_for("llamacpp", "metal", "unified").source, "a");
   EXPECT_EQ(data.decode_for("llamacpp", "cuda", "gddr").source, "b");
   EXPECT_EQ(data.decode_for("vllm", "metal", "unified").source, "c");

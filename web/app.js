@@ -884,7 +884,7 @@ function showCheck(c) {
     const m = byId[r.model];
     const capped = asked && m && m.max_context_tokens && asked > m.max_context_tokens;
     td(tr, 'Largest context', capped ? `${tokens(r.max_context)} (the model's maximum; ${ctx} asked)` : tokens(r.max_context));
-    td(tr, 'tok/s (estimate)', r.display.decode_tok_s);
+    td(tr, 'tok/s (estimate, likely range)', r.display.decode_tok_s);
     perDeviceCell(tr, r, body, $('check-table').tHead.rows[0].cells.length);
   });
   const onGpu = fits.filter((r) => r.fit === 'gpu').length;

@@ -80,17 +80,14 @@ Command add_check(CLI::App& app) {
             };
             print_row("model", "fit", "tier", "weights", "total", "max context", "tok/s");
             for (const auto& r : rows) {
-              const bool runs = r.fit != FitKind::None && r.fit != FitKind::Unavailable;
               print_row(r.model->id, to_string(r.fit), r.tier.empty() ? "-" : r.tier, r.weights_bytes ? format_bytes(r.weights_bytes) : "-",
                         r.total_bytes ? format_bytes(r.total_bytes) : "-", r.max_context ? format_tokens(r.max_context) : "-",
-                        !runs                     ? "-"
-                        : r.decode_low_tok_s > 0 ? fmt::format("{:.2f} ({:.1f}-{:.1f})", r.decode_tok_s, r.decode_low_tok_s, r.decode_high_tok_s)
-                                                 : fmt::format("{:.2f}", r.decode_tok_s));
+                        decode_cell(r));
             }
             for (const auto& r : rows) {
               if (r.fit == FitKind::Unavailable) fmt::print("\n{}: {}", r.model->id, r.note);
             }
-            fmt::print("\n\nContext checked: {} per sequence; tok/s are estimates (the rule: at the --efficiency factor; an engine: its placement, with the range measured runs show). `vramcalc plan MODEL` for the full plan.\n", o->flags.context);
+            fmt::print("\n\nContext checked: {} per sequence; tok/s are estimates with the range measured runs show in brackets (the rule: at the --efficiency factor, its range wide; an engine: its placement, a narrower range). `vramcalc plan MODEL` for the full plan.\n", o->flags.context);
             return 0;
           }};
 }

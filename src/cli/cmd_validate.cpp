@@ -20,6 +20,7 @@
 #include "core/units.h"
 #include "engines/engine_log.h"
 #include "engines/validate.h"
+#include "plan/plan.h"
 #include "speed/speed_validate.h"
 
 namespace vc::cli {
@@ -55,15 +56,33 @@ int validate_log(const std::string& file, const std::string& model_spec, const s
 int validate_speed_file(const std::string& file, bool json) {
   const auto rows = validate_speed(file);
   const auto summary = summarize_speed(rows);
+  const PlanOptions rule;  // the rule at its default --efficiency and --compute-efficiency
+  const double decode_efficiency = rule.efficiency_bp / 10000.0, prefill_efficiency = rule.compute_efficiency_bp / 10000.0;
+  const auto rule_summary = summarize_rule_speed(rows, decode_efficiency, prefill_efficiency);
+  const auto summary_json = [](const std::vector<SpeedSummary>& table) {
+    nlohmann::json sum = nlohmann::json::array();
+    for (const auto& s : table)
+      sum.push_back({{"group", s.group}, {"part", s.part}, {"cases", s.cases}, {"met", s.met}, {"inside_range", s.inside_range}, {"median_ratio", s.median_ratio},
+                     {"target", {s.low, s.high}}});
+    return sum;
+  };
+  const auto print_summary = [](const std::vector<SpeedSummary>& table) {
+    fmt::print("| group | part | cases | within band | inside the printed range | median ratio | band |\n|---|---|---:|---:|---:|---:|---|\n");
+    const auto percent = [](std::size_t n, std::size_t of) { return of ? 100.0 * static_cast<double>(n) / static_cast<double>(of) : 0.0; };
+    for (const auto& s : table) {
+      fmt::print("| {} | {} | {} | {} ({:.0f}%) | {} ({:.0f}%) | {:.2f} | {:.2f}-{:.2f} |\n", s.group, s.part, s.cases, s.met, percent(s.met, s.cases), s.inside_range,
+                 percent(s.inside_range, s.cases), s.median_ratio, s.low, s.high);
+    }
+  };
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : rows)
       out.push_back({{"id", r.id}, {"group", r.group}, {"part", r.part}, {"setup", r.setup}, {"measured_tok_s", r.measured}, {"estimate_tok_s", r.estimate},
-                     {"ratio", r.ratio}, {"met", r.met}, {"note", r.note}, {"reads", r.reads}});
-    nlohmann::json sum = nlohmann::json::array();
-    for (const auto& s : summary)
-      sum.push_back({{"group", s.group}, {"part", s.part}, {"cases", s.cases}, {"met", s.met}, {"median_ratio", s.median_ratio}, {"target", {s.low, s.high}}});
-    fmt::print("{}\n", nlohmann::json{{"schema", "vramcalc.validate-speed/1"}, {"rows", out}, {"summary", sum}}.dump(2));
+                     {"ratio", r.ratio}, {"met", r.met}, {"bound_tok_s", r.bound}, {"bound_share", r.bound_share}, {"note", r.note}, {"reads", r.reads}});
+    fmt::print("{}\n", nlohmann::json{{"schema", "vramcalc.validate-speed/1"}, {"rows", out}, {"summary", summary_json(summary)},
+                                      {"rule_summary", summary_json(rule_summary)},
+                                      {"rule_efficiency", {{"decode", decode_efficiency}, {"prefill", prefill_efficiency}}}}
+                               .dump(2));
     return 0;
   }
   fmt::print("{:<52} {:<17} {:<9} {:>10} {:>10} {:>7}\n", "case", "group", "part", "measured", "estimate", "ratio");
@@ -75,11 +94,10 @@ int validate_speed_file(const std::string& file, bool json) {
     fmt::print("{:<52} {:<17} {:<9} {:>10.2f} {:>10.2f} {:>7.2f}{}\n", r.id, r.group, r.part, r.measured, r.estimate, r.ratio, r.met ? "" : "  (outside the band)");
   }
   fmt::print("\nSpeed, measured / estimate (target band per group):\n");
-  fmt::print("| group | part | cases | within band | median ratio | band |\n|---|---|---:|---:|---:|---|\n");
-  for (const auto& s : summary) {
-    fmt::print("| {} | {} | {} | {} ({:.0f}%) | {:.2f} | {:.2f}-{:.2f} |\n", s.group, s.part, s.cases, s.met, s.cases ? 100.0 * static_cast<double>(s.met) / static_cast<double>(s.cases) : 0.0,
-               s.median_ratio, s.low, s.high);
-  }
+  print_summary(summary);
+  fmt::print("\nThe rule engine (no --engine) at --efficiency {:.0f}% and --compute-efficiency {:.0f}%, measured / its estimate, on the same runs:\n",
+             decode_efficiency * 100, prefill_efficiency * 100);
+  print_summary(rule_summary);
   return 0;
 }
 

@@ -84,6 +84,13 @@ uint64_t loaded_bytes_floor(const Model& model, uint64_t tier_bytes) {
 
 }  // namespace
 
+std::string decode_cell(const CheckRow& r) {
+  if (r.fit == FitKind::None || r.fit == FitKind::Unavailable) return "-";
+  if (r.decode_low_tok_s <= 0) return fmt::format("{:.2f}", r.decode_tok_s);
+  const int decimals = r.decode_high_tok_s < 10 ? 2 : 1;
+  return fmt::format("{:.2f} ({:.{}f}-{:.{}f})", r.decode_tok_s, r.decode_low_tok_s, decimals, r.decode_high_tok_s, decimals);
+}
+
 CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, const Scenario& base, CheckPreference prefer) {
   if (!model.weights_available()) {  // no tier, fit or speed for weights nobody can download
     CheckRow row;

@@ -31,7 +31,7 @@ struct CheckRow {
   std::optional<EngineAnswer> engine;     // the engine's per-device answer when it decided the fit (not rule)
   uint64_t max_context = 0;    // at one sequence, in the same fit
   double decode_tok_s = 0;     // expected (an estimate)
-  double decode_low_tok_s = 0, decode_high_tok_s = 0;  // engines: the measured range around it (0: none)
+  double decode_low_tok_s = 0, decode_high_tok_s = 0;  // the range measured runs show around it (0: none)
   uint64_t gpu_bytes = 0;      // where the chosen tier lives: on the GPUs, in RAM, streamed from SSD
   uint64_t ram_bytes = 0;
   uint64_t ssd_bytes = 0;
@@ -46,6 +46,10 @@ struct CheckRow {
 // the first kind that fits, the preference picks the tier.
 CheckRow check_model(const Model& model, const Box& box, const PlanOptions& o, const Scenario& base,
                      CheckPreference prefer = CheckPreference::Quality);
+// The decode cell of the check table: "-" when nothing runs, else "41.20 (33.1-52.0)" (the range
+// with two decimals below 10 tok/s, so a slow tier's range still reads).
+std::string decode_cell(const CheckRow& r);
+
 // Ranked: fits on GPUs first, then with offload, then not at all; faster first within each.
 std::vector<CheckRow> check_models(const std::vector<Model>& models, const Box& box, const PlanOptions& o, const Scenario& base,
                                    CheckPreference prefer = CheckPreference::Quality);

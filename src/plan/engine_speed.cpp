@@ -10,6 +10,7 @@
 #include "plan/serving_command.h"
 #include "speed/speculative.h"
 #include "speed/speculative_verify.h"
+#include "speed/speed_bound.h"
 #include "speed/speed_estimate.h"
 
 namespace vc {
@@ -25,14 +26,6 @@ Speed to_speed(const SpeedEstimate& e, double bound) {
   s.assumption = e.assumption;
   s.source = e.source;
   return s;
-}
-
-double bound_tok_s(const TokenReads& t) {
-  double s = 0;
-  for (const auto& m : t.memories) {
-    if (m.bandwidth) s += static_cast<double>(m.weights_read + m.cache_read) / static_cast<double>(m.bandwidth);
-  }
-  return s > 0 ? 1.0 / s : 0;
 }
 
 }  // namespace
@@ -117,10 +110,10 @@ void apply_engine_speed(Plan& p, const Model& model) {
       }
     }
   }
-  const double rule_decode = p.decode.expected_tok_s;
+  const Speed rule_decode = p.decode;  // the verdict quotes it until the engine's replaces it
   const TokenReads decode_reads = token_reads(model, p.footprint, p.box, s);
   SpeedEstimate decode = decode_speed(decode_reads);
-  double bound = bound_tok_s(decode_reads);
+  double bound = bandwidth_bound_tok_s(decode_reads);
   std::string decode_label = "Decode speed (" + s.engine + ")";
   if (p.options.speculative && decode.tok_s > 0) {
     // Only when asked for (spec-* inputs, a pasted command's draft flags): E / (k x draft + verify).
@@ -146,8 +139,8 @@ void apply_engine_speed(Plan& p, const Model& model) {
                 p.lines.end());
   p.lines.push_back(Line{"plan.decode", decode_label, 0, p.decode.formula, p.decode.assumption, p.decode.source});
   p.lines.push_back(Line{"plan.prefill", "Prefill speed (" + s.engine + ")", 0, p.prefill.formula, p.prefill.assumption, p.prefill.source});
-  if (rule_decode > 0) {
-    const std::string old = fmt::format("about {:.2f} tok/s", rule_decode);
+  if (rule_decode.expected_tok_s > 0) {
+    const std::string old = "about " + speed_text_for(rule_decode, 2);
     if (const auto at = p.verdict.find(old); at != std::string::npos) p.verdict.replace(at, old.size(), "about " + speed_text_for(p.decode, 2));
   }
 }

@@ -14,6 +14,7 @@
 #include "plan/serving_command.h"
 #include "plan/serving_drafter.h"
 #include "plan/unified_memory.h"
+#include "speed/speed_data.h"
 
 namespace vc {
 namespace {
@@ -50,6 +51,17 @@ const char* kComputeSource =
     "2 FLOPs per active parameter per token (Kaplan et al. 2020, 'Scaling Laws for Neural Language Models', §2.1); efficiency 40%, below the 46.2% "
     "model FLOPs utilization PaLM reports (Chowdhery et al. 2022, Table 3)";
 
+// The rule's range: the bound times the share of it measured runs reach (10th-90th percentile,
+// data/speed_efficiency.json "rule_ranges"), whatever --efficiency sets the estimate to.
+void add_rule_range(Speed& sp, const BoundShareRange& r, const char* runs) {
+  if (sp.upper_tok_s <= 0) return;
+  sp.low_tok_s = sp.upper_tok_s * r.low;
+  sp.high_tok_s = sp.upper_tok_s * r.high;
+  sp.assumption += fmt::format("; likely {:.0f}-{:.0f}% of the upper bound, the share {} reach ({}); --engine llamacpp|vllm|sglang models the "
+                               "engine's fixed costs and gives a narrower range",
+                               r.low * 100, r.high * 100, runs, r.source);
+}
+
 Speed device_decode(const SplitResult& s, uint32_t eff_bp) {
   // Stages run one after another for one sequence; the devices of a stage read in parallel.
   std::vector<double> stage_time;
@@ -69,6 +81,7 @@ Speed device_decode(const SplitResult& s, uint32_t eff_bp) {
                            format_grouped(static_cast<double>(b.bandwidth) / 1e9, 0), sp.upper_tok_s, format_percent_bp(eff_bp), sp.expected_tok_s);
   sp.assumption = "decode of one sequence reads its active weights, its cache and its state once per token; communication between devices not counted";
   sp.source = kBandwidthSource;
+  add_rule_range(sp, SpeedData::builtin().rule_decode_on_device, "published decode runs on one memory system");
   return sp;
 }
 
@@ -94,6 +107,7 @@ Speed prefill_speed(const SplitResult& s, const Model& model, uint32_t eff_bp) {
                            sp.upper_tok_s, format_percent_bp(eff_bp), sp.expected_tok_s);
   sp.assumption = "prefill is compute-bound: long prompts, batched; attention FLOPs over the context not counted";
   sp.source = kComputeSource;
+  add_rule_range(sp, SpeedData::builtin().rule_prefill, "published prefill runs on the GPUs");
   return sp;
 }
 
@@ -406,7 +420,11 @@ void add_replicas(Plan& p) {
                          "each replica loads the whole model and its own KV cache (the per-GPU figures above are one replica's) and decodes its own "
                          "sequences; the total assumes one sequence on every replica at once",
                          "https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html; SGLang --dp-size (python/sglang/srt/server_args.py)"});
-  p.verdict += fmt::format(" Data parallel: {} replicas of this plan on {}, about {:.2f} tok/s in all with a sequence on each.", n, p.replicated_box, all);
+  Speed in_all = p.decode;  // n replicas side by side: the estimate and its range n times one's
+  in_all.expected_tok_s = all;
+  in_all.low_tok_s *= static_cast<double>(n);
+  in_all.high_tok_s *= static_cast<double>(n);
+  p.verdict += fmt::format(" Data parallel: {} replicas of this plan on {}, about {} in all with a sequence on each.", n, p.replicated_box, speed_text_for(in_all, 2));
 }
 
 }  // namespace
@@ -506,6 +524,9 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
   if (!p.fits_on_devices) {
     p.offload = offload_plan(p.footprint, box, offload_options(options), ctx, seqs);
     p.decode = Speed{};
+    // The rule's prefill is compute on the GPUs holding the weights; with weights in RAM it gives
+    // none (an engine's placement does: --engine llamacpp).
+    p.prefill = Speed{};
     p.decode.upper_tok_s = p.offload->upper_tok_s;
     p.decode.expected_tok_s = p.offload->expected_tok_s;
     p.decode.formula = p.offload->formula;
@@ -517,6 +538,8 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
                                             "and SGLang; --hot-cache on for an engine that keeps one); one sequence, full context",
                                             p.offload->experts);
     p.decode.source = kBandwidthSource;
+    add_rule_range(p.decode, SpeedData::builtin().rule_decode_offload,
+                   options.hot_cache ? "published runs with weights in RAM, by engines without a hot-expert cache," : "published runs with weights in RAM");
     const auto& o = *p.offload;
     std::string hits;
     for (const auto& t : o.tiers) {
@@ -542,13 +565,13 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
   if (box.gpus.empty() && options.engine == EngineKind::LlamaCpp && engine_host) {
     // llama.cpp on the CPU: its own answer for the host decides (what check reads too).
     const uint64_t ram = *engine_host->capacity, held = engine_host->total_bytes;
-    p.verdict = held <= ram ? fmt::format("No GPU: llama.cpp holds {} of {} RAM, {} to spare; about {:.2f} tok/s.", format_bytes(held), format_bytes(ram),
-                                          format_bytes(ram - held), p.decode.expected_tok_s)
+    p.verdict = held <= ram ? fmt::format("No GPU: llama.cpp holds {} of {} RAM, {} to spare; about {}.", format_bytes(held), format_bytes(ram),
+                                          format_bytes(ram - held), speed_text_for(p.decode, 2))
                             : fmt::format("No GPU, and llama.cpp needs {} of {} RAM, {} over (its lines above say where: a smaller context, -cram for "
                                           "the prompt cache or a smaller tier helps).",
                                           format_bytes(held), format_bytes(ram), format_bytes(held - ram));
   } else if (box.gpus.empty()) {
-    p.verdict = p.offload->fits ? fmt::format("No GPU: runs from RAM{} at about {:.2f} tok/s.", box.ssd_bandwidth ? " and SSD" : "", p.offload->expected_tok_s)
+    p.verdict = p.offload->fits ? fmt::format("No GPU: runs from RAM{} at about {}.", box.ssd_bandwidth ? " and SSD" : "", speed_text_for(p.decode, 2))
                                 : "No GPU, and it does not fit in RAM" + std::string(box.ssd_bandwidth ? " and SSD" : "") + ": " + p.offload->why + ".";
   } else {
     const DeviceShare& b = p.split->devices[p.split->busiest];
@@ -589,8 +612,8 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
         if (d.name == "host") host = &d;
       }
       if (lo.fits) {
-        p.verdict += fmt::format(" With llama.cpp's offload ({}): every GPU holds its share and the host holds {} in RAM{}, about {:.2f} tok/s.", how,
-                                 format_bytes(host ? host->total_bytes : 0), host && host->capacity ? "" : " (give --ram to check it)", p.decode.expected_tok_s);
+        p.verdict += fmt::format(" With llama.cpp's offload ({}): every GPU holds its share and the host holds {} in RAM{}, about {}.", how,
+                                 format_bytes(host ? host->total_bytes : 0), host && host->capacity ? "" : " (give --ram to check it)", speed_text_for(p.decode, 2));
       } else {
         p.verdict += host && host->capacity && host->total_bytes > *host->capacity
                          ? fmt::format(" Offload does not rescue it: with {} the host needs {} of {} RAM.", how, format_bytes(host->total_bytes), format_bytes(*host->capacity))
@@ -613,9 +636,9 @@ Plan make_plan_of(const Model& model, const Scenario& scenario, const Box& box, 
       const bool all_on_gpu = o.fits && p.footprint.moe_layers() > 0 && o.tiers.front().tier == "GPU" &&
                               std::all_of(o.tiers.begin() + 1, o.tiers.end(), [](const TierUse& t) { return t.cache + t.weights + t.experts == 0; });
       if (all_on_gpu) {
-        p.verdict += fmt::format(" Placing tensors one by one instead of whole layers (llama.cpp -ot) holds it on the GPUs: about {:.2f} tok/s.", o.expected_tok_s);
+        p.verdict += fmt::format(" Placing tensors one by one instead of whole layers (llama.cpp -ot) holds it on the GPUs: about {}.", speed_text_for(p.decode, 2));
       } else {
-        p.verdict += o.fits ? fmt::format(" With offload to RAM{}: about {:.2f} tok/s.", box.ssd_bandwidth ? " and SSD" : "", o.expected_tok_s)
+        p.verdict += o.fits ? fmt::format(" With offload to RAM{}: about {}.", box.ssd_bandwidth ? " and SSD" : "", speed_text_for(p.decode, 2))
                             : " Offload does not rescue it: " + o.why + ".";
       }
     }

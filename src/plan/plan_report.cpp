@@ -91,15 +91,18 @@ std::string plan_text(const Plan& p, const PlanSolved& solved, bool explain, Byt
   }
   if (p.decode.upper_tok_s > 0) {
     out += fmt::format("\nDecode: {}, {:.2f} upper bound (one sequence){}\n", speed_text_for(p.decode, 2), p.decode.upper_tok_s,
-                       p.decode.low_tok_s > 0 ? "" : "; --engine llamacpp|vllm|sglang for the engine's placement and a measured range");
+                       p.options.engine == EngineKind::Rule ? "; --engine llamacpp|vllm|sglang for the engine's placement and a narrower range" : "");
   } else {
     // The engine's speed says why it is unknown; the rule's does not.
     const std::string why = p.decode.formula.rfind("unknown: ", 0) == 0 ? p.decode.formula.substr(9)
                                                                           : "nothing fits, or a device's bandwidth is unknown: name it with --gpu";
     out += "\nDecode: unknown (" + why + ")\n";
   }
-  if (p.prefill.low_tok_s > 0) out += fmt::format("Prefill: {}\n", speed_text_for(p.prefill, 0));
-  else if (p.split && !p.offload) out += fmt::format("Prefill: {}, {:.0f} upper bound\n", speed_text_for(p.prefill, 0), p.prefill.upper_tok_s);
+  // The rule's prefill (compute on the GPUs) is given only when the weights sit on them; its upper bound beside it.
+  if (p.prefill.expected_tok_s > 0 && (p.prefill.low_tok_s > 0 || (p.split && !p.offload))) {
+    out += fmt::format("Prefill: {}{}\n", speed_text_for(p.prefill, 0),
+                       p.prefill.upper_tok_s > p.prefill.expected_tok_s ? fmt::format(", {:.0f} upper bound", p.prefill.upper_tok_s) : "");
+  }
   out += fmt::format("Largest context at {} sequence{}: {}; most sequences at {}: {}{}\n", sc.sequences, sc.sequences == 1 ? "" : "s",
                      solved.max_context ? format_tokens(solved.max_context) + " (" + format_count(solved.max_context) + ")" : "none fits",
                      format_tokens(sc.context), format_count(solved.max_sequences), solved.with_offload ? " (with offload)" : "");

@@ -49,9 +49,7 @@ nlohmann::json check_row_display_json(const CheckRow& r, ByteUnits units) {
           {"gpu", format_bytes(r.gpu_bytes, units)},
           {"ram", format_bytes(r.ram_bytes, units)},
           {"ssd", format_bytes(r.ssd_bytes, units)},
-          {"decode_tok_s", r.fit == FitKind::None || r.fit == FitKind::Unavailable ? "-"
-                          : r.decode_low_tok_s > 0 ? fmt::format("{:.2f} ({:.1f}-{:.1f})", r.decode_tok_s, r.decode_low_tok_s, r.decode_high_tok_s)
-                                                   : fmt::format("{:.2f}", r.decode_tok_s)}};
+          {"decode_tok_s", decode_cell(r)}};
 }
 
 nlohmann::json plan_display_json(const Plan& p, const PlanSolved& solved, ByteUnits units) {

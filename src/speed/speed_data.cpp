@@ -20,6 +20,13 @@ SpeedRange range(const nlohmann::json& e) {
   return r;
 }
 
+BoundShareRange bound_share_range(const nlohmann::json& e) {
+  BoundShareRange r{e.at("low").get<double>(), e.at("high").get<double>(), e.value("source", "")};
+  // A share above 1 is a run faster than its bound: bytes the bound counts that the run did not read.
+  if (!(r.low > 0 && r.low <= r.high && r.high <= 2)) throw InputError("speed_efficiency.json: rule_ranges", "low must be above 0, at most high, and high at most 2");
+  return r;
+}
+
 // How specific a row is for a request: -1 when it does not match.
 int score(const std::string& row, const std::string& want, int weight) {
   if (row == "*") return 0;
@@ -62,6 +69,9 @@ SpeedData::SpeedData(std::string_view json_text) {
   decode_on_device = range(doc.at("ranges").at("decode_on_device"));
   decode_offload = range(doc.at("ranges").at("decode_offload"));
   prefill_range = range(doc.at("ranges").at("prefill"));
+  rule_decode_on_device = bound_share_range(doc.at("rule_ranges").at("decode_on_device"));
+  rule_decode_offload = bound_share_range(doc.at("rule_ranges").at("decode_offload"));
+  rule_prefill = bound_share_range(doc.at("rule_ranges").at("prefill"));
   source = doc.at("source");
   if (decode.empty() || decode.back().engine != "*" || decode.back().backend != "*" || decode.back().memory != "*")
     throw InputError("speed_efficiency.json: decode", "the last row must match everything (*, *, *)");

@@ -33,6 +33,13 @@ struct SpeedRange {
   std::string source;
 };
 
+// The rule engine's range (plan/plan.cpp): the share of its bound (speed/speed_bound.h) measured
+// runs reach lies between these for about 80% of the fitted runs, whatever --efficiency says.
+struct BoundShareRange {
+  double low = 0, high = 0;
+  std::string source;
+};
+
 struct SpeedData {
   std::vector<DecodeFactor> decode;
   std::vector<PrefillFactor> prefill;
@@ -58,6 +65,7 @@ struct SpeedData {
   // compute-bound, so it scales with the threads rather than the RAM). 0: cpu_flops_per_ram_byte.
   double cpu_prefill_gflops_per_thread = 0;
   SpeedRange decode_on_device, decode_offload, prefill_range;
+  BoundShareRange rule_decode_on_device, rule_decode_offload, rule_prefill;
   std::string source;               // where the fit is described
 
   static const SpeedData& builtin();

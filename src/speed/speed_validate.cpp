@@ -16,6 +16,7 @@
 #include "plan/footprint.h"
 #include "plan/hardware.h"
 #include "speed/speculative.h"
+#include "speed/speed_bound.h"
 #include "speed/speculative_verify.h"
 
 namespace vc {
@@ -102,6 +103,10 @@ SpeedRow run_case(const nlohmann::json& c) {
   r.setup = fmt::format("{} {} on {}{}, {}", model->id, sc.quant, gpu == "none" ? "CPU" : gpu, t.offload ? " + RAM" : "", c.at("engine").get<std::string>());
   r.estimate = est.tok_s;
   r.reads = reads_json(t);
+  r.bound = prefill ? compute_bound_tok_s(t) : bandwidth_bound_tok_s(t);
+  // A drafter changes what a token costs; the rule has no speculative decoding to bound.
+  if (st.contains("spec_method")) r.bound = 0;
+  if (r.bound > 0) r.bound_share = r.measured / r.bound;
   if (r.estimate > 0) {
     r.ratio = r.measured / r.estimate;
     const auto [lo, hi] = speed_target(r.group);
@@ -156,17 +161,25 @@ std::vector<SpeedRow> validate_speed(const std::string& measurements_json) {
   return rows;
 }
 
-std::vector<SpeedSummary> summarize_speed(const std::vector<SpeedRow>& rows) {
+namespace {
+
+// Per group and part: how many runs, how many inside the target band and the printed range, and
+// the median of `ratio` (0 for a run the figure does not cover).
+template <typename Ratio, typename Range>
+std::vector<SpeedSummary> summarize(const std::vector<SpeedRow>& rows, Ratio ratio_of, Range range_of) {
   std::vector<SpeedSummary> out;
   for (const char* group : {"decode on device", "decode offload", "decode from SSD", "prefill"}) {
     for (const char* part : {"fitted", "set-aside"}) {
       SpeedSummary s{group, part};
       std::tie(s.low, s.high) = speed_target(group);
+      const auto [range_low, range_high] = range_of(std::string(group));
       std::vector<double> ratios;
       for (const auto& r : rows) {
-        if (r.group != group || r.part != part || r.estimate <= 0) continue;
-        ratios.push_back(r.ratio);
-        s.met += r.met ? 1 : 0;
+        const double ratio = ratio_of(r);
+        if (r.group != group || r.part != part || ratio <= 0) continue;
+        ratios.push_back(ratio);
+        s.met += ratio >= s.low && ratio <= s.high ? 1 : 0;
+        s.inside_range += ratio >= range_low && ratio <= range_high ? 1 : 0;
       }
       s.cases = ratios.size();
       if (!ratios.empty()) {
@@ -178,6 +191,27 @@ std::vector<SpeedSummary> summarize_speed(const std::vector<SpeedRow>& rows) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<SpeedSummary> summarize_speed(const std::vector<SpeedRow>& rows, const SpeedData& data) {
+  return summarize(rows, [](const SpeedRow& r) { return r.estimate > 0 ? r.ratio : 0.0; },
+                   [&](const std::string& group) {
+                     const SpeedRange& r = group == "prefill" ? data.prefill_range : group == "decode on device" ? data.decode_on_device : data.decode_offload;
+                     return std::pair{r.low, r.high};
+                   });
+}
+
+std::vector<SpeedSummary> summarize_rule_speed(const std::vector<SpeedRow>& rows, double decode_efficiency, double prefill_efficiency, const SpeedData& data) {
+  // The rule's estimate is bound x efficiency and its range bound x [low, high] share, so measured
+  // / estimate falls inside it when the share lies in [low, high] / efficiency.
+  const auto efficiency = [&](const std::string& group) { return group == "prefill" ? prefill_efficiency : decode_efficiency; };
+  return summarize(rows, [&](const SpeedRow& r) { return r.bound_share > 0 ? r.bound_share / efficiency(r.group) : 0.0; },
+                   [&](const std::string& group) {
+                     const BoundShareRange& r = group == "prefill" ? data.rule_prefill : group == "decode on device" ? data.rule_decode_on_device : data.rule_decode_offload;
+                     return std::pair{r.low / efficiency(group), r.high / efficiency(group)};
+                   });
 }
 
 }  // namespace vc

@@ -24,6 +24,10 @@ struct SpeedRow {
   double measured = 0;
   double estimate = 0;    // 0: not computed (see note)
   double ratio = 0;       // measured / estimate
+  // The rule engine's bound for the run's placement (speed/speed_bound.h; decode: bandwidth,
+  // prefill: compute on the GPUs alone, 0 where the rule gives no prefill) and measured / bound.
+  double bound = 0;
+  double bound_share = 0;
   bool met = false;
   std::string note;
   nlohmann::json reads;   // the token reads (memories, hand-offs) the estimate used: for the fit
@@ -39,10 +43,16 @@ uint64_t paged_out_of(const TokenReads& t, uint64_t page_cache_bytes);
 struct SpeedSummary {
   std::string group, part;
   std::size_t cases = 0, met = 0;
+  std::size_t inside_range = 0;  // runs inside the range the printed tok/s carries
   double median_ratio = 0;
   double low = 0, high = 0;  // target band
 };
-std::vector<SpeedSummary> summarize_speed(const std::vector<SpeedRow>& rows);
+// The engine model: measured / estimate, and the runs inside the range it prints.
+std::vector<SpeedSummary> summarize_speed(const std::vector<SpeedRow>& rows, const SpeedData& data = SpeedData::builtin());
+// The rule engine at its efficiencies (the share of the bound it expects: decode and prefill):
+// measured / (bound x efficiency), and the runs inside its printed range (rule_ranges).
+std::vector<SpeedSummary> summarize_rule_speed(const std::vector<SpeedRow>& rows, double decode_efficiency, double prefill_efficiency,
+                                               const SpeedData& data = SpeedData::builtin());
 
 // The band a group must land in, measured / estimate.
 std::pair<double, double> speed_target(const std::string& group);

@@ -8,7 +8,8 @@
     layer alone; --refit-cpu-threads: llama.cpp's CPU decode from each run's threads, over the
     fitted runs whose thread count the measurements record; --ranges: only the printed ranges, the
     10th-90th percentile of measured / estimate over the fitted runs of the model as it stands,
-    nothing refitted, with how many set-aside runs each range holds)
+    nothing refitted, with how many set-aside runs each range holds, and the rule engine's ranges:
+    the 10th-90th percentile of measured / its bound over the same fitted runs)
 
 The set-aside share (fixed by the hash rule in build.py) is never read here. The model is the one
 src/speed/speed_estimate.cpp computes:
@@ -230,6 +231,18 @@ def ranges_only(rows):
               file=sys.stderr)
         doc["ranges"][key] = {"low": low, "high": high,
                               "source": f"10th-90th percentile of measured / estimate over {len(fitted)} fitted runs, the model as it stands (docs/performance.md)"}
+    # The rule engine's range: the share of its bound (bandwidth, or compute on the GPUs) measured
+    # runs reach, whatever --efficiency says (src/speed/speed_bound.h).
+    doc.setdefault("rule_ranges", {})
+    for group, key in (("decode on device", "decode_on_device"), ("decode offload", "decode_offload"), ("prefill", "prefill")):
+        fitted = [r["bound_share"] for r in rows if r["group"] == group and r["part"] == "fitted" and r.get("bound_share")]
+        aside = [r["bound_share"] for r in rows if r["group"] == group and r["part"] == "set-aside" and r.get("bound_share")]
+        low, high = round(pct(fitted, 0.1), 2), round(pct(fitted, 0.9), 2)
+        inside = sum(low <= x <= high for x in aside)
+        print(f"rule, {group}: share of the bound {low}-{high} (median {pct(fitted, 0.5):.2f}) over {len(fitted)} fitted runs; set aside inside {inside} of {len(aside)}",
+              file=sys.stderr)
+        doc["rule_ranges"][key] = {"low": low, "high": high,
+                                   "source": f"10th-90th percentile of measured / bound over {len(fitted)} fitted runs (docs/performance.md, 'The rule engine's range')"}
     if "--dry-run" in sys.argv:
         return
     with open(path, "w") as f:
