@@ -120,7 +120,7 @@ void budget_rows(const nlohmann::json& c, const Model& m, const VllmSettings& kv
   b.kv = kv;
   VllmBudget r = vllm_budget(m, b);
   std::string note;
-  if (st.value("pipeline_parallel_size", 1) > 1) note = "pipeline parallel: activation and non-torch memory of a stage are not modelled";
+  if (st.value("pipeline_parallel_size", 1) > 1) note = "pipeline parallel: rank 0's figures; vLLM gives every stage the smallest stage's blocks (vllm_pipeline.h)";
   else if ((m.inputs.size() > 1 || id.find("gemma3") != std::string::npos) && !encoder_profiled(m))
     note = "multimodal checkpoint: vLLM loads and profiles the vision encoder too, which the text-only estimate leaves out";
   else if (st.value("tensor_parallel_size", 1) > 1) note = "tensor parallel: NCCL and custom all-reduce buffers vary (2.07-2.21 GiB printed); we take 2.1 GiB";
@@ -196,7 +196,7 @@ void engine_log_rows(const std::filesystem::path& dir, std::vector<ValidationRow
     if (st.contains("max_model_len") && st["max_model_len"].is_number()) s.max_model_len = st["max_model_len"].get<uint64_t>();
     VllmKv kv = vllm_kv(*m, s);
     std::string note = kv.note;
-    if (s.pipeline_parallel > 1) note = "pipeline parallel: vLLM sizes blocks from the stage with the least free memory; we assume the printed availability is that stage's";
+    if (s.pipeline_parallel > 1) note = "pipeline parallel: the printed availability is rank 0's; vLLM gives every stage the smallest stage's blocks, which the budget rows model";
     out.push_back(row(id, "kv_cache_tokens (vLLM)", p["kv_cache_tokens"].get<double>(), static_cast<double>(kv.tokens), 2.0, note));
     budget_rows(c, *m, s, out);
   }
@@ -263,6 +263,9 @@ void vllm_case_rows(const nlohmann::json& c, const Model& m, const std::string& 
                      : encoder_profiled(m) ? "multimodal: the profile includes the vision encoder's dummy image batch"
                                                             : "multimodal: vLLM also profiles the vision encoder, which this estimate leaves out";
   if (m.family == "generic") note = "model_type '" + m.architecture + "' read as a plain decoder (no dedicated mapper)";
+  if (b.kv.pipeline_parallel > 1)
+    note = "pipeline parallel: the printed figures and KV memory are rank 0's; vLLM gives every stage the smallest stage's blocks (the last's: output head "
+           "and sampler), which the card rows model and the printed-memory row cannot";
   auto add = [&](const char* figure, double printed, double ours, double target) {
     ValidationRow r = row(id, figure, printed, ours, target, note);
     r.part = set;

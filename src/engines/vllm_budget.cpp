@@ -9,6 +9,7 @@
 #include "engines/serving_speculative.h"
 #include "engines/vllm_deepstack.h"
 #include "engines/vllm_encoder.h"
+#include "engines/vllm_pipeline.h"
 #include "engines/vllm_graphs.h"
 #include "engines/vllm_rope.h"
 #include "engines/vllm_speculative_budget.h"
@@ -34,11 +35,11 @@ uint64_t dense_ffn_values(const Model& m, uint64_t tp) {
   return v;
 }
 
-// Weights on rank 0, the figure vLLM prints: a TP share of everything without pipelining; with
-// pipeline stages, the input embedding plus the first stage's ceil(layers / pp) layers (the output
-// head lives on the last stage).
-uint64_t rank0_weights(const Model& m, uint64_t total, uint64_t tp, uint64_t pp, uint64_t value_bytes) {
-  if (pp == 1) return ceil_div(total, tp);
+// Weights on one rank: a TP share of everything without pipelining; with pipeline stages
+// (vllm_pipeline.h) the stage's layers' share of the body, plus the input embedding on the first
+// stage and the output head on the last. Rank 0's is the figure vLLM prints.
+uint64_t stage_weights(const Model& m, uint64_t total, uint64_t tp, const std::vector<VllmStage>& stages, std::size_t stage, uint64_t value_bytes) {
+  if (stages.size() == 1) return ceil_div(total, tp);
   auto params = [&](ParamClass c) {
     auto it = m.params.by_class.find(c);
     return it == m.params.by_class.end() ? uint64_t{0} : it->second;
@@ -46,9 +47,9 @@ uint64_t rank0_weights(const Model& m, uint64_t total, uint64_t tp, uint64_t pp,
   const uint64_t embed = checked_mul(params(ParamClass::Embedding), value_bytes);
   const uint64_t head = checked_mul(params(ParamClass::OutputHead), value_bytes);
   const uint64_t body = total > embed + head ? total - embed - head : 0;
-  const uint64_t layers = m.layers.size();
-  const uint64_t stage_body = static_cast<uint64_t>(static_cast<u128>(body) * ceil_div(layers, pp) / layers);
-  return ceil_div(checked_add(embed, stage_body), tp);
+  const uint64_t stage_body = static_cast<uint64_t>(static_cast<u128>(body) * stages[stage].layers / m.layers.size());
+  const uint64_t ends = checked_add(stage == 0 ? embed : 0, stage + 1 == stages.size() ? head : 0);
+  return ceil_div(checked_add(ends, stage_body), tp);
 }
 
 }  // namespace
@@ -118,7 +119,9 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   const uint64_t loaded = vllm_quantized_weight_bytes(model, s.weight_bytes, s.quantization);
   // The MTP layers a checkpoint carries are not built (mtp_weight_bytes); an MTP drafter loads them.
   b.mtp_left_out = mtp_weight_bytes(model, loaded, false);
-  b.weights = rank0_weights(model, loaded - std::min(loaded, b.mtp_left_out), tp, pp, serving_dtype_bytes(s.kv.dtype));
+  const std::vector<VllmStage> stages = vllm_pipeline_stages(model.layers.size(), pp);
+  const uint64_t built = loaded - std::min(loaded, b.mtp_left_out);
+  b.weights = stage_weights(model, built, tp, stages, 0, serving_dtype_bytes(s.kv.dtype));
   // Data parallel with expert parallel (vllm_data_parallel.h): a DP rank holds everything of its TP
   // share but the routed experts, of which it holds its local ones (rank 0: the most).
   if (dp > 1) {
@@ -138,12 +141,12 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
     if (s.quantization == "fp8") milli = 1000;
     else if (attn != model.params.by_class.end() && attn->second > 0 && attn_bytes != model.native.bytes_by_class.end() && attn_bytes->second < checked_mul(attn->second, 2))
       milli = static_cast<uint64_t>(static_cast<u128>(attn_bytes->second) * 1000 / attn->second);
-    b.mla_whole = vllm_mla_whole_bytes(model, pp == 1 ? model.layers.size() : ceil_div(model.layers.size(), pp), milli, value_bytes);
+    b.mla_whole = vllm_mla_whole_bytes(model, stages[0].layers, milli, value_bytes);
     b.mla_extra = b.mla_whole - b.mla_whole / tp;
     b.weights = checked_add(b.weights, b.mla_extra);
   }
   // The rotary tables the rank's layers build with the model, whole on every TP rank (vllm_rope.h).
-  b.rope = vllm_rope(model, pp == 1 ? model.layers.size() : ceil_div(model.layers.size(), pp), serving_dtype_bytes(s.kv.dtype));
+  b.rope = vllm_rope(model, stages[0].layers, serving_dtype_bytes(s.kv.dtype));
   b.weights = checked_add(b.weights, b.rope.bytes);
   b.weights -= std::min(b.weights, s.cpu_offloaded);  // in pinned host memory (serving_cpu_offload.h)
   // Qwen3-VL's DeepStack buffers, max_num_batched_tokens rows a level, built with the model on the
@@ -166,12 +169,11 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
     b.dp_gathered = checked_product({2, dp - 1, T, model.hidden, value});
     b.forward_peak = checked_add(b.forward_peak, b.dp_gathered);
   }
-  const bool last_stage_only = pp > 1;  // rank 0 of a pipeline is not the last stage: no sampler
-  if (last_stage_only) {
-    b.forward_peak = checked_add(b.forward_peak, checked_product({T, 2 * model.hidden, value}));  // hidden + residual sent on
-  } else {
-    b.sampler_peak = checked_add(checked_product({T, model.hidden, value}), checked_product({b.max_num_seqs, model.vocab, 1455}) / 100);
-  }
+  // The dummy sampler runs on the last pipeline stage only; rank 0 of a pipeline sends its hidden
+  // states and residual on instead (a later stage receives them into buffers of the same size).
+  const uint64_t full_sampler_peak = checked_add(checked_product({T, model.hidden, value}), checked_product({b.max_num_seqs, model.vocab, 1455}) / 100);
+  if (pp > 1) b.forward_peak = checked_add(b.forward_peak, checked_product({T, 2 * model.hidden, value}));
+  else b.sampler_peak = full_sampler_peak;
   // Speculative decoding (vllm_speculative_budget.h, read from vLLM's source, not fitted): the
   // drafter's pass runs after the target's with the target's hidden states held, so the forward
   // peak is the larger of the two passes; the rejection sampler's dummy run holds [2 x
@@ -220,7 +222,40 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   b.available_kv = b.requested > b.non_kv_total ? b.requested - b.non_kv_total : 0;
   VllmSettings kv = s.kv;
   kv.available_kv_bytes = b.available_kv;
-  if (b.available_kv) b.kv = vllm_kv(spec.on && spec.cache_model ? *spec.cache_model : model, kv);
+  const Model& cache_model = spec.on && spec.cache_model ? *spec.cache_model : model;
+  if (b.available_kv) b.kv = vllm_kv(cache_model, kv);
+  b.kv_allocated = b.available_kv;
+  b.own_blocks = b.kv.num_blocks;
+  // Pipeline stages: every stage profiles its own memory, and the engine gives each the smallest
+  // number of blocks any stage can hold (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs:
+  // "Change the num_blocks of each rank to the smallest among all ranks", shrinking the others'
+  // tensors). A later stage holds its layers' weights (the last the output head too), the same
+  // forward pass and stage-boundary buffers, and the last runs the dummy sampler over
+  // max_num_seqs rows, which rank 0 does not; the encoder's pass is taken as the first stage's.
+  for (std::size_t i = 1; i < stages.size() && b.available_kv; ++i) {
+    VllmStageBudget st;
+    st.stage = i;
+    // As rank 0's: MLA's whole A-projections and the rotary tables, less what --cpu-offload-gb
+    // moves to host memory, plus the DeepStack buffers.
+    const uint64_t held = checked_add(checked_add(stage_weights(model, built, tp, stages, i, serving_dtype_bytes(s.kv.dtype)), b.mla_extra), b.rope.bytes);
+    st.weights = checked_add(held - std::min(held, s.cpu_offloaded), b.deepstack.bytes);
+    const uint64_t sampler = i + 1 == stages.size() ? full_sampler_peak : 0;
+    st.activation = checked_add(checked_add(b.moe_workspace, std::max(b.forward_peak, sampler)), 50 * kMiB);
+    st.non_kv_total = checked_add(checked_add(checked_add(st.weights, b.lora.bytes), st.activation), checked_add(b.non_torch, b.offload_staging));
+    st.available_kv = b.requested > st.non_kv_total ? b.requested - st.non_kv_total : 0;
+    VllmSettings stage_kv = kv;
+    stage_kv.pipeline_rank = i;
+    stage_kv.available_kv_bytes = st.available_kv;
+    st.kv = vllm_kv(cache_model, stage_kv);
+    if (st.kv.num_blocks < b.kv.num_blocks) {
+      b.kv_allocated = checked_mul(st.kv.num_blocks, b.kv.bytes_per_block);  // rank 0's tensors shrunk to the smallest stage's blocks
+      const uint64_t rank0_bytes_per_token = b.kv.bytes_per_token;
+      b.kv = st.kv;
+      b.kv.bytes_per_token = rank0_bytes_per_token;
+      b.kv_stage = i;
+    }
+    b.stages.push_back(std::move(st));
+  }
   return {b, sp};
 }
 

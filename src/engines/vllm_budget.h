@@ -6,6 +6,7 @@
 // memory (CUDA context, NCCL buffers). What is left is the KV cache, turned into tokens by vllm_kv.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engines/serving_cpu_offload.h"
 #include "engines/vllm_data_parallel.h"
@@ -37,6 +38,17 @@ struct VllmBudgetSettings {
   VllmMmLimits mm_limits;               // --limit-mm-per-prompt (vllm_encoder.h)
 };
 
+// A pipeline stage after the first (rank 0 is VllmBudget's own figures): what it holds and the
+// blocks its own free memory gives (vllm_pipeline.h).
+struct VllmStageBudget {
+  std::size_t stage = 0;
+  uint64_t weights = 0;          // its layers, the output head on the last, rank 0's built extras (rotary tables)
+  uint64_t activation = 0;       // the forward pass with the boundary buffers; the last stage's dummy sampler
+  uint64_t non_kv_total = 0;
+  uint64_t available_kv = 0;
+  VllmKv kv;                     // its cache at its available memory (bytes per token over its layers)
+};
+
 struct VllmBudget {
   uint64_t requested = 0;        // "requested memory": utilization x card
   uint64_t weights = 0;          // rank 0: a TP share; with pipeline stages the embedding + the first stage's layers;
@@ -53,15 +65,19 @@ struct VllmBudget {
   uint64_t max_num_batched_tokens = 0;  // as resolved (given, or the card's default)
   uint64_t max_num_seqs = 0;
   uint64_t forward_peak = 0;     // the profile forward pass, without the MoE workspace
-  uint64_t sampler_peak = 0;     // hidden states kept + the dummy sampler over max_num_seqs rows (0 on a non-last PP stage)
+  uint64_t sampler_peak = 0;     // hidden states kept + the dummy sampler over max_num_seqs rows (0 on rank 0 of a pipeline)
   uint64_t moe_workspace = 0;    // fused-MoE workspaces, kept allocated
   uint64_t activation = 0;       // "torch peak memory increase"
   uint64_t non_torch = 0;        // "non-torch forward increase memory"
   uint64_t offload_staging = 0;  // the prefetch offloader's StaticBufferPool (serving_cpu_offload.h)
   uint64_t non_kv_total = 0;     // "Total non KV cache memory"
-  uint64_t available_kv = 0;     // 0 when the rest does not fit ("No available memory for the cache blocks")
+  uint64_t available_kv = 0;     // rank 0's ("Available KV cache memory"); 0 when the rest does not fit
+  uint64_t kv_allocated = 0;     // rank 0's cache tensors: available_kv, or the smallest stage's blocks at rank 0's block bytes
+  std::vector<VllmStageBudget> stages;  // pipeline stages after the first
+  std::size_t kv_stage = 0;      // the stage whose blocks bound the pool (0: rank 0's own)
+  uint64_t own_blocks = 0;       // the blocks rank 0's own free memory holds
   uint64_t cuda_graphs = 0;      // graphs captured after the KV cache ("Graph capturing finished ... took"), outside the budget in vLLM 0.19
-  VllmKv kv;
+  VllmKv kv;                     // the pool: its tokens and concurrency are the smallest stage's
 };
 
 // The checkpoint's bytes as vLLM loads them with --quantization fp8 (online: linear layers at one

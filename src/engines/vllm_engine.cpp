@@ -194,6 +194,18 @@ struct VllmDrafter {
 };
 
 // The CUDA graph line's formula (vllm_graphs.h), `drafter_layers` of the layers being a drafter's.
+// Pipeline stages: the pool is the smallest number of blocks any stage's free memory holds, so a
+// later stage (the last: output head and dummy sampler) can bound it below rank 0's own.
+std::string pipeline_pool_text(const VllmBudget& b) {
+  if (b.stages.empty()) return "";
+  std::string per_stage = fmt::format("stage 0 {} blocks", format_count(b.own_blocks));
+  for (const auto& st : b.stages)
+    per_stage += fmt::format(", stage {} {} blocks ({} non-KV)", st.stage, format_count(st.kv.num_blocks), format_count(st.non_kv_total));
+  return b.kv_stage ? fmt::format("; every pipeline stage gets the smallest stage's blocks ({}): stage {}'s, so this rank's cache tensors are {} blocks",
+                                  per_stage, b.kv_stage, format_count(b.kv.num_blocks))
+                    : fmt::format("; every pipeline stage gets the smallest stage's blocks ({}): this rank's", per_stage);
+}
+
 std::string graph_text(const VllmGraphCapture& g, uint64_t drafter_layers) {
   return fmt::format("{} MiB pool + ({} piecewise + {} full decode capture sizes) x ({} layers on this rank{} x {} KiB{})", kVllmGraphPool >> 20,
                      g.sizes, g.full_sizes, g.layers - drafter_layers,
@@ -443,10 +455,11 @@ EngineAnswer vllm(const EngineRequest& r, const EngineRun& run) {
            "vLLM 0.19, profiled inside it from vLLM 0.21",
            "https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_model_runner.py (capture_model, profile_cudagraph_memory); "
            "https://github.com/vllm-project/vllm/blob/main/vllm/config/vllm.py (_set_cudagraph_sizes)"});
-    d.add({AllocKind::Kv, fmt::format("KV cache pool: {} tokens", b.kv.tokens), b.available_kv,
-           fmt::format("{} x card {} - weights{}{} - activation - non-torch{}", bs.gpu_memory_utilization, format_count(bs.card_bytes),
+    d.add({AllocKind::Kv, fmt::format("KV cache pool: {} tokens", b.kv.tokens), b.kv_allocated,
+           fmt::format("{} x card {} - weights{}{} - activation - non-torch{}{}", bs.gpu_memory_utilization, format_count(bs.card_bytes),
                        drafter && drafter->rank_weights ? " - draft weights" : "", offload.staging ? " - prefetch staging buffers" : "",
-                       drafter ? fmt::format("; {} B a token over the target's and the drafter's layers", b.kv.bytes_per_token) : ""),
+                       drafter ? fmt::format("; {} B a token over the target's and the drafter's layers", b.kv.bytes_per_token) : "",
+                       pipeline_pool_text(b)),
            b.kv.note.empty() ? "vLLM gives the cache everything left of its share of the card" : b.kv.note, kKvSource});
     // vLLM refuses to start when one request of max_model_len does not fit in the pool.
     d.fits = b.available_kv > 0 && b.kv.tokens >= bs.kv.max_model_len && b.kv.max_concurrency >= static_cast<double>(rank_sequences);

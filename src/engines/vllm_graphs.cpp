@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/checked.h"
+#include "engines/vllm_pipeline.h"
 
 namespace vc {
 
@@ -37,7 +38,7 @@ VllmGraphCapture vllm_graph_capture(const Model& target, uint64_t pp, const Mode
     const auto moe = std::count_if(m.layers.begin(), end, [](const LayerConfig& l) { return l.feed_forward.kind == FeedForwardKind::MoE; });
     g.moe_layers = checked_add(g.moe_layers, static_cast<uint64_t>(moe));
   };
-  count(target, std::min<uint64_t>(ceil_div(target.layers.size(), std::max<uint64_t>(pp, 1)), target.layers.size()));
+  count(target, vllm_pipeline_stages(target.layers.size(), std::max<uint64_t>(pp, 1)).front().layers);  // rank 0's stage
   if (drafter) count(*drafter, drafter->layers.size());
   return g;
 }

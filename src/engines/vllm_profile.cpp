@@ -7,6 +7,7 @@
 #include "core/checked.h"
 #include "core/error.h"
 #include "engines/serving_dtype.h"
+#include "engines/vllm_pipeline.h"
 #include "model/layer_memory.h"
 
 namespace vc {
@@ -38,10 +39,11 @@ VllmKv vllm_kv(const Model& model, const VllmSettings& s) {
   CacheLayout layout = uniform_cache(type);
   layout.tensor_parallel = s.tensor_parallel;  // KV heads split across ranks (MLA latents whole on every rank)
   VllmKv kv;
-  // Pipeline stages hold contiguous layer ranges; the first (largest) stage bounds the cache.
-  const uint64_t stage_layers = std::min<uint64_t>(ceil_div(model.layers.size(), s.pipeline_parallel), model.layers.size());
+  // Pipeline stages hold contiguous layer ranges (vllm_pipeline.h); this GPU's is pipeline_rank's.
+  if (s.pipeline_rank >= s.pipeline_parallel) throw InputError("pipeline rank", "must be below the pipeline size");
+  const VllmStage stage = vllm_pipeline_stages(model.layers.size(), s.pipeline_parallel)[s.pipeline_rank];
   uint64_t per_token = 0;
-  for (uint64_t i = 0; i < stage_layers; ++i) {
+  for (uint64_t i = stage.first_layer; i < stage.first_layer + stage.layers; ++i) {
     const LayerConfig& layer = model.layers[i];
     per_token = checked_add(per_token, token_cache_bytes(layer, layout).total());
     kv.state_bytes_per_seq = checked_add(kv.state_bytes_per_seq, state_bytes(layer, StateLayout::Mixed).total());
@@ -68,7 +70,7 @@ VllmKv vllm_kv(const Model& model, const VllmSettings& s) {
   // (vllm/v1/core/kv_cache_utils.py: uniform-page-size grouping; "GPU KV cache size" line.)
   uint64_t full = 0, window = 0, other = 0, page_layer = 0;
   bool uniform = true;
-  for (uint64_t i = 0; i < stage_layers; ++i) {
+  for (uint64_t i = stage.first_layer; i < stage.first_layer + stage.layers; ++i) {
     const LayerConfig& layer = model.layers[i];
     const AttentionSpec& a = layer.attention;
     if (layer.parallel_mixer || (a.kind != AttentionKind::Full && a.kind != AttentionKind::SlidingWindow)) { ++other; continue; }

@@ -15,6 +15,7 @@ struct VllmSettings {
   std::string dtype = "auto";           // --dtype: auto (16-bit), float16, bfloat16, float32
   uint64_t tensor_parallel = 1;
   uint64_t pipeline_parallel = 1;
+  uint64_t pipeline_rank = 0;       // the stage whose layers hold this GPU's cache (vllm_pipeline.h)
   uint64_t max_model_len = 8192;
 };
 

@@ -19,6 +19,24 @@ def show(git_dir, commit, path):
     return subprocess.run(["git", "-C", git_dir, "show", f"{commit}:{path}"], capture_output=True, text=True, check=True).stdout
 
 
+PROFILE = re.compile(r"Total non KV cache memory: ([\d.]+)GiB; torch peak memory increase: ([\d.]+)GiB; "
+                     r"non-torch forward increase memory: ([\d.]+)GiB; weights memory: ([\d.]+)GiB")
+LOADED = re.compile(r"Model loading took ([\d.]+) GiB")
+
+
+def rank0_profile(text):
+    """With pipeline stages every rank prints its own profiling line, in no fixed order, and the
+    study's table took the first. Rank 0's is the one whose weights are what "Model loading took"
+    prints (rank 0's INFO line): (non-KV total, torch peak, non-torch), or None."""
+    loaded = LOADED.search(text)
+    if not loaded:
+        return None
+    for m in PROFILE.finditer(text):
+        if m.group(4) == loaded.group(1):
+            return float(m.group(1)), float(m.group(2)), float(m.group(3))
+    return None
+
+
 def num(v):
     try:
         return float(v)
@@ -47,6 +65,8 @@ def main():
                    "non_kv_total_gib": num(r["total_non_kv_cache_gib"]), "available_kv_cache_gib": num(r["kv_cache_memory_gib"]),
                    "kv_cache_tokens": num(r["kv_cache_tokens"]), "max_concurrency_x": num(r["max_concurrency"]),
                    "cuda_graph_estimate_gib": num(r["cuda_graph_estimated_gib"])}
+        if int(r["pp"]) > 1 and (profile := rank0_profile(text)):
+            printed["non_kv_total_gib"], printed["torch_peak_increase_gib"], printed["non_torch_increase_gib"] = profile
         out.append({"id": "vllm019-" + log[:-4].replace("--", "-").replace("---", "-").lower(), "engine": "vllm", "engine_version": "0.19.0",
                     "model_source": r["model"], "hardware": {"gpu": "NVIDIA H100 80GB", "gpu_memory_gib": num(r["init_total_memory_gib"]),
                                                             "count": int(r["tp"]) * int(r["pp"]) * int(r["dp"])},
