@@ -161,7 +161,7 @@ TEST(ServerApi, StreamGivesTheSeedArithmetic) {
 TEST(ServerApi, EveryRouteIsReachableByItsVerb) {
   std::vector<std::string> verbs;
   for (const auto& r : vc::server::api_routes()) verbs.push_back(r.verb);
-  EXPECT_EQ(verbs, (std::vector<std::string>{"estimate", "sweep", "compare", "models", "builds", "stream", "plan", "check", "devices", "inspect"}));
+  EXPECT_EQ(verbs, (std::vector<std::string>{"estimate", "sweep", "compare", "models", "builds", "stream", "plan", "check", "devices", "inspect", "validate-log"}));
 }
 
 TEST(ServerApi, BadRequestsNameTheField) {

@@ -996,6 +996,58 @@ async function setupChecker(q) {
   if (gpus && added) await runCheck(q.get('plan'));
 }
 
+// ---- A pasted start-up log beside vramcalc's figures (/api/validate-log): the server reads the
+// settings and computes every figure; the page only draws the rows.
+const LOG_FIELD_OF = { log: 'log-text', model: 'log-model', 'gpu-memory': 'log-gpu-memory' };
+
+function number6(v) { return Number(v).toLocaleString('en-US', { maximumSignificantDigits: 6 }); }
+
+async function runLogCheck() {
+  clearFieldErrors(Object.values(LOG_FIELD_OF));
+  $('log-error').hidden = true;
+  const p = { log: $('log-text').value };
+  if ($('log-model').value) p.model = $('log-model').value;
+  if ($('log-gpu-memory').value.trim()) p['gpu-memory'] = $('log-gpu-memory').value.trim();
+  $('log-run').disabled = true;
+  try {
+    const r = await api('validate-log', p);
+    const body = $('log-table').querySelector('tbody');
+    clear(body);
+    for (const row of r.rows) {
+      const tr = el('tr');
+      tr.append(el('th', { scope: 'row', textContent: row.figure }));  // a card's heading on a phone
+      if (row.computed) {
+        td(tr, 'Printed', number6(row.printed));
+        td(tr, 'vramcalc', number6(row.ours));
+        td(tr, 'Error', `${row.error_percent >= 0 ? '+' : ''}${row.error_percent.toFixed(2)} %`);
+      } else {
+        const cell = el('td', { colSpan: 3, textContent: row.note });
+        cell.dataset.label = 'Not computed';
+        tr.append(cell);
+      }
+      body.append(tr);
+    }
+    $('log-summary').textContent = `A ${({ vllm: 'vLLM', sglang: 'SGLang', llamacpp: 'llama.cpp' })[r.engine] || r.engine} log of ${modelName(r.model)}: ${plural(r.rows.filter((x) => x.computed).length, 'figure', 'figures')} beside the printed ones.`;
+    const notes = $('log-notes');
+    clear(notes);
+    for (const n of r.notes) notes.append(el('li', { textContent: n }));
+    $('log-results').hidden = false;
+  } catch (e) {
+    if (!(LOG_FIELD_OF[e.field] && setFieldError(LOG_FIELD_OF[e.field], e.message))) {
+      $('log-error').textContent = e.message;
+      $('log-error').hidden = false;
+    }
+    $('log-results').hidden = true;
+  } finally {
+    $('log-run').disabled = false;
+  }
+}
+
+function setupLogCheck() {
+  for (const m of models) $('log-model').append(new Option(m.name, m.id));
+  $('log-form').addEventListener('submit', (e) => { e.preventDefault(); runLogCheck(); });
+}
+
 // ---- Start: the catalogue, then the link's state (saying what in it is wrong), then the checker.
 function loadUrl(q) {
   for (const id of CALC_FIELDS.concat(COMPARE_FIELDS)) {
@@ -1064,6 +1116,7 @@ async function main() {
     $(id).addEventListener('change', schedule);
     $(id).addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); schedule(); } });
   }
+  setupLogCheck();
   await setupChecker(q);
 }
 

@@ -21,6 +21,7 @@
 #include "engines/engine_log.h"
 #include "engines/validate.h"
 #include "plan/plan.h"
+#include "report/json_validate_log.h"
 #include "speed/speed_validate.h"
 
 namespace vc::cli {
@@ -37,10 +38,7 @@ int validate_log(const std::string& file, const std::string& model_spec, const s
   if (!gpu_memory.empty()) card = parse_bytes(gpu_memory, "--gpu-memory");
   auto rows = compare_engine_log(log, model, card);
   if (json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& r : rows)
-      out.push_back({{"figure", r.figure}, {"printed", r.printed}, {"ours", r.ours}, {"error_percent", r.error_percent}, {"computed", r.computed}, {"note", r.note}});
-    fmt::print("{}\n", nlohmann::json{{"schema", "vramcalc.validate-log/1"}, {"engine", log.engine}, {"model", model.id.empty() ? model.name : model.id}, {"rows", out}}.dump(2));
+    fmt::print("{}\n", validate_log_json(log, model, rows).dump(2));
     return 0;
   }
   fmt::print("{} log, model {}\n", log.engine, model.id.empty() ? model.name : model.id);

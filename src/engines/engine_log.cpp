@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 
 #include "catalogue/catalogue.h"
 #include "catalogue/embedded_data.h"
 #include "core/error.h"
 #include "engines/llamacpp_profile.h"
+#include "engines/log_text.h"
 #include "engines/serving_dtype.h"
 #include "sources/resolver.h"
 
@@ -32,21 +32,13 @@ double to_number(std::string s) {
   }
 }
 
-// The first capture of `re` in `text`, or "".
-std::string find(const std::string& text, const std::regex& re) {
-  std::smatch m;
-  return std::regex_search(text, m, re) ? m[1].str() : std::string();
-}
+using log_text::Lit;
+using log_text::number;
+using log_text::setting;
 
-// `key` in a printed Python dict or dataclass: 'key': value or key=value; quotes stripped.
-std::string setting(const std::string& text, const std::string& key) {
-  std::smatch m;
-  const std::regex dict("'" + key + "': ('([^']*)'|[^,}]+)");
-  if (std::regex_search(text, m, dict)) return m[2].matched ? m[2].str() : m[1].str();
-  const std::regex kv("[(, ]" + key + "=('([^']*)'|[^,)]+)");
-  if (std::regex_search(text, m, kv)) return m[2].matched ? m[2].str() : m[1].str();
-  return "";
-}
+// Figures are printed as "12.5 GiB" or "12.5GiB".
+Lit gib() { return {"GiB", true}; }
+Lit gb() { return {"GB", true}; }
 
 bool present(const std::string& v) { return !v.empty() && v != "None" && v != "null"; }
 
@@ -65,23 +57,32 @@ void parse_vllm(const std::string& text, EngineLog& log) {
   if (auto s = setting(text, "max_num_batched_tokens"); present(s)) v.max_num_batched_tokens = static_cast<uint64_t>(to_number(s));
   if (auto s = setting(text, "block_size"); present(s)) v.kv.block_size = static_cast<uint64_t>(to_number(s));
   if (setting(text, "quantization") == "fp8") v.quantization = "fp8";
-  const std::string num = "([0-9][0-9.,]*)";
-  if (auto s = find(text, std::regex("Model loading took " + num + " ?GiB")); !s.empty()) log.printed["weights_gib"] = to_number(s);
-  std::smatch m;
-  if (std::regex_search(text, m, std::regex("Requested memory: " + num + " \\(util\\), " + num + " ?GiB"))) {
-    const double util = to_number(m[1].str()), requested = to_number(m[2].str());
+  if (auto s = number(text, {"Model loading took "}, gib()); !s.empty()) log.printed["weights_gib"] = to_number(s);
+  if (auto m = log_text::numbers(text, {{"Requested memory: "}, {" (util), "}, gib()}); !m.empty()) {
+    const double util = to_number(m[0]), requested = to_number(m[1]);
     v.gpu_memory_utilization = util;
     if (util > 0) log.card_bytes = static_cast<uint64_t>(requested / util * kGiB);
   }
-  if (auto s = find(text, std::regex("Total non KV cache memory: " + num + " ?GiB")); !s.empty()) log.printed["non_kv_total_gib"] = to_number(s);
-  if (auto s = find(text, std::regex("torch peak memory increase: " + num + " ?GiB")); !s.empty()) log.printed["activation_gib"] = to_number(s);
-  if (auto s = find(text, std::regex("non-torch forward increase memory: " + num + " ?GiB")); !s.empty()) log.printed["non_torch_gib"] = to_number(s);
-  if (auto s = find(text, std::regex("Available KV cache memory: " + num + " ?GiB")); !s.empty()) log.printed["available_kv_gib"] = to_number(s);
-  if (auto s = find(text, std::regex("GPU KV cache size: " + num + " tokens")); !s.empty()) log.printed["kv_tokens"] = to_number(s);
-  if (std::regex_search(text, m, std::regex("Maximum concurrency for " + num + " tokens per request: " + num + "x"))) {
-    v.kv.max_model_len = static_cast<uint64_t>(to_number(m[1].str()));
-    log.printed["max_concurrency_x"] = to_number(m[2].str());
+  if (auto s = number(text, {"Total non KV cache memory: "}, gib()); !s.empty()) log.printed["non_kv_total_gib"] = to_number(s);
+  if (auto s = number(text, {"torch peak memory increase: "}, gib()); !s.empty()) log.printed["activation_gib"] = to_number(s);
+  if (auto s = number(text, {"non-torch forward increase memory: "}, gib()); !s.empty()) log.printed["non_torch_gib"] = to_number(s);
+  if (auto s = number(text, {"Available KV cache memory: "}, gib()); !s.empty()) log.printed["available_kv_gib"] = to_number(s);
+  if (auto s = number(text, {"GPU KV cache size: "}, {" tokens"}); !s.empty()) log.printed["kv_tokens"] = to_number(s);
+  if (auto m = log_text::numbers(text, {{"Maximum concurrency for "}, {" tokens per request: "}, {"x"}}); !m.empty()) {
+    v.kv.max_model_len = static_cast<uint64_t>(to_number(m[0]));
+    log.printed["max_concurrency_x"] = to_number(m[1]);
   }
+}
+
+// The number after `key` on the first line that holds `marker` before it ("Load weight end. ...
+// mem usage=3.76 GB"), or "".
+std::string number_later_on_line(const std::string& text, std::string_view marker, std::string_view key) {
+  for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line(text.data() + at, end - at);
+    if (auto s = number(line, {key}, gb()); !s.empty()) return s;
+  }
+  return "";
 }
 
 void parse_sglang(const std::string& text, EngineLog& log) {
@@ -105,47 +106,69 @@ void parse_sglang(const std::string& text, EngineLog& log) {
   if (auto s = setting(text, "disable_custom_all_reduce"); s == "True") g.disable_custom_all_reduce = true;
   // custom_all_reduce.py says so when the GPUs are joined by PCIe only.
   if (text.find("not supported on more than two PCIe-only GPUs") != std::string::npos) g.gpu_link = GpuLink::Pcie;
-  const std::string num = "([0-9][0-9.,]*)";
-  if (auto s = find(text, std::regex("Load weight begin\\. avail mem=" + num + " ?GB")); !s.empty()) {
+  if (auto s = number(text, {"Load weight begin. avail mem="}, gb()); !s.empty()) {
     log.free_before_weights = static_cast<uint64_t>(to_number(s) * kGiB);  // SGLang's "GB" is bytes / 2^30
     log.printed["free_before_weights_gib"] = to_number(s);
   }
-  if (auto s = find(text, std::regex("Load weight end\\..*?mem usage=" + num + " ?GB")); !s.empty()) log.printed["weights_gib"] = to_number(s);
+  if (auto s = number_later_on_line(text, "Load weight end.", "mem usage="); !s.empty()) log.printed["weights_gib"] = to_number(s);
   // Without the "begin" line: SGLang's "mem usage" is the free memory before less the free memory
   // after the weights, so before = "avail mem" + "mem usage" of the "end" line.
-  if (auto after = find(text, std::regex("Load weight end\\..*?avail mem=" + num + " ?GB")); !log.free_before_weights && !after.empty() &&
-                                                                                               log.printed.count("weights_gib")) {
+  if (auto after = number_later_on_line(text, "Load weight end.", "avail mem="); !log.free_before_weights && !after.empty() && log.printed.count("weights_gib")) {
     log.free_before_weights = static_cast<uint64_t>((to_number(after) + log.printed["weights_gib"]) * kGiB);
     log.notes.push_back("free memory before the weights taken as the \"Load weight end\" line's avail mem + mem usage (no \"Load weight begin\" line)");
   }
   // Hybrid recurrent models: the state pool's request slots.
-  if (auto s = find(text, std::regex("Mamba Cache is allocated\\. max_mamba_cache_size: " + num)); !s.empty()) log.printed["state_slots"] = to_number(s);
-  if (auto s = find(text, std::regex("#tokens: " + num)); !s.empty()) log.printed["kv_tokens"] = to_number(s);
-  if (auto s = find(text, std::regex("max_total_num_tokens=" + num)); !s.empty()) log.printed["kv_tokens"] = to_number(s);
-  if (auto s = find(text, std::regex("max_running_requests=" + num)); !s.empty()) log.printed["max_running_requests"] = to_number(s);
-  if (auto s = find(text, std::regex("context_len=" + num)); !s.empty() && g.context_length == 0) g.context_length = static_cast<uint64_t>(to_number(s));
+  if (auto s = number(text, {"Mamba Cache is allocated. max_mamba_cache_size: "}, {""}); !s.empty()) log.printed["state_slots"] = to_number(s);
+  if (auto s = number(text, {"#tokens: "}, {""}); !s.empty()) log.printed["kv_tokens"] = to_number(s);
+  if (auto s = number(text, {"max_total_num_tokens="}, {""}); !s.empty()) log.printed["kv_tokens"] = to_number(s);
+  if (auto s = number(text, {"max_running_requests="}, {""}); !s.empty()) log.printed["max_running_requests"] = to_number(s);
+  if (auto s = number(text, {"context_len="}, {""}); !s.empty() && g.context_length == 0) g.context_length = static_cast<uint64_t>(to_number(s));
+}
+
+// The GGUF path of "llama_model_loader: loaded meta data with ... from PATH (version ...)": the
+// first line's text after its last " from ", up to a space.
+std::string loaded_model(const std::string& text) {
+  const std::string_view marker = "loaded meta data with ";
+  const std::size_t at = text.find(marker);
+  if (at == std::string::npos) return "";
+  const std::size_t end = std::min(text.find('\n', at), text.size());
+  const std::string_view line(text.data() + at + marker.size(), end - at - marker.size());
+  const std::size_t from = line.rfind(" from ");
+  if (from == std::string_view::npos) return "";
+  const std::string_view rest = line.substr(from + 6);
+  return std::string(rest.substr(0, rest.find(' ')));
+}
+
+double sum_of(const std::vector<std::string>& numbers) {
+  double sum = 0;
+  for (const auto& n : numbers) sum += to_number(n);
+  return sum;
 }
 
 void parse_llamacpp(const std::string& text, EngineLog& log) {
   auto& l = log.run.llamacpp;
-  const std::string num = "([0-9][0-9.,]*)";
-  log.model = find(text, std::regex("loaded meta data with .* from (\\S+)"));
-  if (auto s = find(text, std::regex("n_ctx += " + num)); !s.empty()) l.n_ctx = static_cast<uint64_t>(to_number(s));
-  if (auto s = find(text, std::regex("n_seq_max += " + num)); !s.empty()) l.n_seq = static_cast<uint64_t>(to_number(s));
-  if (auto s = find(text, std::regex("n_batch += " + num)); !s.empty()) l.n_batch = static_cast<uint64_t>(to_number(s));
-  if (auto s = find(text, std::regex("n_ubatch += " + num)); !s.empty()) l.n_ubatch = static_cast<uint64_t>(to_number(s));
-  if (auto s = find(text, std::regex("flash_attn += (\\w+)")); !s.empty()) l.flash_attn = !(s == "0" || s == "disabled" || s == "false");
-  if (auto s = find(text, std::regex("K \\((\\w+)\\):")); !s.empty()) l.type_k = s;
-  if (auto s = find(text, std::regex("V \\((\\w+)\\):")); !s.empty()) l.type_v = s;
+  log.model = loaded_model(text);
+  if (auto s = log_text::padded_value(text, "n_ctx"); !s.empty()) l.n_ctx = static_cast<uint64_t>(to_number(s));
+  if (auto s = log_text::padded_value(text, "n_seq_max"); !s.empty()) l.n_seq = static_cast<uint64_t>(to_number(s));
+  if (auto s = log_text::padded_value(text, "n_batch"); !s.empty()) l.n_batch = static_cast<uint64_t>(to_number(s));
+  if (auto s = log_text::padded_value(text, "n_ubatch"); !s.empty()) l.n_ubatch = static_cast<uint64_t>(to_number(s));
+  if (auto s = log_text::padded_value(text, "flash_attn"); !s.empty()) l.flash_attn = !(s == "0" || s == "disabled" || s == "false");
+  l.type_k = log_text::word_between(text, "K (", "):");
+  l.type_v = log_text::word_between(text, "V (", "):");
   for (auto& c : l.type_k) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   for (auto& c : l.type_v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  double kv = 0;
-  const std::regex size_re("llama_kv_cache\\w*: +(?:\\w+ KV buffer )?size = +" + num + " MiB");
-  for (std::sregex_iterator it(text.begin(), text.end(), size_re), end; it != end; ++it) kv += to_number((*it)[1].str());
+  // The cache: each device's "KV buffer size" line; a log without them (an excerpt) has the
+  // "llama_kv_cache: size = N MiB (...)" total, which sums the same buffers.
+  const double buffers = sum_of(log_text::every_number(text, {"KV buffer size = "}, {" MiB"}));
+  double totals = 0;
+  for (std::size_t at = text.find("llama_kv_cache"); at != std::string::npos; at = text.find("llama_kv_cache", at + 1)) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line(text.data() + at, end - at);
+    if (line.find(": size = ") != std::string_view::npos) totals += to_number(number(line, {": size = "}, {" MiB"}));
+  }
+  const double kv = buffers > 0 ? buffers : totals;
   if (kv > 0) log.printed["kv_mib"] = kv;
-  double compute = 0;
-  const std::regex compute_re("\\w+ compute buffer size = +" + num + " MiB");
-  for (std::sregex_iterator it(text.begin(), text.end(), compute_re), end; it != end; ++it) compute += to_number((*it)[1].str());
+  const double compute = sum_of(log_text::every_number(text, {" compute buffer size = "}, {" MiB"}));
   if (compute > 0) log.printed["compute_mib"] = compute;
 }
 
@@ -190,13 +213,16 @@ EngineLog parse_engine_log(const std::string& text) {
   return log;
 }
 
+const Model* log_catalogue_model(const std::string& name) {
+  if (const Model* m = Catalogue::builtin().find(name)) return m;
+  const auto aliases = nlohmann::json::parse(embedded::file_text("engine_aliases.json"))["aliases"];
+  return aliases.contains(name) ? Catalogue::builtin().find(aliases[name].get<std::string>()) : nullptr;
+}
+
 Model log_model(const EngineLog& log, const std::string& model_override) {
   const std::string name = model_override.empty() ? log.model : model_override;
   if (name.empty()) throw InputError("--model", "the log does not name its model; pass --model (a catalogue id, config.json, .gguf or hf:ORG/REPO)");
-  auto aliases = nlohmann::json::parse(embedded::file_text("engine_aliases.json"))["aliases"];
-  if (aliases.contains(name)) {
-    if (const Model* m = Catalogue::builtin().find(aliases[name].get<std::string>())) return *m;
-  }
+  if (const Model* m = log_catalogue_model(name)) return *m;
   return resolve_model(name, "--model");
 }
 

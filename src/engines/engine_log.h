@@ -25,6 +25,10 @@ struct EngineLog {
 // InputError naming what was expected when the text is not a log of a known engine.
 EngineLog parse_engine_log(const std::string& text);
 
+// The catalogue entry a name stands for: its id, or an engine's name for it (engine_aliases.json:
+// the Hub repository a log prints); nullptr when it is neither.
+const Model* log_catalogue_model(const std::string& name);
+
 // The model a log names: a catalogue id or alias, else resolve_model's reading of the name.
 Model log_model(const EngineLog& log, const std::string& model_override);
 

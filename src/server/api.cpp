@@ -9,6 +9,7 @@
 #include "core/error_message.h"
 #include "core/units.h"
 #include "engines/engine.h"
+#include "engines/engine_log.h"
 #include "estimate/estimate.h"
 #include "estimate/extras_inputs.h"
 #include "estimate/scenario_inputs.h"
@@ -22,6 +23,7 @@
 #include "report/json_inspect.h"
 #include "report/json_plan.h"
 #include "report/json_report.h"
+#include "report/json_validate_log.h"
 #include "report/json_verbs.h"
 #include "server/caller_files.h"
 #include "sources/remote/http_source.h"
@@ -226,6 +228,23 @@ nlohmann::json run_check(const RequestParams& p) {
   return j;
 }
 
+// A pasted start-up log beside our figures (`validate --log`). The model is a catalogue entry: the
+// caller's `model`, else the one the log names (by id or the Hub repository it prints); the server
+// reads no file or address the log mentions.
+nlohmann::json run_validate_log(const RequestParams& p) {
+  const std::string text = p.get("log");
+  if (text.empty()) throw InputError("log", "is required: paste the start-up lines vLLM, SGLang or llama.cpp printed (at most 60 KiB)");
+  const EngineLog log = parse_engine_log(text);
+  const Model* model = p.has("model") ? &catalogue_model(p, "model") : log_catalogue_model(log.model);
+  if (!model) {
+    throw InputError("model", log.model.empty() ? "the log does not name its model; give model, a catalogue id (see /api/models)"
+                                                : "the log's model '" + log.model + "' is not in the catalogue; give model, a catalogue id (see /api/models)");
+  }
+  std::optional<uint64_t> card;
+  if (p.has("gpu-memory")) card = parse_bytes(p.get("gpu-memory"), "gpu-memory");
+  return validate_log_json(log, *model, compare_engine_log(log, *model, card));
+}
+
 nlohmann::json run_devices(const RequestParams&) { return devices_json(DeviceTable::builtin().all()); }
 
 nlohmann::json run_inspect(const RequestParams& p) { return inspection_json(read_caller_model(p)); }
@@ -253,6 +272,7 @@ const std::vector<ApiRoute>& api_routes() {
       {"check", with(with({"units", "prefer"}, kScenarioParams), kBoxParams), run_check},
       {"devices", {}, run_devices},
       {"inspect", {"source", "config"}, run_inspect},
+      {"validate-log", {"log", "model", "gpu-memory"}, run_validate_log},
   };
   return routes;
 }

@@ -23,7 +23,10 @@ std::string scalar_text(const nlohmann::json& v, const std::string& name) {
 void RequestParams::add(std::string name, std::string value) {
   if (name.empty() || name.size() > kMaxParamNameBytes) throw InputError("request", "a parameter name is empty or longer than 64 bytes");
   if (values_.size() >= kMaxParams) throw InputError("request", "has more than 32 parameters");
-  const std::size_t limit = name == "config" ? kMaxConfigValueBytes : name == "engine-command" ? kMaxEngineCommandBytes : kMaxParamValueBytes;
+  const std::size_t limit = name == "config"           ? kMaxConfigValueBytes
+                            : name == "log"            ? kMaxLogValueBytes
+                            : name == "engine-command" ? kMaxEngineCommandBytes
+                                                       : kMaxParamValueBytes;
   if (value.size() > limit) throw InputError(name, "is longer than " + std::to_string(limit) + " bytes");
   if (values_.count(name)) throw InputError(name, "is given more than once; give it once");
   values_.emplace(std::move(name), std::move(value));

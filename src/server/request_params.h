@@ -16,6 +16,9 @@ inline constexpr std::size_t kMaxParams = 32;
 inline constexpr std::size_t kMaxParamValueBytes = 1024;
 // `config` (the text of a config.json a visitor pasted, sent in a POST body) is the one long value.
 inline constexpr std::size_t kMaxConfigValueBytes = 60 * 1024;
+// `log` (an engine's start-up log a visitor pasted, for /api/validate-log) is the other; both fit
+// the server's 64 KiB body.
+inline constexpr std::size_t kMaxLogValueBytes = 60 * 1024;
 inline constexpr std::size_t kMaxParamNameBytes = 64;
 // `engine-command` (a pasted engine command line) may be as long as the CLI takes one
 // (kMaxEngineCommandBytes, engines/engine_run.h).

@@ -667,6 +667,39 @@ async function run() {
       });
     }
 
+    // ---- Issue 13: a pasted start-up log beside vramcalc's figures, the rows `validate --log`
+    // prints; a text that is no engine's log is refused next to the box, on a phone too.
+    for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
+      await test(`22 a pasted vLLM log beside vramcalc's figures, ${name}`, viewport, async (page) => {
+        const logs = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'data', 'engine-logs.json'), 'utf8'));
+        const text = logs.cases.find((c) => c.id === 'vllm-llama31-8b-h100-tp1-mml8192').raw.join('\n') + '\n';
+        const file = path.join(os.tmpdir(), `vramcalc-log-${process.pid}.log`);
+        fs.writeFileSync(file, text);
+        const want = JSON.parse(cli(['validate', '--log', file, '--json']));
+        fs.unlinkSync(file);
+        await page.goto(`${base}/`);
+        await page.waitForSelector('#log-model option[value="llama-3.1-8b"]', { state: 'attached' });
+        await page.fill('#log-text', 'hello world');
+        await page.click('#log-run');
+        await page.waitForSelector('#log-text-error:not([hidden])', { timeout: 8000 });
+        assert.strictEqual(await page.getAttribute('#log-text', 'aria-invalid'), 'true');
+        await page.fill('#log-text', text);
+        await page.click('#log-run');
+        await page.waitForSelector('#log-results:not([hidden])', { timeout: 10000 });
+        assert(await page.$eval('#log-text-error', (e) => e.hidden), 'the refusal is still shown');
+        assert.match(await page.textContent('#log-summary'), /A vLLM log of Llama 3\.1 8B/);
+        const rows = page.locator('#log-table tbody tr');
+        assert.strictEqual(await rows.count(), want.rows.length);
+        for (let i = 0; i < want.rows.length; i++) {
+          assert.strictEqual(await rows.nth(i).locator('th').textContent(), want.rows[i].figure);
+          const cells = await rows.nth(i).locator('td').allTextContents();
+          if (want.rows[i].computed) assert.strictEqual(cells[2], `${want.rows[i].error_percent >= 0 ? '+' : ''}${want.rows[i].error_percent.toFixed(2)} %`);
+        }
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert(width <= viewport.width, `the log table scrolls sideways (${width}px)`);
+      });
+    }
+
     // First figure on loopback, desktop: reported, not asserted (timing lives in bench/).
     await test('first figure time', DESKTOP, async (page) => {
       await page.goto(`${base}/`);
