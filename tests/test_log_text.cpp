@@ -71,4 +71,14 @@ TEST(LogText, LongLinesAreReadNotCrashedOn) {
   EXPECT_DOUBLE_EQ(sglang.printed.at("kv_tokens"), 5);
 }
 
+// Found by fuzz/fuzz_engine_log.cpp: "n_ctx = INFO" read as infinity and converted to an integer
+// (undefined). A count no engine could print is refused instead.
+TEST(LogText, CountsNoEngineCouldPrintAreRefused) {
+  const std::string kv = "llama_kv_cache: size = 1.00 MiB (1 cells)\n";
+  EXPECT_THROW(parse_engine_log("llama_context: n_ctx = INFO\n" + kv), InputError);
+  EXPECT_THROW(parse_engine_log("llama_context: n_ctx = 1e300\n" + kv), InputError);
+  EXPECT_THROW(parse_engine_log("server_args=ServerArgs(tp_size=-4)\nKV Cache is allocated. #tokens: 5\n"), InputError);
+  EXPECT_EQ(parse_engine_log("llama_context: n_ctx = 4096\n" + kv).run.llamacpp.n_ctx, 4096u);
+}
+
 }  // namespace

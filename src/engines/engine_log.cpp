@@ -32,6 +32,28 @@ double to_number(std::string s) {
   }
 }
 
+// A figure no engine could print (negative, or beyond 2^53) is refused: converting it to an
+// integer would be undefined.
+constexpr double kLargestExact = 9007199254740992.0;
+
+uint64_t to_count(const std::string& s) {
+  const double v = to_number(s);
+  if (!(v >= 0 && v <= kLargestExact)) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
+  return static_cast<uint64_t>(v);
+}
+
+int64_t to_signed(const std::string& s) {
+  const double v = to_number(s);
+  if (!(v >= -kLargestExact && v <= kLargestExact)) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
+  return static_cast<int64_t>(v);
+}
+
+uint64_t gib_bytes(double gib) {
+  const double bytes = gib * kGiB;
+  if (!(bytes >= 0 && bytes <= kLargestExact)) throw InputError("--log", "prints a memory figure no GPU has");
+  return static_cast<uint64_t>(bytes);
+}
+
 using log_text::Lit;
 using log_text::number;
 using log_text::setting;
@@ -46,22 +68,22 @@ void parse_vllm(const std::string& text, EngineLog& log) {
   auto& v = log.run.vllm;
   log.model = setting(text, "model");
   if (!present(log.model)) log.model = setting(text, "model_tag");
-  if (auto s = setting(text, "max_model_len"); present(s)) v.kv.max_model_len = static_cast<uint64_t>(to_number(s));
-  else if (auto t = setting(text, "max_seq_len"); present(t)) v.kv.max_model_len = static_cast<uint64_t>(to_number(t));
+  if (auto s = setting(text, "max_model_len"); present(s)) v.kv.max_model_len = to_count(s);
+  else if (auto t = setting(text, "max_seq_len"); present(t)) v.kv.max_model_len = to_count(t);
   if (auto s = setting(text, "gpu_memory_utilization"); present(s)) v.gpu_memory_utilization = to_number(s);
-  if (auto s = setting(text, "tensor_parallel_size"); present(s)) v.kv.tensor_parallel = static_cast<uint64_t>(to_number(s));
-  if (auto s = setting(text, "pipeline_parallel_size"); present(s)) v.kv.pipeline_parallel = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "tensor_parallel_size"); present(s)) v.kv.tensor_parallel = to_count(s);
+  if (auto s = setting(text, "pipeline_parallel_size"); present(s)) v.kv.pipeline_parallel = to_count(s);
   if (auto s = setting(text, "kv_cache_dtype"); present(s)) v.kv.kv_cache_dtype = s;
   if (auto s = setting(text, "dtype"); present(s)) v.kv.dtype = s.rfind("torch.", 0) == 0 ? s.substr(6) : s;
-  if (auto s = setting(text, "max_num_seqs"); present(s)) v.max_num_seqs = static_cast<uint64_t>(to_number(s));
-  if (auto s = setting(text, "max_num_batched_tokens"); present(s)) v.max_num_batched_tokens = static_cast<uint64_t>(to_number(s));
-  if (auto s = setting(text, "block_size"); present(s)) v.kv.block_size = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "max_num_seqs"); present(s)) v.max_num_seqs = to_count(s);
+  if (auto s = setting(text, "max_num_batched_tokens"); present(s)) v.max_num_batched_tokens = to_count(s);
+  if (auto s = setting(text, "block_size"); present(s)) v.kv.block_size = to_count(s);
   if (setting(text, "quantization") == "fp8") v.quantization = "fp8";
   if (auto s = number(text, {"Model loading took "}, gib()); !s.empty()) log.printed["weights_gib"] = to_number(s);
   if (auto m = log_text::numbers(text, {{"Requested memory: "}, {" (util), "}, gib()}); !m.empty()) {
     const double util = to_number(m[0]), requested = to_number(m[1]);
     v.gpu_memory_utilization = util;
-    if (util > 0) log.card_bytes = static_cast<uint64_t>(requested / util * kGiB);
+    if (util > 0) log.card_bytes = gib_bytes(requested / util);
   }
   if (auto s = number(text, {"Total non KV cache memory: "}, gib()); !s.empty()) log.printed["non_kv_total_gib"] = to_number(s);
   if (auto s = number(text, {"torch peak memory increase: "}, gib()); !s.empty()) log.printed["activation_gib"] = to_number(s);
@@ -69,7 +91,7 @@ void parse_vllm(const std::string& text, EngineLog& log) {
   if (auto s = number(text, {"Available KV cache memory: "}, gib()); !s.empty()) log.printed["available_kv_gib"] = to_number(s);
   if (auto s = number(text, {"GPU KV cache size: "}, {" tokens"}); !s.empty()) log.printed["kv_tokens"] = to_number(s);
   if (auto m = log_text::numbers(text, {{"Maximum concurrency for "}, {" tokens per request: "}, {"x"}}); !m.empty()) {
-    v.kv.max_model_len = static_cast<uint64_t>(to_number(m[0]));
+    v.kv.max_model_len = to_count(m[0]);
     log.printed["max_concurrency_x"] = to_number(m[1]);
   }
 }
@@ -88,18 +110,18 @@ std::string number_later_on_line(const std::string& text, std::string_view marke
 void parse_sglang(const std::string& text, EngineLog& log) {
   auto& g = log.run.sglang;
   log.model = setting(text, "model_path");
-  if (auto s = setting(text, "tp_size"); present(s)) g.tensor_parallel = static_cast<uint64_t>(to_number(s));
-  if (auto s = setting(text, "pp_size"); present(s)) g.pipeline_parallel = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "tp_size"); present(s)) g.tensor_parallel = to_count(s);
+  if (auto s = setting(text, "pp_size"); present(s)) g.pipeline_parallel = to_count(s);
   if (auto s = setting(text, "mem_fraction_static"); present(s)) g.mem_fraction_static = to_number(s);
-  if (auto s = setting(text, "context_length"); present(s)) g.context_length = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "context_length"); present(s)) g.context_length = to_count(s);
   if (auto s = setting(text, "kv_cache_dtype"); present(s)) g.kv_cache_dtype = s;
   if (auto s = setting(text, "dtype"); present(s)) g.dtype = s;
-  if (auto s = setting(text, "max_running_requests"); present(s)) g.max_running_requests = static_cast<uint64_t>(to_number(s));
-  if (auto s = setting(text, "chunked_prefill_size"); present(s)) g.chunked_prefill_size = static_cast<int64_t>(to_number(s));
-  if (auto s = setting(text, "cuda_graph_max_bs"); present(s)) g.cuda_graph_max_bs = static_cast<uint64_t>(to_number(s));
-  if (auto s = setting(text, "page_size"); present(s)) g.page_size = static_cast<uint64_t>(to_number(s));
-  if (auto s = setting(text, "max_total_tokens"); present(s)) g.max_total_tokens = static_cast<uint64_t>(to_number(s));
-  if (auto s = setting(text, "max_mamba_cache_size"); present(s)) g.max_mamba_cache_size = static_cast<uint64_t>(to_number(s));
+  if (auto s = setting(text, "max_running_requests"); present(s)) g.max_running_requests = to_count(s);
+  if (auto s = setting(text, "chunked_prefill_size"); present(s)) g.chunked_prefill_size = to_signed(s);
+  if (auto s = setting(text, "cuda_graph_max_bs"); present(s)) g.cuda_graph_max_bs = to_count(s);
+  if (auto s = setting(text, "page_size"); present(s)) g.page_size = to_count(s);
+  if (auto s = setting(text, "max_total_tokens"); present(s)) g.max_total_tokens = to_count(s);
+  if (auto s = setting(text, "max_mamba_cache_size"); present(s)) g.max_mamba_cache_size = to_count(s);
   if (auto s = setting(text, "mamba_full_memory_ratio"); present(s)) g.mamba_full_memory_ratio = to_number(s);
   if (auto s = setting(text, "mamba_ssm_dtype"); present(s) && (s == "float32" || s == "bfloat16")) g.mamba_ssm_dtype = s;
   if (auto s = setting(text, "disable_radix_cache"); s == "True") g.disable_radix_cache = true;
@@ -107,14 +129,14 @@ void parse_sglang(const std::string& text, EngineLog& log) {
   // custom_all_reduce.py says so when the GPUs are joined by PCIe only.
   if (text.find("not supported on more than two PCIe-only GPUs") != std::string::npos) g.gpu_link = GpuLink::Pcie;
   if (auto s = number(text, {"Load weight begin. avail mem="}, gb()); !s.empty()) {
-    log.free_before_weights = static_cast<uint64_t>(to_number(s) * kGiB);  // SGLang's "GB" is bytes / 2^30
+    log.free_before_weights = gib_bytes(to_number(s));  // SGLang's "GB" is bytes / 2^30
     log.printed["free_before_weights_gib"] = to_number(s);
   }
   if (auto s = number_later_on_line(text, "Load weight end.", "mem usage="); !s.empty()) log.printed["weights_gib"] = to_number(s);
   // Without the "begin" line: SGLang's "mem usage" is the free memory before less the free memory
   // after the weights, so before = "avail mem" + "mem usage" of the "end" line.
   if (auto after = number_later_on_line(text, "Load weight end.", "avail mem="); !log.free_before_weights && !after.empty() && log.printed.count("weights_gib")) {
-    log.free_before_weights = static_cast<uint64_t>((to_number(after) + log.printed["weights_gib"]) * kGiB);
+    log.free_before_weights = gib_bytes(to_number(after) + log.printed["weights_gib"]);
     log.notes.push_back("free memory before the weights taken as the \"Load weight end\" line's avail mem + mem usage (no \"Load weight begin\" line)");
   }
   // Hybrid recurrent models: the state pool's request slots.
@@ -122,7 +144,7 @@ void parse_sglang(const std::string& text, EngineLog& log) {
   if (auto s = number(text, {"#tokens: "}, {""}); !s.empty()) log.printed["kv_tokens"] = to_number(s);
   if (auto s = number(text, {"max_total_num_tokens="}, {""}); !s.empty()) log.printed["kv_tokens"] = to_number(s);
   if (auto s = number(text, {"max_running_requests="}, {""}); !s.empty()) log.printed["max_running_requests"] = to_number(s);
-  if (auto s = number(text, {"context_len="}, {""}); !s.empty() && g.context_length == 0) g.context_length = static_cast<uint64_t>(to_number(s));
+  if (auto s = number(text, {"context_len="}, {""}); !s.empty() && g.context_length == 0) g.context_length = to_count(s);
 }
 
 // The GGUF path of "llama_model_loader: loaded meta data with ... from PATH (version ...)": the
@@ -148,10 +170,10 @@ double sum_of(const std::vector<std::string>& numbers) {
 void parse_llamacpp(const std::string& text, EngineLog& log) {
   auto& l = log.run.llamacpp;
   log.model = loaded_model(text);
-  if (auto s = log_text::padded_value(text, "n_ctx"); !s.empty()) l.n_ctx = static_cast<uint64_t>(to_number(s));
-  if (auto s = log_text::padded_value(text, "n_seq_max"); !s.empty()) l.n_seq = static_cast<uint64_t>(to_number(s));
-  if (auto s = log_text::padded_value(text, "n_batch"); !s.empty()) l.n_batch = static_cast<uint64_t>(to_number(s));
-  if (auto s = log_text::padded_value(text, "n_ubatch"); !s.empty()) l.n_ubatch = static_cast<uint64_t>(to_number(s));
+  if (auto s = log_text::padded_value(text, "n_ctx"); !s.empty()) l.n_ctx = to_count(s);
+  if (auto s = log_text::padded_value(text, "n_seq_max"); !s.empty()) l.n_seq = to_count(s);
+  if (auto s = log_text::padded_value(text, "n_batch"); !s.empty()) l.n_batch = to_count(s);
+  if (auto s = log_text::padded_value(text, "n_ubatch"); !s.empty()) l.n_ubatch = to_count(s);
   if (auto s = log_text::padded_value(text, "flash_attn"); !s.empty()) l.flash_attn = !(s == "0" || s == "disabled" || s == "false");
   l.type_k = log_text::word_between(text, "K (", "):");
   l.type_v = log_text::word_between(text, "V (", "):");
@@ -237,7 +259,7 @@ std::vector<ValidationRow> compare_engine_log(const EngineLog& log, const Model&
     VllmBudgetSettings b = log.run.vllm;
     if (auto kv = printed("available_kv_gib"); kv && printed("kv_tokens")) {
       VllmSettings s = b.kv;
-      s.available_kv_bytes = static_cast<uint64_t>(*kv * kGiB);
+      s.available_kv_bytes = gib_bytes(*kv);
       rows.push_back(beside("KV cache tokens (from the printed KV memory)", *printed("kv_tokens"), static_cast<double>(vllm_kv(model, s).tokens), 2.0));
     }
     if (!card) {

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <functional>
-#include <regex>
 #include <span>
 #include <string_view>
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "engines/tensor_pattern.h"
 #include "sources/tensor_classes.h"
 
 namespace vc {
@@ -176,11 +176,7 @@ std::vector<std::pair<std::string, std::string>> parse_overrides(const std::stri
     }
     std::string buft = item.substr(eq + 1);
     if (!is_buffer_name(buft)) throw InputError(flag, "buffer '" + buft + "' is not known; accepted: CPU, CUDA0, CUDA1, ... CUDA63");
-    try {
-      std::regex check(item.substr(0, eq));
-    } catch (const std::regex_error& e) {
-      throw InputError(flag, "'" + item.substr(0, eq) + "' is not a valid regular expression: " + e.what());
-    }
+    TensorPattern(item.substr(0, eq), flag);  // refused here, naming the flag, when it cannot be matched
     out.emplace_back(item.substr(0, eq), buft);
     if (out.size() > 256) throw InputError(flag, "more than 256 overrides");
     if (comma == std::string::npos) break;
@@ -225,8 +221,8 @@ LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, 
   const std::size_t output_buffer = device_of(n_layer);
   p.output_device = names[output_buffer];
 
-  std::vector<std::pair<std::regex, std::size_t>> res;
-  for (const auto& [re, buft] : s.overrides) res.emplace_back(std::regex(re), buffer_index(buft));
+  std::vector<std::pair<TensorPattern, std::size_t>> res;
+  for (const auto& [re, buft] : s.overrides) res.emplace_back(TensorPattern(re, "-ot"), buffer_index(buft));
   // Bytes per buffer; `used` marks a buffer that received a tensor (of any size, zero included).
   std::vector<uint64_t> bytes(names.size(), 0);
   std::vector<bool> used(names.size(), false);
@@ -239,7 +235,7 @@ LlamaCppPlacement llamacpp_placement(const Model& model, uint64_t weight_bytes, 
       ++p.overridden_tensors;
     } else {
       for (const auto& [re, target] : res) {
-        if (std::regex_search(name, re)) {
+        if (re.found_in(name)) {
           buffer = target;
           ++p.overridden_tensors;
           break;

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 
 #include "core/checked.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "engines/engine_run.h"
+#include "engines/tensor_pattern.h"
 #include "speed/speed_data.h"
 
 namespace vc {
@@ -89,10 +89,10 @@ struct Builder {
 uint64_t gpu_index(const std::string& buffer) { return std::stoull(buffer.substr(4)); }
 
 // -ot patterns compiled once per placement; the buffer the first match names, else `fallback`.
-using CompiledOverrides = std::vector<std::pair<std::regex, std::string>>;
+using CompiledOverrides = std::vector<std::pair<TensorPattern, std::string>>;
 std::string override_buffer(const std::string& name, const CompiledOverrides& overrides, const std::string& fallback) {
   for (const auto& [re, buft] : overrides) {
-    if (std::regex_search(name, re)) return buft;
+    if (re.found_in(name)) return buft;
   }
   return fallback;
 }
@@ -105,7 +105,7 @@ TokenReads llamacpp_reads(const Model& model, const Footprint& f, const Box& box
   if (!ps.tensor_split.empty() && ps.tensor_split.size() != ps.devices) throw InputError("-ts", fmt::format("needs one weight per GPU ({})", ps.devices));
   const LlamaCppPlacement p = llamacpp_placement(model, f.weights_total, ps);
   CompiledOverrides overrides;
-  for (const auto& [re, buft] : ps.overrides) overrides.emplace_back(std::regex(re), buft);
+  for (const auto& [re, buft] : ps.overrides) overrides.emplace_back(TensorPattern(re, "-ot"), buft);
   auto mem = [&](const std::string& buffer) -> MemoryRead& {
     if (buffer == "CPU" || box.gpus.empty()) return b.ram(s.sockets, socket_gain);
     const uint64_t i = gpu_index(buffer);
