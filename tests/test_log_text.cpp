@@ -78,7 +78,10 @@ TEST(LogText, CountsNoEngineCouldPrintAreRefused) {
   EXPECT_THROW(parse_engine_log("llama_context: n_ctx = INFO\n" + kv), InputError);
   EXPECT_THROW(parse_engine_log("llama_context: n_ctx = 1e300\n" + kv), InputError);
   EXPECT_THROW(parse_engine_log("server_args=ServerArgs(tp_size=-4)\nKV Cache is allocated. #tokens: 5\n"), InputError);
-  EXPECT_EQ(parse_engine_log("llama_context: n_ctx = 4096\n" + kv).run.llamacpp.n_ctx, 4096u);
+  const EngineLog plain = parse_engine_log("llama_context: n_ctx = 4096\n" + kv);
+  EXPECT_EQ(plain.run.llamacpp.n_ctx, 4096u);
+  EXPECT_EQ(plain.run.llamacpp.type_k, "F16");  // no "K (type):" printed: llama.cpp's default stays
+  EXPECT_EQ(plain.run.llamacpp.type_v, "F16");
 }
 
 }  // namespace

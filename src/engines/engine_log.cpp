@@ -99,10 +99,12 @@ void parse_vllm(const std::string& text, EngineLog& log) {
 // The number after `key` on the first line that holds `marker` before it ("Load weight end. ...
 // mem usage=3.76 GB"), or "".
 std::string number_later_on_line(const std::string& text, std::string_view marker, std::string_view key) {
-  for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+  // One look per line: the next search starts past the line just read (linear in the text).
+  for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at)) {
     const std::size_t end = std::min(text.find('\n', at), text.size());
     const std::string_view line(text.data() + at, end - at);
     if (auto s = number(line, {key}, gb()); !s.empty()) return s;
+    at = end;
   }
   return "";
 }
@@ -175,18 +177,19 @@ void parse_llamacpp(const std::string& text, EngineLog& log) {
   if (auto s = log_text::padded_value(text, "n_batch"); !s.empty()) l.n_batch = to_count(s);
   if (auto s = log_text::padded_value(text, "n_ubatch"); !s.empty()) l.n_ubatch = to_count(s);
   if (auto s = log_text::padded_value(text, "flash_attn"); !s.empty()) l.flash_attn = !(s == "0" || s == "disabled" || s == "false");
-  l.type_k = log_text::word_between(text, "K (", "):");
-  l.type_v = log_text::word_between(text, "V (", "):");
+  if (auto s = log_text::word_between(text, "K (", "):"); !s.empty()) l.type_k = s;
+  if (auto s = log_text::word_between(text, "V (", "):"); !s.empty()) l.type_v = s;
   for (auto& c : l.type_k) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   for (auto& c : l.type_v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   // The cache: each device's "KV buffer size" line; a log without them (an excerpt) has the
   // "llama_kv_cache: size = N MiB (...)" total, which sums the same buffers.
   const double buffers = sum_of(log_text::every_number(text, {"KV buffer size = "}, {" MiB"}));
   double totals = 0;
-  for (std::size_t at = text.find("llama_kv_cache"); at != std::string::npos; at = text.find("llama_kv_cache", at + 1)) {
+  for (std::size_t at = text.find("llama_kv_cache"); at != std::string::npos; at = text.find("llama_kv_cache", at)) {
     const std::size_t end = std::min(text.find('\n', at), text.size());
     const std::string_view line(text.data() + at, end - at);
     if (line.find(": size = ") != std::string_view::npos) totals += to_number(number(line, {": size = "}, {" MiB"}));
+    at = end;  // one total per line
   }
   const double kv = buffers > 0 ? buffers : totals;
   if (kv > 0) log.printed["kv_mib"] = kv;
