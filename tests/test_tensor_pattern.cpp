@@ -35,6 +35,8 @@ TEST(TensorPattern, WhatRe2CannotMatchIsRefusedByName) {
     EXPECT_NE(std::string(e.what()).find("backreferences"), std::string::npos) << e.what();
   }
   EXPECT_THROW(TensorPattern("(unclosed", "-ot"), InputError);
+  // Counted repetition expands: 1,000 x 1,000 copies is over the 256 KiB a pattern may take.
+  EXPECT_THROW(TensorPattern("((a{1000}){1000})", "-ot"), InputError);
 }
 
 }  // namespace
