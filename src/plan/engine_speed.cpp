@@ -28,6 +28,30 @@ Speed to_speed(const SpeedEstimate& e, double bound) {
   return s;
 }
 
+// The degrees a serving run's decode step reads by: attention and dense weights over the TP group
+// that holds the sequence (SGLang's DP attention: tp / dp of it), routed experts over the EP group
+// (vLLM --enable-expert-parallel: tp x dp ranks; SGLang --ep). Pipeline stages run in turn, so
+// their reads add as one GPU's would.
+struct ServingSpeedDegrees {
+  uint32_t tensor_parallel = 1, expert_parallel = 1;
+};
+
+ServingSpeedDegrees serving_speed_degrees(const EngineRun& run) {
+  const ServingParallel& par = run.parallel;
+  const uint64_t dp = std::max<uint64_t>(1, par.data_parallel);
+  ServingSpeedDegrees d;
+  if (run.engine == EngineKind::Sglang) {
+    const uint64_t tp = std::max<uint64_t>(1, run.sglang.tensor_parallel);
+    d.tensor_parallel = static_cast<uint32_t>(par.dp_attention && dp > 1 ? std::max<uint64_t>(1, tp / dp) : tp);
+    if (par.expert_parallel) d.expert_parallel = static_cast<uint32_t>(par.expert_parallel_size ? par.expert_parallel_size : tp);
+  } else {
+    const uint64_t tp = std::max<uint64_t>(1, run.vllm.kv.tensor_parallel);
+    d.tensor_parallel = static_cast<uint32_t>(tp);
+    if (par.expert_parallel) d.expert_parallel = static_cast<uint32_t>(tp * dp);
+  }
+  return d;
+}
+
 }  // namespace
 
 const DeviceAllocation* llamacpp_speed_host(const Plan& p) {
@@ -72,22 +96,28 @@ void apply_engine_speed(Plan& p, const Model& model) {
     // --cpu-offload-gb, or the one the plan chose); otherwise the rule's offload figures stay.
     const bool offload_fits = p.serving_offload && p.serving_offload->fits;
     if (!p.fits_on_devices && !p.box.gpus.empty() && !offload_fits) return;
-    s.tensor_parallel = p.options.split == SplitMode::Tensor ? static_cast<uint32_t>(std::max<std::size_t>(1, p.box.gpus.size())) : 1;
-    std::optional<EngineRun> chosen;  // the run the plan's own offload answers for
-    if (offload_fits && !p.options.command) {
+    std::optional<EngineRun> chosen;  // the run the plan's own split (and offload) answers for
+    if (!p.options.command || !is_serving_command(*p.options.command)) {
       EngineRequest r;
       r.model = &model;
       r.scenario = p.estimate.scenario;
       r.box = p.box;
       r.split = p.options.split;
       chosen = engine_run_for(r);
-      chosen->vllm.cpu_offload_cap = chosen->sglang.cpu_offload_cap = p.serving_offload->cap;
       chosen->sglang.tensor_parallel = chosen->vllm.kv.tensor_parallel;  // engine_run_for fills vLLM's degrees, which SGLang's answer reads too
       chosen->sglang.pipeline_parallel = chosen->vllm.kv.pipeline_parallel;
+      if (offload_fits) chosen->vllm.cpu_offload_cap = chosen->sglang.cpu_offload_cap = p.serving_offload->cap;
+      // tp+ep: the command plan prints adds --enable-expert-parallel (vLLM) or --ep N (SGLang).
+      if (p.options.split == SplitMode::TensorExpert && !chosen->parallel.expert_parallel) {
+        chosen->parallel.expert_parallel = true;
+        chosen->parallel.expert_parallel_size = chosen->vllm.kv.tensor_parallel;
+      }
     }
-    if ((p.options.command && is_serving_command(*p.options.command)) || chosen) {
+    {
       const EngineRun& run = chosen ? *chosen : *p.options.command;
-      s.tensor_parallel = static_cast<uint32_t>(command_tensor_parallel(run));
+      const ServingSpeedDegrees d = serving_speed_degrees(run);
+      s.tensor_parallel = d.tensor_parallel;
+      s.expert_parallel = d.expert_parallel;
       // --cpu-offload-gb (and vLLM's prefetch offloader): what the offloader moves of a rank's layers
       // crosses its host link every forward pass (engines/serving_cpu_offload.h; speed/token_reads.h).
       const bool sglang = run.engine == EngineKind::Sglang;

@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "engines/engine_run.h"
 #include "engines/tensor_pattern.h"
+#include "speed/expert_balance.h"
 #include "speed/speed_data.h"
 
 namespace vc {
@@ -229,22 +230,43 @@ TokenReads token_reads(const Model& model, const Footprint& f, const Box& box, c
   } else {  // vllm / sglang: tensor parallel over the box's GPUs
     const uint32_t tp = s.tensor_parallel;
     if (tp > box.device_count()) throw InputError("--tensor-parallel-size", fmt::format("{} is more than the box's {} GPUs", tp, box.device_count()));
+    const uint32_t ep = s.expert_parallel;
+    if (ep == 0 || ep > box.device_count()) throw InputError("--expert-parallel-size", fmt::format("must be 1 to the box's {} GPUs", box.device_count()));
     MemoryRead& g = b.gpu(0);
-    uint64_t weights = 0, held = 0, cache = 0;
+    // Attention, dense layers, shared experts and the head over the TP group; the routed experts
+    // over the EP group, where the busiest rank's share of a token's k experts sets the layer's time
+    // (speed/expert_balance.h), or a TP slice of each without expert parallelism.
+    uint64_t weights = 0, held = 0, cache = 0, routed = 0, routed_held = 0;
+    double busiest = 0;
     for (const auto& l : f.layers) {
-      weights = checked_add(weights, checked_add(checked_add(checked_add(l.attention, l.dense), checked_add(l.shared, l.other)), routed_read(l, s.experts_per_token)));
-      held = checked_add(held, l.weights());
+      weights = checked_add(weights, checked_add(checked_add(l.attention, l.dense), checked_add(l.shared, l.other)));
+      held = checked_add(held, l.weights() - l.routed);
+      routed_held = checked_add(routed_held, l.routed);
+      if (ep > 1 && l.experts && l.routed) {
+        const uint64_t k = std::min<uint64_t>(s.experts_per_token.value_or(l.experts_per_token), l.experts);
+        const double share = expected_busiest_rank_experts(l.experts, k, ep);
+        busiest = std::max(busiest, share);
+        routed = checked_add(routed, static_cast<uint64_t>(share * static_cast<double>(l.routed) / static_cast<double>(l.experts)));
+      } else {
+        routed = checked_add(routed, routed_read(l, s.experts_per_token) / tp);
+      }
       cache = checked_add(cache, checked_add(l.cache(s.depth + 1, 1), l.state(1)));
       if (l.experts) g.moe_layers += 1;
     }
     weights = checked_add(weights, model.tied_embeddings && f.output_head == 0 ? f.embedding : f.output_head);
-    g.weights_read = weights / tp;
-    g.weights_held = held / tp;
+    g.weights_read = checked_add(weights / tp, routed);
+    g.weights_held = checked_add(held / tp, routed_held / (ep > 1 ? ep : tp));
     g.cache_read = cache / tp;
     g.layers = static_cast<uint32_t>(f.layers.size());
-    t.tensor_parallel = tp;
+    t.tensor_parallel = std::max(tp, ep);  // a collective per layer either way
     t.layers = g.layers;
     t.placement = tp > 1 ? fmt::format("tensor parallel over {} GPUs: each reads 1/{} of every layer", tp, tp) : "one GPU";
+    if (ep > 1) {
+      t.placement = fmt::format("{}; routed experts over {} GPUs (expert parallel): at each MoE layer the busiest holds {:.2f} of a token's experts on "
+                                "average (uniform routing; no measured run with expert parallelism is in the range)",
+                                tp > 1 ? fmt::format("attention and dense weights tensor parallel over {} GPUs", tp) : "attention and dense weights whole on the sequence's GPU",
+                                ep, busiest);
+    }
     if (s.host_offloaded) {
       // --cpu-offload-gb: the offloaded parameters cross the host link at every forward pass.
       const uint64_t off = std::min(s.host_offloaded, g.weights_held);

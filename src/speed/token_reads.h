@@ -6,7 +6,9 @@
 //   ktransformers attention, shared experts and cache on the GPU, routed experts in RAM (but for
 //                 `gpu_experts` of each layer's n, which the GPU serves in proportion).
 //   vllm          tensor parallel: every rank holds and reads 1/TP of everything at once; with
-//                 --cpu-offload-gb the rank's offloaded bytes are read over its host link.
+//                 expert parallelism the routed experts are whole on the EP ranks and the
+//                 busiest rank's share of a token's experts is read; with --cpu-offload-gb the
+//                 rank's offloaded bytes are read over its host link.
 // Bytes come from the model's per-layer footprint (plan/footprint.h), so the reads agree with the
 // memory figures; prefill work is 2 FLOPs per active parameter plus attention over the context.
 #include <cstdint>
@@ -24,7 +26,10 @@ struct SpeedSettings {
   std::string engine = "llamacpp";      // llamacpp, ik_llama.cpp, ollama, ktransformers, vllm, sglang
   std::string backend;                  // cuda, rocm, vulkan, metal, cpu; "" = the GPU vendor's default
   LlamaCppPlacementSettings llamacpp{1u << 20, 1, {}, {}, 0, {}};  // -ngl (default: all), -ts, -ot
-  uint32_t tensor_parallel = 1;         // vllm
+  uint32_t tensor_parallel = 1;         // vllm / sglang: attention and dense weights over this many GPUs
+  // vllm / sglang: the routed experts over this many GPUs (--enable-expert-parallel, --ep); 1: each
+  // expert a TP slice on every GPU. The busiest GPU's share of a token's experts sets the step.
+  uint32_t expert_parallel = 1;
   uint32_t gpu_experts = 0;             // ktransformers: experts per layer kept on the GPU
   std::optional<uint32_t> experts_per_token;  // fewer (or more) active experts than the config
   uint32_t sockets = 1;                 // CPU sockets; box.ram_bandwidth is one socket's
