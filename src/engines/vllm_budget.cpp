@@ -9,8 +9,8 @@
 #include "engines/serving_speculative.h"
 #include "engines/vllm_deepstack.h"
 #include "engines/vllm_encoder.h"
-#include "engines/vllm_pipeline.h"
 #include "engines/vllm_graphs.h"
+#include "engines/vllm_pipeline.h"
 #include "engines/vllm_rope.h"
 #include "engines/vllm_speculative_budget.h"
 
