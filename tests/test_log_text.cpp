@@ -78,6 +78,9 @@ TEST(LogText, CountsNoEngineCouldPrintAreRefused) {
   EXPECT_THROW(parse_engine_log("llama_context: n_ctx = INFO\n" + kv), InputError);
   EXPECT_THROW(parse_engine_log("llama_context: n_ctx = 1e300\n" + kv), InputError);
   EXPECT_THROW(parse_engine_log("server_args=ServerArgs(tp_size=-4)\nKV Cache is allocated. #tokens: 5\n"), InputError);
+  // A setting that is no number at all (a garbled line) is refused too, not read as 0 (a TP of 0
+  // then divided a share by zero: found by the same harness).
+  EXPECT_THROW(parse_engine_log("non-default args: {'tensor_parallel_size': ng_requests}\nGPU KV cache size: 5 tokens\n"), InputError);
   const EngineLog plain = parse_engine_log("llama_context: n_ctx = 4096\n" + kv);
   EXPECT_EQ(plain.run.llamacpp.n_ctx, 4096u);
   EXPECT_EQ(plain.run.llamacpp.type_k, "F16");  // no "K (type):" printed: llama.cpp's default stays

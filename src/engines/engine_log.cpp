@@ -1,6 +1,7 @@
 #include "engines/engine_log.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -37,12 +38,15 @@ double to_number(std::string s) {
 constexpr double kLargestExact = 9007199254740992.0;
 
 uint64_t to_count(const std::string& s) {
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
   const double v = to_number(s);
   if (!(v >= 0 && v <= kLargestExact)) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
   return static_cast<uint64_t>(v);
 }
 
 int64_t to_signed(const std::string& s) {
+  const std::size_t first = !s.empty() && s[0] == '-' ? 1 : 0;
+  if (s.size() <= first || !std::isdigit(static_cast<unsigned char>(s[first]))) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
   const double v = to_number(s);
   if (!(v >= -kLargestExact && v <= kLargestExact)) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
   return static_cast<int64_t>(v);

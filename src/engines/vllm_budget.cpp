@@ -108,6 +108,9 @@ VllmSpecBudget vllm_budget_speculative(const Model& model, const VllmBudgetSetti
   if (s.card_bytes == 0) throw InputError("--gpu-memory", "vLLM's budget needs the card's memory, e.g. 80GB");
   if (s.max_num_batched_tokens > (1u << 22)) throw InputError("--max-num-batched-tokens", "must be from 1 to 4,194,304");
   if (s.max_num_seqs > (1u << 20)) throw InputError("--max-num-seqs", "must be from 1 to 1,048,576");
+  // The degrees divide every share below: refused here, before any of them (vllm_kv checks them too).
+  if (s.kv.tensor_parallel == 0 || s.kv.tensor_parallel > 1024) throw InputError("-tp", "must be from 1 to 1024");
+  if (s.data_parallel > 1024) throw InputError("--data-parallel-size", "must be from 1 to 1024");
   VllmBudget b;
   // Defaults for `vllm serve` (vllm/engine/arg_utils.py): cards of 70 GiB and more batch 8,192
   // tokens and 1,024 sequences, smaller ones 2,048 and 256 (the A100 80GB takes the small ones too).
