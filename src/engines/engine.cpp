@@ -196,6 +196,12 @@ EngineRun engine_run_for(const EngineRequest& r) {
     run.parallel.data_parallel = tp;
     run.parallel.expert_parallel = true;
   }
+  // plan's tp+ep split: the command it prints adds --enable-expert-parallel (vLLM) or --ep N (SGLang);
+  // the memory answers read the split itself, the decode speed these flags (plan/engine_speed.cpp).
+  if (r.split == SplitMode::TensorExpert && tp > 1) {
+    run.parallel.expert_parallel = true;
+    run.parallel.expert_parallel_size = tp;
+  }
   // plan's ep split on SGLang: DP attention over every rank where the class allows it (sglang_weights.h).
   if (s.engine == EngineKind::Sglang && r.model && sglang_ep_split_runs_dp_attention(*r.model, r.split, tp)) {
     run.parallel.data_parallel = tp;

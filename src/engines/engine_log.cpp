@@ -37,20 +37,16 @@ double to_number(std::string s) {
 // integer would be undefined.
 constexpr double kLargestExact = 9007199254740992.0;
 
-uint64_t to_count(const std::string& s) {
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
-  const double v = to_number(s);
-  if (!(v >= 0 && v <= kLargestExact)) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
-  return static_cast<uint64_t>(v);
+// The count `s` spells (a leading minus taken when `sign` allows it), or InputError naming it.
+double checked_count(const std::string& s, bool sign) {
+  const std::size_t first = sign && !s.empty() && s[0] == '-' ? 1 : 0;
+  const double v = s.size() > first && std::isdigit(static_cast<unsigned char>(s[first])) ? to_number(s) : -kLargestExact * 2;
+  if (!(v >= (sign ? -kLargestExact : 0) && v <= kLargestExact)) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
+  return v;
 }
 
-int64_t to_signed(const std::string& s) {
-  const std::size_t first = !s.empty() && s[0] == '-' ? 1 : 0;
-  if (s.size() <= first || !std::isdigit(static_cast<unsigned char>(s[first]))) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
-  const double v = to_number(s);
-  if (!(v >= -kLargestExact && v <= kLargestExact)) throw InputError("--log", "prints '" + s.substr(0, 40) + "' where it prints a count");
-  return static_cast<int64_t>(v);
-}
+uint64_t to_count(const std::string& s) { return static_cast<uint64_t>(checked_count(s, false)); }
+int64_t to_signed(const std::string& s) { return static_cast<int64_t>(checked_count(s, true)); }
 
 uint64_t gib_bytes(double gib) {
   const double bytes = gib * kGiB;

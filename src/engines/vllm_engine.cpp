@@ -193,7 +193,6 @@ struct VllmDrafter {
   }
 };
 
-// The CUDA graph line's formula (vllm_graphs.h), `drafter_layers` of the layers being a drafter's.
 // Pipeline stages: the pool is the smallest number of blocks any stage's free memory holds, so a
 // later stage (the last: output head and dummy sampler) can bound it below rank 0's own.
 std::string pipeline_pool_text(const VllmBudget& b) {
@@ -206,6 +205,7 @@ std::string pipeline_pool_text(const VllmBudget& b) {
                     : fmt::format("; every pipeline stage gets the smallest stage's blocks ({}): this rank's", per_stage);
 }
 
+// The CUDA graph line's formula (vllm_graphs.h), `drafter_layers` of the layers being a drafter's.
 std::string graph_text(const VllmGraphCapture& g, uint64_t drafter_layers) {
   return fmt::format("{} MiB pool + ({} piecewise + {} full decode capture sizes) x ({} layers on this rank{} x {} KiB{})", kVllmGraphPool >> 20,
                      g.sizes, g.full_sizes, g.layers - drafter_layers,

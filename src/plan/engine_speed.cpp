@@ -39,13 +39,12 @@ struct ServingSpeedDegrees {
 ServingSpeedDegrees serving_speed_degrees(const EngineRun& run) {
   const ServingParallel& par = run.parallel;
   const uint64_t dp = std::max<uint64_t>(1, par.data_parallel);
+  const uint64_t tp = std::max<uint64_t>(1, command_tensor_parallel(run));
   ServingSpeedDegrees d;
   if (run.engine == EngineKind::Sglang) {
-    const uint64_t tp = std::max<uint64_t>(1, run.sglang.tensor_parallel);
     d.tensor_parallel = static_cast<uint32_t>(par.dp_attention && dp > 1 ? std::max<uint64_t>(1, tp / dp) : tp);
     if (par.expert_parallel) d.expert_parallel = static_cast<uint32_t>(par.expert_parallel_size ? par.expert_parallel_size : tp);
   } else {
-    const uint64_t tp = std::max<uint64_t>(1, run.vllm.kv.tensor_parallel);
     d.tensor_parallel = static_cast<uint32_t>(tp);
     if (par.expert_parallel) d.expert_parallel = static_cast<uint32_t>(tp * dp);
   }
@@ -107,11 +106,6 @@ void apply_engine_speed(Plan& p, const Model& model) {
       chosen->sglang.tensor_parallel = chosen->vllm.kv.tensor_parallel;  // engine_run_for fills vLLM's degrees, which SGLang's answer reads too
       chosen->sglang.pipeline_parallel = chosen->vllm.kv.pipeline_parallel;
       if (offload_fits) chosen->vllm.cpu_offload_cap = chosen->sglang.cpu_offload_cap = p.serving_offload->cap;
-      // tp+ep: the command plan prints adds --enable-expert-parallel (vLLM) or --ep N (SGLang).
-      if (p.options.split == SplitMode::TensorExpert && !chosen->parallel.expert_parallel) {
-        chosen->parallel.expert_parallel = true;
-        chosen->parallel.expert_parallel_size = chosen->vllm.kv.tensor_parallel;
-      }
     }
     {
       const EngineRun& run = chosen ? *chosen : *p.options.command;
