@@ -44,27 +44,45 @@ TEST(VllmQwenVlEncoder, TheTowersGeometryIsRecordedForTheEngines) {
     "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 1000})"), "config.json").vision_encoder);
 }
 
-TEST(VllmQwenVlEncoder, TheDummyItemIsTheLargestImageOrAOneFrameVideo) {
+TEST(VllmQwenVlEncoder, TheBudgetSizesAVideoByItsLimitAndEncodesOneVideosFrames) {
   const Model m = model_from_config(qwen25_vl_7b(), "config.json");
   const VisionEncoderSpec& t = *m.vision_encoder;
   // smart_resize of a 9,999,999 px square with max_pixels 12,845,056 (= 3,584^2): beta = 9,999,999 / 3,584,
   // floor(3,584 / 28) = 128 a side: 128 x 128 = 16,384 tokens (65,536 patches of 14 px).
   // Video at max_model_len 128,000: frame pairs of 16,384 tokens fit 7 times (114,688; 8 would be 131,072),
-  // so 14 frames in all; a video gets max(1, min(14 / 999, 14)) = 1 frame, padded to 2: one pair, 16,384
-  // tokens. A tie: max by (tokens, name) takes "video".
+  // so 14 frames in all. The budget (encoder_budget.py, mm_counts = the limits) gives a video
+  // max(1, min(14 / 999, 14)) = 1 frame, padded to 2: one pair, 16,384 tokens. A tie: max by (tokens,
+  // name) takes "video". The item encoded (_get_mm_dummy_batch, mm_counts={video: 1}) gets
+  // min(14 / 1, 14) = 14 frames, 7 pairs: 114,688 tokens.
   const VllmQwenVlDummy d = vllm_qwen_vl_dummy(t, 128000, {});
   EXPECT_EQ(d.image_tokens, 16384u);
-  EXPECT_EQ(d.video_frames, 1u);
-  EXPECT_EQ(d.video_tokens, 16384u);
+  EXPECT_EQ(d.budget_video_frames, 1u);
+  EXPECT_EQ(d.budget_video_tokens, 16384u);
+  EXPECT_EQ(d.video_frames, 14u);
+  EXPECT_EQ(d.video_tokens, 114688u);
   EXPECT_EQ(d.modality, "video");
+  EXPECT_EQ(d.tokens_per_item, 16384u);
+  EXPECT_EQ(d.item_tokens, 114688u);
   EXPECT_EQ(d.limit, 999u);
-  // One video a prompt: min(14 / 1, 14) = 14 frames, 7 pairs: 114,688 tokens, more than an image.
+  // One video a prompt: the budget's video is the 14-frame one too, more than an image.
   VllmMmLimits one_video;
   read_vllm_mm_limits(one_video, "--limit-mm-per-prompt", "video=1");
   const VllmQwenVlDummy v = vllm_qwen_vl_dummy(t, 128000, one_video);
   EXPECT_EQ(v.video_frames, 14u);
   EXPECT_EQ(v.tokens_per_item, 114688u);
+  EXPECT_EQ(v.item_tokens, 114688u);
   EXPECT_EQ(v.modality, "video");
+  // Two videos a prompt: the budget's video gets 14 / 2 = 7 frames, padded to 8: 4 pairs, 65,536 tokens.
+  VllmMmLimits two_videos;
+  read_vllm_mm_limits(two_videos, "--limit-mm-per-prompt", "video=2");
+  const VllmQwenVlDummy w = vllm_qwen_vl_dummy(t, 128000, two_videos);
+  EXPECT_EQ(w.budget_video_frames, 7u);
+  EXPECT_EQ(w.tokens_per_item, 65536u);
+  EXPECT_EQ(w.item_tokens, 114688u);
+  // Below two pairs' worth of context (16,384 tokens) a video is one frame either way.
+  const VllmQwenVlDummy s = vllm_qwen_vl_dummy(t, 8192, {});
+  EXPECT_EQ(s.video_frames, 1u);
+  EXPECT_EQ(s.item_tokens, 16384u);
   // Video at 0: the image is profiled; both at 0: nothing.
   VllmMmLimits no_video, none;
   read_vllm_mm_limits(no_video, "--limit-mm-per-prompt", "video=0");
@@ -79,42 +97,56 @@ TEST(VllmQwenVlEncoder, TheDummyItemIsTheLargestImageOrAOneFrameVideo) {
 TEST(VllmQwenVlEncoder, Qwen25Vl7bAtTp1WithVllmDefaultsOnAn80GbCard) {
   const Model m = model_from_config(qwen25_vl_7b(), "config.json");
   // vLLM serve defaults on an 80 GB card: 8,192 batched tokens, 1,024 sequences; max_model_len 128,000
-  // (max_position_embeddings). Items: min(max(8,192, 16,384) / 16,384 = 1, 1,024 x min(999, 128,000 / 16,384 = 7)) = 1.
+  // (max_position_embeddings). Items from the budget's 16,384-token video:
+  // min(max(8,192, 16,384) / 16,384 = 1, 1,024 x min(999, 128,000 / 16,384 = 7)) = 1; the item encoded is
+  // the 14-frame video: 7 x 65,536 = 458,752 patches.
   const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 128000, 1, 2);
   EXPECT_EQ(p.items, 1u);
-  EXPECT_EQ(p.tokens_per_item, 16384u);
-  EXPECT_EQ(p.pixel_bytes, 154'140'672u);   // 65,536 patches x (3 x 2 x 14^2 = 1,176) x 2 B
-  EXPECT_EQ(p.output_bytes, 117'440'512u);  // 16,384 tokens x 3,584 x 2 B
-  // Encoding: 65,536 patches x (2 x 1,280 + 3 x 3,420 = 12,820) x 2 B = 1,680,343,040, plus the pixels.
-  EXPECT_EQ(p.encoder_peak, 1'834'483'712u);
+  EXPECT_EQ(p.tokens_per_item, 114688u);
+  EXPECT_EQ(p.pixel_bytes, 1'078'984'704u);  // 458,752 patches x (3 x 2 x 14^2 = 1,176) x 2 B
+  EXPECT_EQ(p.output_bytes, 822'083'584u);   // 114,688 tokens x 3,584 x 2 B
+  // Encoding: 458,752 patches x (2 x 1,280 + 3 x 3,420 = 12,820) x 2 B = 11,762,401,280, plus the pixels.
+  EXPECT_EQ(p.encoder_peak, 12'841'385'984u);
   EXPECT_NE(p.note.find("max_pixels 12845056"), std::string::npos) << p.note;
-  EXPECT_NE(p.formula.find("1 dummy 1-frame videos of 16384 tokens"), std::string::npos) << p.formula;
+  EXPECT_NE(p.formula.find("1 dummy 14-frame videos of 114688 tokens (min(max(8192, 16384) / 16384"), std::string::npos) << p.formula;
+  EXPECT_NE(p.formula.find("mm_counts={video: 1} at max_model_len 128000"), std::string::npos) << p.formula;
   EXPECT_NE(p.source.find("qwen2_vl.py"), std::string::npos);
   EXPECT_NE(p.source.find("preprocessor_config.json"), std::string::npos);
-  // TP 2 splits the MLP: 65,536 x (2,560 + 3 x 1,710) x 2 B = 1,007,943,680 + 154,140,672.
-  EXPECT_EQ(vllm_encoder_profile(m, 8192, 1024, 128000, 2, 2).encoder_peak, 1'162'084'352u);
-  // One 14-frame video (video=1): 7 x 65,536 = 458,752 patches; pixels 1,078,984,704 B, pass 458,752 x 25,640 B + pixels.
+  // TP 2 splits the MLP: 458,752 x (2,560 + 3 x 1,710) x 2 B = 7,055,605,760 + 1,078,984,704.
+  EXPECT_EQ(vllm_encoder_profile(m, 8192, 1024, 128000, 2, 2).encoder_peak, 8'134'590'464u);
+  // video=1: the same single 14-frame item.
   VllmMmLimits one_video;
   read_vllm_mm_limits(one_video, "--limit-mm-per-prompt", "video=1");
   const VllmEncoderProfile v = vllm_encoder_profile(m, 8192, 1024, 128000, 1, 2, one_video);
   EXPECT_EQ(v.items, 1u);
-  EXPECT_EQ(v.pixel_bytes, 1'078'984'704u);
-  EXPECT_EQ(v.output_bytes, 822'083'584u);  // 114,688 x 3,584 x 2 B
   EXPECT_EQ(v.encoder_peak, 12'841'385'984u);
-  // A short context still takes one item a prompt, and the budget max(8,192, 16,384) one item.
-  EXPECT_EQ(vllm_encoder_profile(m, 8192, 1024, 8192, 1, 2).items, 1u);
-  // 40,000 batched tokens: 40,000 / 16,384 = 2 items.
-  EXPECT_EQ(vllm_encoder_profile(m, 40000, 1024, 128000, 1, 2).items, 2u);
+  // With video off the image is profiled: 65,536 patches; pixels 154,140,672 B, outputs 16,384 x 3,584 x 2 B,
+  // encoding 65,536 x 25,640 B = 1,680,343,040 + pixels.
+  VllmMmLimits no_video;
+  read_vllm_mm_limits(no_video, "--limit-mm-per-prompt", "video=0");
+  const VllmEncoderProfile i = vllm_encoder_profile(m, 8192, 1024, 128000, 1, 2, no_video);
+  EXPECT_EQ(i.pixel_bytes, 154'140'672u);
+  EXPECT_EQ(i.output_bytes, 117'440'512u);
+  EXPECT_EQ(i.encoder_peak, 1'834'483'712u);
+  // A short context: one frame, one item; the budget max(8,192, 16,384) one item.
+  const VllmEncoderProfile s = vllm_encoder_profile(m, 8192, 1024, 8192, 1, 2);
+  EXPECT_EQ(s.items, 1u);
+  EXPECT_EQ(s.encoder_peak, 1'834'483'712u);
+  // 40,000 batched tokens: 40,000 / 16,384 = 2 of the budget's items, each the 14-frame video.
+  const VllmEncoderProfile b = vllm_encoder_profile(m, 40000, 1024, 128000, 1, 2);
+  EXPECT_EQ(b.items, 2u);
+  EXPECT_EQ(b.output_bytes, 2 * 822'083'584u);
 }
 
 TEST(VllmQwenVlEncoder, Qwen2Vl7bHasATwoMatrixMlp) {
   const Model m = model_from_config(qwen2_vl_7b(), "config.json");
-  // max_model_len 32,768: 2 frame pairs fit (4 frames), a video takes 1 frame: 16,384 tokens, one item.
-  // Encoding: 65,536 x (2 x 1,280 + 2 x 5,120 = 12,800) x 2 B = 1,677,721,600 + pixels 154,140,672.
+  // max_model_len 32,768: 2 frame pairs fit (4 frames; 5 pad to 6, 49,152 tokens): the item encoded is a
+  // 4-frame video of 32,768 tokens, 131,072 patches; the budget's video (999 a prompt) one frame, one item.
+  // Encoding: 131,072 x (2 x 1,280 + 2 x 5,120 = 12,800) x 2 B = 3,355,443,200 + pixels 131,072 x 1,176 x 2 B.
   const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 32768, 1, 2);
   EXPECT_EQ(p.items, 1u);
-  EXPECT_EQ(p.pixel_bytes, 154'140'672u);
-  EXPECT_EQ(p.encoder_peak, 1'831'862'272u);
+  EXPECT_EQ(p.pixel_bytes, 308'281'344u);
+  EXPECT_EQ(p.encoder_peak, 3'663'724'544u);
 }
 
 TEST(VllmQwenVlEncoder, TheBudgetTakesTheEncoderPassWhenItIsTheLarger) {
@@ -135,12 +167,20 @@ TEST(VllmQwenVlEncoder, TheVllmActivationLineNamesTheDummyBatch) {
   const nlohmann::json l = vc::testing::vllm_h100_line(qwen25_vl_7b(), "qwen25-vl-vllm", "activation");
   ASSERT_TRUE(l.is_object());
   const std::string formula = l["formula"];
-  // At the 80 GB defaults and max_model_len 128,000, as worked above: held 154,140,672 + 117,440,512.
+  // At estimate's default context a video is one frame, so the item is the 16,384-token one worked above:
+  // held 154,140,672 + 117,440,512.
   EXPECT_NE(formula.find("max(encoder pass 1834483712 B, encoder batch held 271581184 B"), std::string::npos) << formula;
   EXPECT_NE(l["source"].get<std::string>().find("qwen2_vl.py"), std::string::npos);
   const std::string assumption = l["assumption"];
   EXPECT_EQ(assumption.find("left out"), std::string::npos) << assumption;
   EXPECT_NE(assumption.find("published max_pixels 12845056"), std::string::npos) << assumption;
+  // At a 128,000 context the item encoded is the 14-frame video, as worked above: held 1,078,984,704 + 822,083,584.
+  const std::string dir = ::testing::TempDir() + "qwen25-vl-vllm";
+  const nlohmann::json long_context =
+      vc::testing::engine_line("estimate " + dir + "/config.json --engine vllm --gpu H100-sxm --context 128000 --json", "kind", "activation");
+  ASSERT_TRUE(long_context.is_object());
+  EXPECT_NE(long_context["formula"].get<std::string>().find("max(encoder pass 12841385984 B, encoder batch held 1901068288 B"), std::string::npos)
+      << long_context["formula"];
 }
 
 TEST(VllmQwenVlEncoder, VllmSkipsTheTowerWhenImagesAndVideosAreOff) {

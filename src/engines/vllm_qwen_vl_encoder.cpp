@@ -92,6 +92,17 @@ Qwen3DummyVideo qwen3_dummy_video(const VisionEncoderSpec& t, const QwenImagePro
   return v;
 }
 
+// Frames of a Qwen2/2.5-VL video when `count` videos share max_model_len
+// (get_num_frames_with_most_features): _get_max_video_frames counts frames up from 1 while the next
+// one's tokens stay within max_model_len; a video gets max(1, min(that / count, 14)). Only up to
+// 14 x count frames matter, so the count stops there.
+uint64_t qwen2_video_frames(const VisionEncoderSpec& t, uint64_t image_tokens, uint64_t max_model_len, uint64_t count) {
+  const uint64_t cap = checked_mul(kMaxFramesPerVideo, count);
+  uint64_t total = 1;
+  while (total < cap && checked_mul(grid_t(total + 1, t.temporal_patch), image_tokens) <= max_model_len) ++total;
+  return std::max<uint64_t>(1, std::min(total / count, kMaxFramesPerVideo));
+}
+
 }  // namespace
 
 bool vllm_qwen_vl_modelled(const VisionEncoderSpec& t) {
@@ -122,22 +133,25 @@ VllmQwenVlDummy vllm_qwen_vl_dummy(const VisionEncoderSpec& t, uint64_t max_mode
       }
     }
   } else if (video_limit > 0 && d.image_tokens > 0) {
-    // _get_max_video_frames: the most frames (from 1) whose tokens stay within max_model_len; only
-    // up to 14 x the limit matters, as frames a video = min(total / limit, 14).
-    const uint64_t cap = checked_mul(kMaxFramesPerVideo, video_limit);
-    uint64_t total = 1;
-    while (total < cap && checked_mul(grid_t(total + 1, t.temporal_patch), d.image_tokens) <= max_model_len) ++total;
-    d.video_frames = std::max<uint64_t>(1, std::min(total / video_limit, kMaxFramesPerVideo));
+    d.video_frames = qwen2_video_frames(t, d.image_tokens, max_model_len, 1);
     d.video_tokens = checked_mul(grid_t(d.video_frames, t.temporal_patch), d.image_tokens);
+    d.budget_video_frames = qwen2_video_frames(t, d.image_tokens, max_model_len, video_limit);
+    d.budget_video_tokens = checked_mul(grid_t(d.budget_video_frames, t.temporal_patch), d.image_tokens);
   }
-  // get_modality_with_max_tokens: max by (tokens, name); "video" > "image" breaks a tie.
-  if (video_limit > 0 && (image_limit == 0 || d.video_tokens >= d.image_tokens)) {
+  if (d.budget_video_frames == 0) {  // Qwen3-VL: one 2-frame video for both counts
+    d.budget_video_frames = d.video_frames;
+    d.budget_video_tokens = d.video_tokens;
+  }
+  // get_modality_with_max_tokens: max by (the budget's tokens, name); "video" > "image" breaks a tie.
+  if (video_limit > 0 && (image_limit == 0 || d.budget_video_tokens >= d.image_tokens)) {
     d.modality = "video";
-    d.tokens_per_item = d.video_tokens;
+    d.tokens_per_item = d.budget_video_tokens;
+    d.item_tokens = d.video_tokens;
     d.limit = video_limit;
   } else if (image_limit > 0) {
     d.modality = "image";
     d.tokens_per_item = d.image_tokens;
+    d.item_tokens = d.image_tokens;
     d.limit = image_limit;
   }
   return d;
@@ -167,16 +181,17 @@ VllmEncoderProfile vllm_qwen_vl_encoder_profile(const VisionEncoderSpec& t, uint
                          t.kind, t.temporal_patch, processor.video_source);
     return p;
   }
-  p.tokens_per_item = d.tokens_per_item;
+  // The budget's tokens an item set the batch's items; each item encoded is the dummy item.
+  p.tokens_per_item = d.item_tokens;
   const VllmEncoderItems n = vllm_encoder_items(d.tokens_per_item, max_num_batched_tokens, max_num_seqs, max_model_len, d.limit);
   p.items = n.items;
   const uint64_t merge2 = checked_mul(t.spatial_merge, t.spatial_merge);
-  const uint64_t patches_per_item = checked_mul(d.tokens_per_item, merge2);
+  const uint64_t patches_per_item = checked_mul(d.item_tokens, merge2);
   const uint64_t patch_values = checked_product({t.channels, t.temporal_patch, t.patch, t.patch});
   // pixel_values (or pixel_values_videos): one row of C x T x P^2 values a patch.
   p.pixel_bytes = checked_product({p.items, patches_per_item, patch_values, value_bytes});
   // The tower's output a token: the merger's text_hidden, and one more per DeepStack merger.
-  const uint64_t tokens = checked_mul(p.items, d.tokens_per_item);
+  const uint64_t tokens = checked_mul(p.items, d.item_tokens);
   p.output_bytes = checked_product({tokens, checked_add(1, t.deepstack), t.text_hidden, value_bytes});
   const uint64_t deepstack_bytes = checked_product({tokens, t.deepstack, t.text_hidden, value_bytes});
   const uint64_t patches = checked_mul(p.items, patches_per_item);
@@ -186,18 +201,25 @@ VllmEncoderProfile vllm_qwen_vl_encoder_profile(const VisionEncoderSpec& t, uint
       qwen3 ? fmt::format("image {} tokens, the 2-frame dummy video {} tokens ({} x {} tokens a frame pair: the largest image within the video "
                           "processor's {} px / {}): the larger, video on a tie",
                           d.image_tokens, d.video_tokens, d.video_grid_h, d.video_grid_w, processor.video_max_pixels, t.temporal_patch)
-            : fmt::format("image {} tokens, video of {} frame(s) {} tokens: the larger, video on a tie", d.image_tokens, d.video_frames, d.video_tokens);
+            : fmt::format("the budget's items, from the limits: image {} tokens, video of {} frame(s) {} tokens: the larger, video on a tie", d.image_tokens,
+                          d.budget_video_frames, d.budget_video_tokens);
+  // A Qwen2/2.5-VL video encoded as one video asked for, beside the budget's per-item size.
+  const std::string encoded =
+      d.item_tokens != d.tokens_per_item
+          ? fmt::format(", each the dummy item built for one video (_get_mm_dummy_batch: mm_counts={{video: 1}} at max_model_len {}): {} frames, {} tokens",
+                        max_model_len, d.video_frames, d.item_tokens)
+          : "";
   const std::string width = t.deepstack ? fmt::format("(1 + {} DeepStack) x {}", t.deepstack, t.text_hidden) : fmt::format("{}", t.text_hidden);
   const std::string deepstack_held =
       t.deepstack ? fmt::format(" + DeepStack outputs {} x {} x {} x {} B = {} B", tokens, t.deepstack, t.text_hidden, value_bytes, format_count(deepstack_bytes))
                   : "";
   p.formula = fmt::format(
       "the largest image: {}; vLLM profiles the {} ({}); "
-      "{} dummy {} of {} tokens (min(max({}, {}) / {}, {} seqs x {} a prompt)) held: pixels {} x {} patches x ({} x {} x {}^2) x {} B = {} B + "
+      "{} dummy {} of {} tokens (min(max({}, {}) / {}, {} seqs x {} a prompt){}) held: pixels {} x {} patches x ({} x {} x {}^2) x {} B = {} B + "
       "encoder outputs {} x {} tokens x {} x {} B = {} B; encoding: {} patches x (2 x {} + {} x {}) x {} B + pixels{} = {} B",
-      d.image_formula, d.modality, choice, p.items, item, d.tokens_per_item, max_num_batched_tokens, d.tokens_per_item, d.tokens_per_item, max_num_seqs,
-      n.per_prompt, p.items, format_count(patches_per_item), t.channels, t.temporal_patch, t.patch, value_bytes, format_count(p.pixel_bytes), p.items,
-      d.tokens_per_item, width, value_bytes, format_count(p.output_bytes), format_count(patches), t.hidden, f->mlp_tensors, t.ffn / tp, value_bytes,
+      d.image_formula, d.modality, choice, p.items, item, d.item_tokens, max_num_batched_tokens, d.tokens_per_item, d.tokens_per_item, max_num_seqs,
+      n.per_prompt, encoded, p.items, format_count(patches_per_item), t.channels, t.temporal_patch, t.patch, value_bytes, format_count(p.pixel_bytes),
+      p.items, d.item_tokens, width, value_bytes, format_count(p.output_bytes), format_count(patches), t.hidden, f->mlp_tensors, t.ffn / tp, value_bytes,
       deepstack_held, format_count(p.encoder_peak));
   const std::string qwen3_image =
       qwen3 ? "; vLLM's qwen3_vl.py of late 2025 sized the image through _get_vision_info's default of 2 frames, i.e. the video "

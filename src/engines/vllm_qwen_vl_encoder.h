@@ -10,12 +10,17 @@
 //   tokens a frame pair = (h / patch) x (w / patch) / merge^2.
 // Both modalities pass through the tower; vLLM profiles the one with the most tokens per item
 // (MultiModalBudget.get_modality_with_max_tokens: max by (tokens, name), so video wins a tie).
-// Qwen2/2.5-VL: a dummy video has max(1, min(max_total_frames / video limit, 14)) frames,
-// max_total_frames the most frames whose tokens fit max_model_len
-// (Qwen2VLProcessingInfo.get_num_frames_with_most_features, _MAX_FRAMES_PER_VIDEO = 14); frames are
-// padded to temporal_patch_size, so a video holds max(1, (frames + frames % T) / T) frame pairs of
-// the image's tokens. With the default limits (999 each) that is one frame: 16,384 tokens, image
-// and video alike, and the video is profiled.
+// Qwen2/2.5-VL: a video has max(1, min(max_total_frames / count, 14)) frames, max_total_frames the
+// most frames whose tokens fit max_model_len (Qwen2VLProcessingInfo.get_num_frames_with_most_features,
+// _MAX_FRAMES_PER_VIDEO = 14); frames are padded to temporal_patch_size, so a video holds
+// max(1, (frames + frames % T) / T) frame pairs of the image's tokens. vLLM asks for that with two
+// counts. The budget (vllm/multimodal/encoder_budget.py MultiModalBudget: get_mm_max_tokens_per_item
+// with mm_counts = the limits) sizes an item with count = the video limit: at the default 999 one
+// frame, 16,384 tokens, an image's, so the video wins the tie and the batch holds
+// encoder budget / 16,384 items. The item it then encodes comes from _get_mm_dummy_batch
+// (vllm/v1/worker/gpu_model_runner.py: get_dummy_mm_inputs with mm_counts={modality: 1}, seq_len
+// max_model_len), so count = 1: up to 14 frames (7 frame pairs, 114,688 tokens at 128K), repeated
+// over the budget's items. Early V1 releases built that item at seq_len max_num_batched_tokens.
 // Qwen3-VL (vLLM main: Qwen3VLDummyInputsBuilder.get_dummy_mm_data, "treat videos as special
 // images", and Qwen3VLProcessingInfo.get_max_video_tokens): the dummy video has 2 frames whatever
 // max_model_len and the video limit, each frame the largest image within the video processor's
@@ -57,11 +62,14 @@ bool vllm_qwen_vl_modelled(const VisionEncoderSpec& tower);
 struct VllmQwenVlDummy {
   std::string modality;          // "video", "image", or "" when both limits are 0
   uint64_t image_tokens = 0;     // tokens of the largest image (one frame pair)
-  uint64_t video_frames = 0;     // frames of the dummy video (0: video limit 0)
+  uint64_t video_frames = 0;     // frames of the dummy video encoded, one video asked for (0: video limit 0)
   uint64_t video_tokens = 0;     // its tokens (0: video limit 0, or not modelled)
+  uint64_t budget_video_frames = 0;  // frames of a video as the budget sizes it, the video limit asked for
+  uint64_t budget_video_tokens = 0;  // its tokens: what picks the modality and the batch's items
   uint64_t video_grid_h = 0, video_grid_w = 0;  // Qwen3-VL: the dummy video's frame pair in merged tokens a side; 0 otherwise
   bool video_modelled = true;    // false: a video may be profiled and its size is not modelled (Qwen3-VL at a temporal_patch_size above 2)
-  uint64_t tokens_per_item = 0;
+  uint64_t tokens_per_item = 0; // the budget's tokens an item of the profiled modality: sets the batch's items
+  uint64_t item_tokens = 0;     // the tokens of the dummy item encoded (a Qwen2/2.5-VL video may hold more than the budget's)
   uint64_t limit = 0;            // the profiled modality's --limit-mm-per-prompt
   std::string image_formula;     // the largest image, resized
 };
