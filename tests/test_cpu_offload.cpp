@@ -190,7 +190,7 @@ TEST(CpuOffload, PrintedCommandKeepsThePastedOffload) {
   };
   const std::string v = command_of(EngineKind::Vllm, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --cpu-offload-gb 2.5");
   EXPECT_NE(v.find(" --cpu-offload-gb 2.5"), std::string::npos) << v;
-  const std::string g = command_of(EngineKind::Sglang, "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --cpu-offload-gb 4");
+  const std::string g = command_of(EngineKind::Sglang, "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 8192 --cpu-offload-gb 4");
   EXPECT_NE(g.find(" --cpu-offload-gb 4"), std::string::npos) << g;
   EXPECT_EQ(command_of(EngineKind::Vllm, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192").find("--cpu-offload-gb"), std::string::npos);
 }

@@ -240,8 +240,13 @@ void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const Scenari
     if (!given.cache_dtype) sc.cache_dtype = run.llamacpp.type_k;
     if (!given.quant && sc.quant.empty()) sc.quant = command_model_tier(run.model);
   }
-  if (run.engine == EngineKind::Vllm && !given.context) sc.context = run.vllm.kv.max_model_len;
-  if (run.engine == EngineKind::Sglang && !given.context && run.sglang.context_length) sc.context = run.sglang.context_length;
+  // vLLM / SGLang: the command's --max-model-len / --context-length, else the model's own maximum,
+  // a request's whole context (vLLM's ModelConfig derives max_model_len from the config, SGLang its
+  // context_len), settled per model by resolve_context_from_model.
+  if ((run.engine == EngineKind::Vllm || run.engine == EngineKind::Sglang) && !given.context) {
+    if (run.serving_context_given) sc.context = run.engine == EngineKind::Vllm ? run.vllm.kv.max_model_len : run.sglang.context_length;
+    else sc.context_from_model = true;
+  }
   // vLLM / SGLang: the cache bytes an fp8 --kv-cache-dtype stores (vLLM's and SGLang's "fp8" is e4m3).
   if (run.engine == EngineKind::Vllm || run.engine == EngineKind::Sglang) {
     const std::string& kv = run.engine == EngineKind::Sglang ? run.sglang.kv_cache_dtype : run.vllm.kv.kv_cache_dtype;  // the engines' own lower-case names
@@ -252,7 +257,9 @@ void apply_command_to_scenario(const EngineRun& run, Scenario& sc, const Scenari
 void resolve_context_from_model(Scenario& sc, const Model& model) {
   if (!sc.context_from_model) return;  // the mark stays: --fit may still lower the context (engines/llamacpp_fit.h)
   const uint64_t trained = std::min(model.max_context, kMaxContextTokens);  // a GGUF's context_length is bounded like -c
-  if (trained) sc.context = std::max<uint64_t>(1, trained / std::max<uint64_t>(1, sc.sequences));
+  // llama.cpp shares -c over its -np sequences; vLLM and SGLang give every request the whole context.
+  const uint64_t share = sc.engine == EngineKind::LlamaCpp ? std::max<uint64_t>(1, sc.sequences) : 1;
+  if (trained) sc.context = std::max<uint64_t>(1, trained / share);
 }
 
 std::string command_model(const EngineInputs& in) { return in.command.empty() ? "" : parse_engine_command(in.command).model; }
@@ -302,6 +309,12 @@ EngineAnswer run_engine(const EngineRequest& r) {
   // A pasted llama.cpp command without -c: its context is the scenario's (the model's, or what --fit left).
   if (r.command && r.command->engine == EngineKind::LlamaCpp && r.command->llamacpp_defaults.ctx)
     run.llamacpp.n_ctx = checked_mul(r.scenario.context, run.llamacpp.n_seq);
+  // A pasted vLLM / SGLang command without --max-model-len / --context-length: the scenario's context
+  // (--context, else the model's maximum, as the engine would take it).
+  if (r.command && (r.command->engine == EngineKind::Vllm || r.command->engine == EngineKind::Sglang) && !r.command->serving_context_given) {
+    run.vllm.kv.max_model_len = r.scenario.context;
+    run.sglang.context_length = r.scenario.context;
+  }
   if (!r.command && r.llamacpp_placement) {
     run.placement.n_gpu_layers = r.llamacpp_placement->n_gpu_layers;
     run.placement.overrides = r.llamacpp_placement->overrides;

@@ -146,11 +146,13 @@ std::string command_model_tier(const std::string& model);
 // (context = -c / -np), -ctk, the weights tier its model file names; vLLM --max-model-len; SGLang
 // --context-length; an fp8 --kv-cache-dtype.
 // The one place: estimate, plan and check (CLI and API) all apply a command through it.
-// llama.cpp without -c sizes the context the model was trained with (-c 0): marked here
+// llama.cpp without -c sizes the context the model was trained with (-c 0), and vLLM without
+// --max-model-len / SGLang without --context-length a request of the model's maximum: marked here
 // (scenario.context_from_model) and settled with the model by resolve_context_from_model.
 void apply_command_to_scenario(const EngineRun& run, Scenario& scenario, const ScenarioGiven& given);
-// Settles scenario.context_from_model: the model's trained context over the command's sequences
-// (llama.cpp gives each of -np sequences n_ctx / n_seq cells), as estimate, plan and check read it;
+// Settles scenario.context_from_model: the model's trained context, over the command's sequences
+// for llama.cpp (each of -np sequences gets n_ctx / n_seq cells), whole for vLLM and SGLang (a
+// request may reach max_model_len), as estimate, plan and check read it;
 // idempotent, and the mark stays for --fit (engines/llamacpp_fit.h), which may lower it.
 void resolve_context_from_model(Scenario& scenario, const Model& model);
 

@@ -394,7 +394,10 @@ EngineRun parse_engine_command(const std::string& command) {
       auto& g = r.sglang;
       if (flag == "--model-path" || flag == "--model") r.model = take();
       else if (flag == "--mem-fraction-static") g.mem_fraction_static = fraction(flag, take());
-      else if (flag == "--context-length") g.context_length = parse_tokens(take(), flag);
+      else if (flag == "--context-length") {
+        g.context_length = parse_tokens(take(), flag);
+        r.serving_context_given = true;
+      }
       else if (flag == "--kv-cache-dtype") g.kv_cache_dtype = take();
       else if (flag == "--dtype") g.dtype = take();
       else if (flag == "--max-running-requests") g.max_running_requests = number(flag, take(), 1, 1u << 20);
@@ -457,7 +460,10 @@ EngineRun parse_engine_command(const std::string& command) {
       else r.notes.push_back("ignored " + ignored() + " (not mapped onto SGLang's memory profile)");
     } else {
       auto& v = r.vllm;
-      if (flag == "--max-model-len") v.kv.max_model_len = parse_tokens(take(), flag);
+      if (flag == "--max-model-len") {
+        v.kv.max_model_len = parse_tokens(take(), flag);
+        r.serving_context_given = true;
+      }
       else if (flag == "--max-num-batched-tokens") v.max_num_batched_tokens = number(flag, take(), 1, 1u << 22);
       else if (flag == "--gpu-memory-utilization") v.gpu_memory_utilization = fraction(flag, take());
       else if (flag == "--kv-cache-dtype") v.kv.kv_cache_dtype = take();

@@ -65,6 +65,10 @@ struct EngineRun {
   // llama.cpp: what the command leaves to llama.cpp's own defaults (common/common.h: n_gpu_layers -1
   // "auto", n_ctx 0 "the context the model was trained with", fit_params on).
   LlamaCppDefaults llamacpp_defaults;
+  // vLLM --max-model-len / SGLang --context-length given. Without it each engine sizes a request of
+  // the model's own maximum context (vLLM's derived max_model_len, SGLang's context_len from the
+  // config), which engine.h's apply_command_to_scenario marks and run_engine passes on.
+  bool serving_context_given = false;
   std::optional<LlamaCppFitAsked> fit_asked;  // set once --fit has been replayed for a request
   ServingSpeculative serving_speculative;  // vLLM --speculative-config, SGLang --speculative-* (its draft: estimate's companions)
   std::vector<std::string> notes;  // flags ignored, assumptions
