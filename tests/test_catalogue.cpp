@@ -426,6 +426,20 @@ TEST(CatalogueAudit, Qwen25HalfBCountsItsTiedCheckpointToTheByte) {
   EXPECT_LT(988'097'824u - m.native.download_bytes(), 151'936u * 896u * 2u);  // less than a head copy's bytes
 }
 
+TEST(CatalogueAudit, FalconH1ThirtyFourBCountsItsParallelMixersByHand) {
+  // tiiuae/Falcon-H1-34B-Instruct's published config by hand: every one of the 72 layers holds
+  // attention (q and o 5,120 x 2,560, k and v 5,120 x 512: 31,457,280), the MLP (gate, up, down
+  // 3 x 5,120 x 21,504: 330,301,440) and a Mamba2 mixer beside it (in_proj 5,120 x (2 x 4,096 +
+  // 2 x 2 groups x 256 + 32 heads) = 47,349,760; conv1d (4,096 + 1,024) x 4 + bias 5,120 = 25,600;
+  // dt_bias, A_log, D 3 x 32; its RMS norm 4,096; out_proj 4,096 x 5,120 = 20,971,520: 68,351,072),
+  // and two norms 10,240: 430,120,032 a layer, 30,968,642,304 in all; plus the untied embedding and
+  // head 2 x 261,120 x 5,120 = 2,673,868,800 and the final norm 5,120: 33,642,516,224.
+  const Model& m = model("falcon-h1-34b");
+  EXPECT_EQ(m.params.derived_total, 33'642'516'224u);
+  EXPECT_EQ(m.params.derived_active, 33'642'516'224u - 1'336'934'400u);  // the input embedding is not read per token as a matrix
+  EXPECT_EQ(m.native.bytes, 2u * 33'642'516'224u);
+}
+
 TEST(CatalogueMtp, EmbeddingAndHeadCopiesAreCountedWhereTheCheckpointStoresThem) {
   // GLM-4.5 and GLM-4.6 share one geometry (92 layers, hidden 5,120, vocab 151,552, one MTP layer);
   // only GLM-4.5's checkpoint stores model.layers.92.embed_tokens and shared_head.head (vLLM PR
