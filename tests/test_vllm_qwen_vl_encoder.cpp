@@ -64,18 +64,19 @@ TEST(VllmQwenVlEncoder, TheBudgetSizesAVideoByItsLimitAndEncodesOneVideosFrames)
   EXPECT_EQ(d.tokens_per_item, 16384u);
   EXPECT_EQ(d.item_tokens, 114688u);
   EXPECT_EQ(d.limit, 999u);
+  auto dummy_with = [&](const char* limits) {
+    VllmMmLimits l;
+    read_vllm_mm_limits(l, "--limit-mm-per-prompt", limits);
+    return vllm_qwen_vl_dummy(t, 128000, l);
+  };
   // One video a prompt: the budget's video is the 14-frame one too, more than an image.
-  VllmMmLimits one_video;
-  read_vllm_mm_limits(one_video, "--limit-mm-per-prompt", "video=1");
-  const VllmQwenVlDummy v = vllm_qwen_vl_dummy(t, 128000, one_video);
+  const VllmQwenVlDummy v = dummy_with("video=1");
   EXPECT_EQ(v.video_frames, 14u);
   EXPECT_EQ(v.tokens_per_item, 114688u);
   EXPECT_EQ(v.item_tokens, 114688u);
   EXPECT_EQ(v.modality, "video");
   // Two videos a prompt: the budget's video gets 14 / 2 = 7 frames, padded to 8: 4 pairs, 65,536 tokens.
-  VllmMmLimits two_videos;
-  read_vllm_mm_limits(two_videos, "--limit-mm-per-prompt", "video=2");
-  const VllmQwenVlDummy w = vllm_qwen_vl_dummy(t, 128000, two_videos);
+  const VllmQwenVlDummy w = dummy_with("video=2");
   EXPECT_EQ(w.budget_video_frames, 7u);
   EXPECT_EQ(w.tokens_per_item, 65536u);
   EXPECT_EQ(w.item_tokens, 114688u);
@@ -84,11 +85,10 @@ TEST(VllmQwenVlEncoder, TheBudgetSizesAVideoByItsLimitAndEncodesOneVideosFrames)
   EXPECT_EQ(s.video_frames, 1u);
   EXPECT_EQ(s.item_tokens, 16384u);
   // Video at 0: the image is profiled; both at 0: nothing.
-  VllmMmLimits no_video, none;
-  read_vllm_mm_limits(no_video, "--limit-mm-per-prompt", "video=0");
-  EXPECT_EQ(vllm_qwen_vl_dummy(t, 128000, no_video).modality, "image");
+  EXPECT_EQ(dummy_with("video=0").modality, "image");
+  EXPECT_EQ(dummy_with("image=0,video=0").modality, "");
+  VllmMmLimits none;
   read_vllm_mm_limits(none, "--limit-mm-per-prompt", "image=0,video=0");
-  EXPECT_EQ(vllm_qwen_vl_dummy(t, 128000, none).modality, "");
   const VllmEncoderProfile p = vllm_encoder_profile(m, 8192, 1024, 128000, 1, 2, none);
   EXPECT_EQ(p.items, 0u);
   EXPECT_NE(p.note.find("image and video 0"), std::string::npos) << p.note;
