@@ -311,10 +311,8 @@ EngineAnswer run_engine(const EngineRequest& r) {
     run.llamacpp.n_ctx = checked_mul(r.scenario.context, run.llamacpp.n_seq);
   // A pasted vLLM / SGLang command without --max-model-len / --context-length: the scenario's context
   // (--context, else the model's maximum, as the engine would take it).
-  if (r.command && (r.command->engine == EngineKind::Vllm || r.command->engine == EngineKind::Sglang) && !r.command->serving_context_given) {
-    run.vllm.kv.max_model_len = r.scenario.context;
-    run.sglang.context_length = r.scenario.context;
-  }
+  if (r.command && (r.command->engine == EngineKind::Vllm || r.command->engine == EngineKind::Sglang) && !r.command->serving_context_given)
+    set_serving_context(run, r.scenario.context);
   if (!r.command && r.llamacpp_placement) {
     run.placement.n_gpu_layers = r.llamacpp_placement->n_gpu_layers;
     run.placement.overrides = r.llamacpp_placement->overrides;

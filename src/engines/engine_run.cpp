@@ -567,4 +567,9 @@ EngineRun parse_engine_command(const std::string& command) {
   return r;
 }
 
+void set_serving_context(EngineRun& run, uint64_t context) {
+  run.vllm.kv.max_model_len = context;
+  run.sglang.context_length = context;
+}
+
 }  // namespace vc

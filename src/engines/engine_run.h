@@ -74,6 +74,10 @@ struct EngineRun {
   std::vector<std::string> notes;  // flags ignored, assumptions
 };
 
+// A vLLM / SGLang command at another context: its --max-model-len / --context-length (the plan's
+// solvers try several; a command without either takes the scenario's, engine.cpp run_engine).
+void set_serving_context(EngineRun& run, uint64_t context);
+
 // The most CPU threads accepted for llama.cpp's -t and vramcalc's --threads.
 inline constexpr uint64_t kMaxCpuThreads = 4096;
 

@@ -96,9 +96,4 @@ ServingLayout serving_layout(const EngineRun& run, const Box& box, const Model& 
   return out;
 }
 
-void set_serving_context(EngineRun& run, uint64_t context) {
-  run.vllm.kv.max_model_len = context;
-  run.sglang.context_length = context;
-}
-
 }  // namespace vc

@@ -46,7 +46,4 @@ ServingLayout serving_layout(const EngineRun& run, const Box& box, const Model& 
 // vLLM data parallel on an MoE model: the engine's ranks are TP x DP (see ServingLayout).
 bool experts_over_data_parallel(const EngineRun& run, const Model& model);
 
-// The command at another context (the plan's solvers try several): --max-model-len / --context-length.
-void set_serving_context(EngineRun& run, uint64_t context);
-
 }  // namespace vc
